@@ -1,0 +1,131 @@
+/**
+ * Error classes of the OVSDB layer. Every error carries fields a program can
+ * inspect; messages are for people.
+ * @module
+ */
+
+/** Base class of every error ovnkit throws. */
+export class OvsdbError extends Error {
+  override name = 'OvsdbError';
+}
+
+/**
+ * An `.ovsschema` document is invalid. `path` is the JSON path of the offending
+ * member, e.g. `tables.ACL.columns.priority.type.key.maxInteger`.
+ */
+export class SchemaError extends OvsdbError {
+  override name = 'SchemaError';
+  constructor(
+    readonly path: string,
+    readonly reason: string,
+  ) {
+    super(path ? `${path}: ${reason}` : reason);
+  }
+}
+
+/**
+ * A value does not fit its column: wrong JSON shape, wrong type, or a constraint
+ * (enum, range, length, cardinality) is broken.
+ */
+export class DatumError extends OvsdbError {
+  override name = 'DatumError';
+  constructor(
+    readonly table: string | undefined,
+    readonly column: string | undefined,
+    readonly value: unknown,
+    readonly reason: string,
+  ) {
+    super(`${table ?? '?'}.${column ?? '?'}: ${reason} (value: ${preview(value)})`);
+  }
+}
+
+/** The peer sent bytes that are not a valid JSON-RPC 1.0 stream (or a message was too large). */
+export class ProtocolError extends OvsdbError {
+  override name = 'ProtocolError';
+}
+
+/** The connection closed (or was closed) while a request was pending or being sent. */
+export class ConnectionClosedError extends OvsdbError {
+  override name = 'ConnectionClosedError';
+  constructor(
+    readonly reason: string,
+    options?: { cause?: unknown },
+  ) {
+    super(`connection closed: ${reason}`, options);
+  }
+}
+
+/** A request got no reply within its timeout. */
+export class RequestTimeoutError extends OvsdbError {
+  override name = 'RequestTimeoutError';
+  constructor(
+    readonly method: string,
+    readonly timeoutMs: number,
+  ) {
+    super(`${method}: no reply within ${timeoutMs} ms`);
+  }
+}
+
+/** The server answered a request with a JSON-RPC error (e.g. `unknown method`, `canceled`). */
+export class RpcError extends OvsdbError {
+  override name = 'RpcError';
+  constructor(
+    readonly method: string,
+    /** The `error` member of the reply, as sent. */
+    readonly error: unknown,
+  ) {
+    super(`${method}: ${rpcErrorText(error)}`);
+  }
+  /** The error string: `error` itself when it is a string, or its `error` member. */
+  get code(): string {
+    return rpcErrorText(this.error);
+  }
+}
+
+/**
+ * A `transact` failed: operation `opIndex` (0-based) returned an error, or, when
+ * `commit` is true, the commit itself failed (the extra result entry).
+ */
+export class TransactionError extends OvsdbError {
+  override name = 'TransactionError';
+  constructor(
+    /** Index of the failing operation; equals the op count for a commit error. */
+    readonly opIndex: number,
+    /** OVSDB's `error` string, e.g. `constraint violation`. */
+    readonly error: string,
+    /** OVSDB's `details`, when given. */
+    readonly details: string | undefined,
+    /** True when the commit failed rather than an operation. */
+    readonly commit: boolean,
+    /** The failing operation's `op` (e.g. `insert`), when known. */
+    readonly op?: string | undefined,
+    /** The failing operation's table, when known. */
+    readonly table?: string | undefined,
+    /** The full result array as the server sent it. */
+    readonly results?: readonly unknown[] | undefined,
+  ) {
+    super(
+      `${commit ? 'commit' : `operation ${opIndex}${op ? ` (${op}${table ? ` ${table}` : ''})` : ''}`} failed: ${error}${details ? `: ${details}` : ''}`,
+    );
+  }
+}
+
+function rpcErrorText(error: unknown): string {
+  if (typeof error === 'string') return error;
+  if (error && typeof error === 'object' && 'error' in error) {
+    const e = (error as { error: unknown; details?: unknown }).error;
+    const d = (error as { details?: unknown }).details;
+    return typeof d === 'string' ? `${String(e)}: ${d}` : String(e);
+  }
+  return JSON.stringify(error);
+}
+
+function preview(value: unknown): string {
+  let s: string;
+  try {
+    s = JSON.stringify(value) ?? String(value);
+  } catch {
+    s = String(value);
+  }
+  return s.length > 120 ? `${s.slice(0, 117)}...` : s;
+}
