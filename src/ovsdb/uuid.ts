@@ -1,5 +1,3 @@
-import { randomUUID } from 'node:crypto';
-
 declare const uuidBrand: unique symbol;
 
 /**
@@ -35,5 +33,5 @@ export function asUuid<T extends string = string>(s: string): Uuid<T> {
 
 /** A fresh random (version 4) UUID for table `T`, e.g. for client-chosen insert UUIDs. */
 export function newUuid<T extends string = string>(): Uuid<T> {
-  return randomUUID() as Uuid<T>;
+  return globalThis.crypto.randomUUID() as Uuid<T>;
 }

@@ -1,0 +1,291 @@
+#!/usr/bin/env node
+/**
+ * `ovnkit-codegen`: generate typed models from an `.ovsschema` file or a live
+ * server's schema, or check that a directory is up to date.
+ *
+ * ```sh
+ * ovnkit-codegen --schema ovn-nb.ovsschema --docs ovn-nb.xml --out src/nb
+ * ovnkit-codegen --remote unix:/var/run/ovn/ovnnb_db.sock --db OVN_Northbound --out src/nb
+ * ovnkit-codegen --schema ovn-nb.ovsschema --out src/nb --check
+ * ```
+ * @module
+ */
+
+import { readFileSync, realpathSync } from 'node:fs';
+import { isAbsolute, relative, resolve, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { connect } from '../src/ovsdb/connect.js';
+import { SchemaError } from '../src/ovsdb/errors.js';
+import { checkGenerated, writeGenerated } from './files.js';
+import { DEFAULT_OVSDB_IMPORT, generate } from './generate.js';
+import type { OvsdbImports } from './render.js';
+import { XmlError } from './xml.js';
+
+const USAGE = `Usage:
+  ovnkit-codegen --schema FILE --out DIR [options]
+  ovnkit-codegen --remote REMOTE --db NAME --out DIR [options]
+
+Generate typed TypeScript models (one file per table, model.ts, index.ts)
+from an OVSDB schema.
+
+Input (one of):
+  --schema FILE         an .ovsschema file
+  --remote REMOTE       fetch the schema from a server: unix:PATH, tcp:HOST[:PORT]
+  --db NAME             the database to fetch with --remote (e.g. OVN_Northbound)
+
+Options:
+  --out DIR             output directory (required)
+  --docs XML            OVN documentation XML (e.g. ovn-nb.xml) for column docs
+  --name NAME           model name (default: NB, SB, OpenVSwitch, Server, or
+                        the PascalCase database name)
+  --ovsdb-import SPEC   module the generated code imports the ovsdb layer from
+                        (default: ${DEFAULT_OVSDB_IMPORT})
+  --ovsdb-dir DIR       import the ovsdb layer from its source directory instead
+                        (relative imports of DIR/uuid.js, model.js, schema.js)
+  --check               write nothing; exit 1 with a diff if DIR is not what
+                        would be generated (extra and missing files included)
+  --timeout MS          --remote: give up after MS milliseconds (default 10000)
+  -h, --help            show this help
+
+Exit status: 0 on success, 1 when --check finds differences or generation
+fails, 2 on a usage error.`;
+
+/** Where the CLI writes; tests pass their own. */
+export interface CliIo {
+  readonly stdout: (text: string) => void;
+  readonly stderr: (text: string) => void;
+  /** Whether stderr is a terminal (progress lines are shown only then). */
+  readonly stderrIsTty: boolean;
+  /** The directory relative paths are resolved against. */
+  readonly cwd: string;
+}
+
+class UsageError extends Error {}
+
+/** A path as the user would type it from `cwd`, with `/` separators. */
+function displayPath(cwd: string, path: string): string {
+  const abs = resolve(cwd, path);
+  const rel = relative(cwd, abs);
+  const shown = rel === '' ? '.' : rel.startsWith('..') || isAbsolute(rel) ? abs : rel;
+  return shown.split(sep).join('/');
+}
+
+/** A relative module specifier from `fromDir` to `file` (always starting with `.`). */
+function relativeSpecifier(fromDir: string, file: string): string {
+  const rel = relative(fromDir, file).split(sep).join('/');
+  return rel.startsWith('.') ? rel : `./${rel}`;
+}
+
+/**
+ * Run the CLI with `args` (without `node` and the script). Resolves to the
+ * exit status; never throws for user errors.
+ */
+export async function runCli(args: readonly string[], io: CliIo): Promise<number> {
+  let parsed: ReturnType<typeof parse>;
+  try {
+    parsed = parse(args);
+  } catch (err) {
+    io.stderr(`ovnkit-codegen: ${(err as Error).message}\n\n${USAGE}\n`);
+    return 2;
+  }
+  const { values } = parsed;
+  if (values.help) {
+    io.stdout(`${USAGE}\n`);
+    return 0;
+  }
+  try {
+    validate(values);
+  } catch (err) {
+    if (err instanceof UsageError) {
+      io.stderr(`ovnkit-codegen: ${err.message}\nTry --help.\n`);
+      return 2;
+    }
+    throw err;
+  }
+
+  const out = values.out!;
+  const outAbs = resolve(io.cwd, out);
+  const commandParts = ['ovnkit-codegen'];
+  let schema: unknown;
+  let source: string;
+  try {
+    if (values.schema !== undefined) {
+      source = displayPath(io.cwd, values.schema);
+      commandParts.push('--schema', source);
+      schema = readText(resolve(io.cwd, values.schema), 'schema');
+    } else {
+      source = `${values.remote} (${values.db})`;
+      commandParts.push('--remote', values.remote!, '--db', values.db!);
+      schema = await fetchSchema(values.remote!, values.db!, Number(values.timeout ?? 10_000));
+    }
+    let docsXml: string | undefined;
+    if (values.docs !== undefined) {
+      commandParts.push('--docs', displayPath(io.cwd, values.docs));
+      docsXml = readText(resolve(io.cwd, values.docs), 'docs');
+    }
+    if (values.name !== undefined) commandParts.push('--name', values.name);
+    let ovsdbImport: OvsdbImports = DEFAULT_OVSDB_IMPORT;
+    if (values['ovsdb-dir'] !== undefined) {
+      const dir = resolve(io.cwd, values['ovsdb-dir']);
+      commandParts.push('--ovsdb-dir', displayPath(io.cwd, values['ovsdb-dir']));
+      ovsdbImport = {
+        uuid: relativeSpecifier(outAbs, resolve(dir, 'uuid.js')),
+        model: relativeSpecifier(outAbs, resolve(dir, 'model.js')),
+        schema: relativeSpecifier(outAbs, resolve(dir, 'schema.js')),
+      };
+    } else if (values['ovsdb-import'] !== undefined) {
+      commandParts.push('--ovsdb-import', values['ovsdb-import']);
+      ovsdbImport = values['ovsdb-import'];
+    }
+    const outShown = displayPath(io.cwd, out);
+    commandParts.push('--out', outShown);
+
+    const started = performance.now();
+    const files = generate({
+      schema,
+      docsXml,
+      name: values.name,
+      ovsdbImport,
+      command: commandParts.join(' '),
+      warn: (message) => io.stderr(`warning: ${message}\n`),
+      onTable: io.stderrIsTty
+        ? (table, i, total) =>
+            io.stderr(`[${String(i).padStart(String(total).length)}/${total}] ${table}\n`)
+        : undefined,
+    });
+    const ms = Math.round(performance.now() - started);
+
+    if (values.check) {
+      const result = checkGenerated(outAbs, files, outShown);
+      if (result.ok) {
+        io.stderr(`${outShown} is up to date with ${source} (${files.size} files)\n`);
+        return 0;
+      }
+      io.stdout(result.diff);
+      const parts = [
+        result.changed.length > 0 ? `${result.changed.length} changed` : '',
+        result.missing.length > 0 ? `${result.missing.length} missing` : '',
+        result.extra.length > 0 ? `${result.extra.length} extra` : '',
+      ].filter((p) => p !== '');
+      io.stderr(
+        `${outShown} is out of date with ${source}: ${parts.join(', ')} ` +
+          `(regenerate with: ${commandParts.join(' ')})\n`,
+      );
+      return 1;
+    }
+    const result = writeGenerated(outAbs, files);
+    for (const f of result.removed) io.stderr(`removed stale ${outShown}/${f}\n`);
+    for (const f of result.foreign) {
+      io.stderr(`warning: ${outShown}/${f} is not a generated file; --check will report it\n`);
+    }
+    io.stderr(
+      `generated ${files.size} files in ${outShown} from ${source} in ${ms} ms ` +
+        `(${result.written.length} written, ${result.unchanged.length} unchanged)\n`,
+    );
+    return 0;
+  } catch (err) {
+    io.stderr(`ovnkit-codegen: ${describeError(err, values)}\n`);
+    return 1;
+  }
+}
+
+function parse(args: readonly string[]) {
+  return parseArgs({
+    args: [...args],
+    strict: true,
+    allowPositionals: false,
+    options: {
+      schema: { type: 'string' },
+      remote: { type: 'string' },
+      db: { type: 'string' },
+      out: { type: 'string' },
+      docs: { type: 'string' },
+      name: { type: 'string' },
+      'ovsdb-import': { type: 'string' },
+      'ovsdb-dir': { type: 'string' },
+      check: { type: 'boolean' },
+      timeout: { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+}
+
+type Values = ReturnType<typeof parse>['values'];
+
+function validate(values: Values): void {
+  if (values.schema === undefined && values.remote === undefined) {
+    throw new UsageError('give --schema FILE or --remote REMOTE --db NAME');
+  }
+  if (values.schema !== undefined && values.remote !== undefined) {
+    throw new UsageError('--schema and --remote cannot be used together');
+  }
+  if (values.remote !== undefined && values.db === undefined) {
+    throw new UsageError('--remote needs --db NAME');
+  }
+  if (values.db !== undefined && values.remote === undefined) {
+    throw new UsageError('--db is only used with --remote');
+  }
+  if (values.out === undefined) throw new UsageError('--out DIR is required');
+  if (values['ovsdb-import'] !== undefined && values['ovsdb-dir'] !== undefined) {
+    throw new UsageError('--ovsdb-import and --ovsdb-dir cannot be used together');
+  }
+  if (values.timeout !== undefined && !(Number(values.timeout) > 0)) {
+    throw new UsageError('--timeout must be a positive number of milliseconds');
+  }
+}
+
+class InputError extends Error {}
+
+function readText(path: string, what: string): string {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    const reason = code === 'ENOENT' ? 'no such file' : (err as Error).message;
+    throw new InputError(`cannot read ${what} file ${path}: ${reason}`);
+  }
+}
+
+async function fetchSchema(remote: string, db: string, timeoutMs: number): Promise<unknown> {
+  const conn = await connect(remote, { timeoutMs });
+  try {
+    const dbs = await conn.listDbs({ timeoutMs });
+    if (!dbs.includes(db)) {
+      throw new InputError(`${remote} has no database ${db} (it has: ${dbs.join(', ')})`);
+    }
+    return await conn.getSchema(db, { timeoutMs });
+  } finally {
+    conn.close();
+  }
+}
+
+function describeError(err: unknown, values: Values): string {
+  if (err instanceof SchemaError) {
+    const where = values.schema ?? `${values.remote} ${values.db}`;
+    return `invalid schema in ${where}: ${err.message}`;
+  }
+  if (err instanceof XmlError) return `invalid docs XML in ${values.docs}: ${err.message}`;
+  if (err instanceof Error) return err.message;
+  return String(err);
+}
+
+function isMain(): boolean {
+  const script = process.argv[1];
+  if (script === undefined) return false;
+  try {
+    return realpathSync(script) === realpathSync(fileURLToPath(import.meta.url));
+  } catch {
+    return false;
+  }
+}
+
+if (isMain()) {
+  const code = await runCli(process.argv.slice(2), {
+    stdout: (t) => process.stdout.write(t),
+    stderr: (t) => process.stderr.write(t),
+    stderrIsTty: process.stderr.isTTY === true,
+    cwd: process.cwd(),
+  });
+  process.exitCode = code;
+}

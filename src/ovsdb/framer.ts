@@ -1,0 +1,310 @@
+/**
+ * Streaming framer for OVSDB's JSON-RPC byte streams.
+ *
+ * OVSDB sends JSON values back to back with no delimiter. {@link JsonStreamFramer}
+ * finds where each top-level object ends by tracking bracket depth while
+ * skipping over strings (escape-aware), works on raw bytes so that a UTF-8
+ * sequence split across two chunks is never decoded in halves, and keeps its
+ * scan state between pushes so every byte is looked at once: the cost is linear
+ * in the stream length however the stream is chunked.
+ *
+ * Only complete messages are decoded (with a fatal UTF-8 decoder) and parsed
+ * (with `JSON.parse`). This module imports nothing from Node.
+ * @module
+ */
+
+import { ProtocolError } from './errors.js';
+
+/** Options of {@link JsonStreamFramer}. */
+export interface JsonStreamFramerOptions {
+  /**
+   * Largest message accepted, in bytes (default 64 MiB). A message that grows
+   * past it fails with a {@link ProtocolError} as soon as the limit is crossed,
+   * before the rest of it is buffered.
+   */
+  maxMessageBytes?: number;
+  /** Deepest bracket nesting accepted (default 10,000). */
+  maxDepth?: number;
+}
+
+/** Default {@link JsonStreamFramerOptions.maxMessageBytes}: 64 MiB. */
+export const DEFAULT_MAX_MESSAGE_BYTES = 64 * 1024 * 1024;
+
+/** Default {@link JsonStreamFramerOptions.maxDepth}. */
+export const DEFAULT_MAX_DEPTH = 10_000;
+
+// Byte classes used outside strings.
+const OTHER = 0;
+const OPEN = 1;
+const CLOSE = 2;
+const QUOTE = 3;
+
+const CLASS = new Uint8Array(256);
+CLASS[0x7b] = OPEN; // {
+CLASS[0x5b] = OPEN; // [
+CLASS[0x7d] = CLOSE; // }
+CLASS[0x5d] = CLOSE; // ]
+CLASS[0x22] = QUOTE; // "
+
+const LBRACE = 0x7b;
+const DQUOTE = 0x22;
+const BACKSLASH = 0x5c;
+
+/**
+ * Splits a byte stream of concatenated JSON objects into parsed messages.
+ *
+ * ```ts
+ * const framer = new JsonStreamFramer();
+ * framer.push(bytes('{"id":1,"result":[],"error":null}{"id":2,'));
+ * // → [{ id: 1, result: [], error: null }]
+ * framer.push(bytes('"result":"x","error":null}'));
+ * // → [{ id: 2, result: 'x', error: null }]
+ * ```
+ *
+ * Every top-level value must be an object. Whitespace between values is
+ * skipped. Anything else (a top-level array or scalar, invalid JSON, invalid
+ * UTF-8, a message over `maxMessageBytes`, nesting deeper than `maxDepth`)
+ * throws a {@link ProtocolError}; after that the framer stays failed, throwing
+ * the same error on every push, until {@link JsonStreamFramer.reset}.
+ */
+export class JsonStreamFramer {
+  private readonly maxMessageBytes: number;
+  private readonly maxDepth: number;
+  private readonly decoder = new TextDecoder('utf-8', { fatal: true });
+
+  /** Bytes of the current message held from earlier pushes (copies). */
+  private pieces: Uint8Array[] = [];
+  /** Bytes of the current message seen so far (held pieces plus this push's part). */
+  private messageBytes = 0;
+  /** Inside a top-level value. */
+  private inMessage = false;
+  /** Bracket depth inside the current message. */
+  private depth = 0;
+  /** Inside a JSON string. */
+  private inString = false;
+  /** The previous byte was a backslash inside a string. */
+  private escaped = false;
+  /** Stream offset of the first byte of the current push. */
+  private offset = 0;
+  /** Stream offset where the current message began. */
+  private messageOffset = 0;
+  /** Set once the stream was found invalid. */
+  private failure: ProtocolError | undefined;
+
+  /** @param opts - limits; see {@link JsonStreamFramerOptions}. */
+  constructor(opts: JsonStreamFramerOptions = {}) {
+    const max = opts.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
+    const depth = opts.maxDepth ?? DEFAULT_MAX_DEPTH;
+    if (!(max >= 2)) throw new RangeError(`maxMessageBytes must be at least 2, got ${max}`);
+    if (!(depth >= 1)) throw new RangeError(`maxDepth must be at least 1, got ${depth}`);
+    this.maxMessageBytes = max;
+    this.maxDepth = depth;
+  }
+
+  /** Bytes of an incomplete message held until the rest of it arrives. */
+  get bufferedBytes(): number {
+    return this.inMessage ? this.messageBytes : 0;
+  }
+
+  /** Forget any partial message and any earlier failure; the next byte starts a new stream. */
+  reset(): void {
+    this.clearMessage();
+    this.offset = 0;
+    this.failure = undefined;
+  }
+
+  /**
+   * Feed the next chunk of the stream and get the messages it completed, in
+   * order.
+   * @throws ProtocolError when the stream is invalid; messages completed
+   *   earlier in the same chunk are lost (use {@link JsonStreamFramer.pushInto}
+   *   to keep them).
+   */
+  push(chunk: Uint8Array): unknown[] {
+    const out: unknown[] = [];
+    this.pushInto(chunk, out);
+    return out;
+  }
+
+  /**
+   * Like {@link JsonStreamFramer.push}, but appends the completed messages to
+   * `out`. When it throws, `out` still holds every message that the chunk
+   * completed before the invalid bytes.
+   * @throws ProtocolError when the stream is invalid.
+   */
+  pushInto(chunk: Uint8Array, out: unknown[]): void {
+    if (this.failure) throw this.failure;
+    try {
+      this.scanChunk(chunk, out);
+    } catch (e) {
+      const err =
+        e instanceof ProtocolError
+          ? e
+          : new ProtocolError(`framer failed: ${errorText(e)}`, { cause: e });
+      this.clearMessage();
+      this.failure = err;
+      throw err;
+    }
+    this.offset += chunk.length;
+  }
+
+  private clearMessage(): void {
+    this.pieces = [];
+    this.messageBytes = 0;
+    this.inMessage = false;
+    this.depth = 0;
+    this.inString = false;
+    this.escaped = false;
+  }
+
+  private scanChunk(chunk: Uint8Array, out: unknown[]): void {
+    const n = chunk.length;
+    let i = 0;
+    while (i < n) {
+      let start: number;
+      if (!this.inMessage) {
+        // Skip whitespace between messages.
+        let c = chunk[i]!;
+        while (c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09) {
+          if (++i === n) return;
+          c = chunk[i]!;
+        }
+        if (c !== LBRACE) throw this.notAnObject(chunk, i);
+        this.inMessage = true;
+        this.messageOffset = this.offset + i;
+        this.messageBytes = 0;
+        start = i;
+      } else {
+        start = i;
+      }
+      const allowance = this.maxMessageBytes - this.messageBytes;
+      const limit = n - i > allowance ? i + allowance : n;
+      const end = this.scanMessage(chunk, i, limit);
+      if (end < 0) {
+        // The message continues past `limit`.
+        if (limit < n) throw this.tooLarge();
+        this.messageBytes += n - start;
+        this.pieces.push(chunk.slice(start, n));
+        return;
+      }
+      this.messageBytes += end - start;
+      let bytes: Uint8Array;
+      if (this.pieces.length === 0) {
+        bytes = chunk.subarray(start, end);
+      } else {
+        bytes = new Uint8Array(this.messageBytes);
+        let at = 0;
+        for (const p of this.pieces) {
+          bytes.set(p, at);
+          at += p.length;
+        }
+        bytes.set(chunk.subarray(start, end), at);
+        this.pieces = [];
+      }
+      this.inMessage = false;
+      out.push(this.parse(bytes));
+      i = end;
+    }
+  }
+
+  /**
+   * Scan `chunk[from, to)` inside the current message. Returns the index just
+   * past the message's closing brace, or -1 when `to` was reached first (the
+   * scan state is then saved for the next call).
+   */
+  private scanMessage(chunk: Uint8Array, from: number, to: number): number {
+    let i = from;
+    let depth = this.depth;
+    let inString = this.inString;
+    if (inString && this.escaped) {
+      // The byte after a backslash that ended the previous chunk.
+      if (i === to) return -1;
+      i++;
+      this.escaped = false;
+    }
+    const maxDepth = this.maxDepth;
+    while (i < to) {
+      if (inString) {
+        // Fast path through string contents.
+        for (;;) {
+          const c = chunk[i++]!;
+          if (c === DQUOTE) {
+            inString = false;
+            break;
+          }
+          if (c === BACKSLASH) i++;
+          if (i >= to) break;
+        }
+        if (i > to) {
+          // A backslash was the last byte: skip the escaped byte next time.
+          this.escaped = true;
+          i = to;
+        }
+        continue;
+      }
+      const cls = CLASS[chunk[i++]!]!;
+      if (cls === OTHER) continue;
+      if (cls === QUOTE) {
+        inString = true;
+        if (i < to) continue;
+        break;
+      }
+      if (cls === OPEN) {
+        if (++depth > maxDepth) {
+          this.depth = depth;
+          throw new ProtocolError(
+            `message nesting deeper than ${maxDepth} levels at stream offset ${this.offset + i - 1}`,
+          );
+        }
+      } else if (--depth === 0) {
+        this.depth = 0;
+        this.inString = false;
+        return i;
+      }
+    }
+    this.depth = depth;
+    this.inString = inString;
+    return -1;
+  }
+
+  private parse(bytes: Uint8Array): unknown {
+    let text: string;
+    try {
+      text = this.decoder.decode(bytes);
+    } catch (e) {
+      throw new ProtocolError(
+        `invalid UTF-8 in the ${bytes.length}-byte message at stream offset ${this.messageOffset}`,
+        { cause: e },
+      );
+    }
+    try {
+      return JSON.parse(text);
+    } catch (e) {
+      throw new ProtocolError(
+        `invalid JSON in the ${bytes.length}-byte message at stream offset ${this.messageOffset}: ${errorText(e)}`,
+        { cause: e },
+      );
+    }
+  }
+
+  private notAnObject(chunk: Uint8Array, i: number): ProtocolError {
+    const c = chunk[i]!;
+    const shown = c >= 0x20 && c < 0x7f ? `'${String.fromCharCode(c)}'` : 'byte';
+    return new ProtocolError(
+      `expected '{' to start a JSON-RPC message at stream offset ${this.offset + i}, ` +
+        `got ${shown} (0x${c.toString(16).padStart(2, '0')}): a top-level value must be an object`,
+    );
+  }
+
+  private tooLarge(): ProtocolError {
+    return new ProtocolError(
+      `message starting at stream offset ${this.messageOffset} exceeds the ` +
+        `${this.maxMessageBytes}-byte limit (more than ${this.maxMessageBytes} bytes received ` +
+        `without the message ending)`,
+    );
+  }
+}
+
+function errorText(e: unknown): string {
+  return e instanceof Error ? e.message : String(e);
+}

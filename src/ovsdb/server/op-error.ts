@@ -1,0 +1,52 @@
+/**
+ * The error objects a `transact` reply carries, shaped as ovsdb-server shapes
+ * them: `{"error": <tag>, "details": <text>, "syntax": <json text>}`, where
+ * `details` and `syntax` are present only when the server gives them.
+ * @module
+ */
+
+import { ovsJsonText } from './ovs-json.js';
+
+/** The JSON of one error entry in a `transact` result array. */
+export interface OpErrorJson {
+  readonly error: string;
+  readonly details?: string;
+  readonly syntax?: string;
+}
+
+/**
+ * An error raised while executing or committing a transaction. `error` is the
+ * OVSDB error tag (`constraint violation`, `syntax error`, …); `syntax`, when
+ * present, is the offending JSON serialized as ovsdb-server does.
+ */
+export class OpError extends Error {
+  override name = 'OpError';
+  constructor(
+    readonly error: string,
+    readonly details: string | undefined,
+    readonly syntax?: string | undefined,
+  ) {
+    super(details === undefined ? error : `${error}: ${details}`);
+  }
+
+  /** The result-array entry for this error. */
+  toJson(): OpErrorJson {
+    const out: { error: string; details?: string; syntax?: string } = { error: this.error };
+    if (this.details !== undefined) out.details = this.details;
+    if (this.syntax !== undefined) out.syntax = this.syntax;
+    return out;
+  }
+}
+
+/**
+ * A syntax-class error about `json` (OVS's `ovsdb_syntax_error`): tag
+ * `syntax error` unless `tag` is given, with the JSON echoed in `syntax`.
+ * Pass `json` as `undefined` for no `syntax` member.
+ */
+export function syntaxError(json: unknown, tag: string | undefined, details: string): OpError {
+  return new OpError(
+    tag ?? 'syntax error',
+    details,
+    json === undefined ? undefined : ovsJsonText(json),
+  );
+}

@@ -1,0 +1,123 @@
+/**
+ * The iteration order of ovsdb-server's string-keyed hash tables (`shash`).
+ *
+ * Several observable details of a `transact` reply follow that order: which of
+ * several unknown members an error names, which column of a row is parsed (and
+ * so reported) first, which row an index-conflict message calls "First". The
+ * order is a pure function of the names and their insertion order: OVS hashes
+ * a name with its Murmur-based `hash_string(name, 0)`, inserts it at the head
+ * of bucket `hash & mask`, and doubles the bucket array (re-inserting bucket by
+ * bucket) whenever the table holds more than two entries per bucket.
+ * @module
+ */
+
+const encoder = new TextEncoder();
+
+function rotl(x: number, k: number): number {
+  return ((x << k) | (x >>> (32 - k))) >>> 0;
+}
+
+function mhashAdd(hash: number, data: number): number {
+  let h = hash;
+  if (data !== 0) {
+    let d = Math.imul(data, 0xcc9e2d51) >>> 0;
+    d = rotl(d, 15);
+    d = Math.imul(d, 0x1b873593) >>> 0;
+    h = (h ^ d) >>> 0;
+  }
+  h = rotl(h, 13);
+  return (Math.imul(h, 5) + 0xe6546b64) >>> 0;
+}
+
+function mhashFinish(hash: number): number {
+  let h = hash;
+  h = (h ^ (h >>> 16)) >>> 0;
+  h = Math.imul(h, 0x85ebca6b) >>> 0;
+  h = (h ^ (h >>> 13)) >>> 0;
+  h = Math.imul(h, 0xc2b2ae35) >>> 0;
+  h = (h ^ (h >>> 16)) >>> 0;
+  return h;
+}
+
+/** OVS's `hash_string(s, 0)` (little-endian, generic build). */
+export function ovsHashString(s: string): number {
+  const b = encoder.encode(s);
+  let hash = 0;
+  let i = 0;
+  for (; i + 4 <= b.length; i += 4) {
+    const word =
+      ((b[i] as number) |
+        ((b[i + 1] as number) << 8) |
+        ((b[i + 2] as number) << 16) |
+        ((b[i + 3] as number) << 24)) >>>
+      0;
+    hash = mhashAdd(hash, word);
+  }
+  if (i < b.length) {
+    let tmp = 0;
+    for (let j = 0; i + j < b.length; j++) tmp |= (b[i + j] as number) << (8 * j);
+    hash = mhashAdd(hash, tmp >>> 0);
+  }
+  return mhashFinish((hash ^ b.length) >>> 0);
+}
+
+function calcMask(capacity: number): number {
+  let mask = Math.floor(capacity / 2);
+  mask |= mask >>> 1;
+  mask |= mask >>> 2;
+  mask |= mask >>> 4;
+  mask |= mask >>> 8;
+  mask |= mask >>> 16;
+  mask |= (mask & 1) << 1;
+  return mask;
+}
+
+interface Node {
+  readonly name: string;
+  readonly hash: number;
+}
+
+/**
+ * The order in which an OVS `shash` built by inserting `names` in the given
+ * order iterates them. Duplicate names keep their first position.
+ */
+export function shashOrder(names: readonly string[]): string[] {
+  let mask = 0;
+  let buckets: Node[][] = [[]];
+  let n = 0;
+  const seen = new Set<string>();
+  for (const name of names) {
+    if (seen.has(name)) continue;
+    seen.add(name);
+    const node: Node = { name, hash: ovsHashString(name) };
+    (buckets[(node.hash & mask) >>> 0] as Node[]).unshift(node);
+    n++;
+    if (Math.floor(n / 2) > mask) {
+      const newMask = calcMask(n);
+      if (newMask > mask) {
+        const next: Node[][] = Array.from({ length: newMask + 1 }, () => []);
+        for (const bucket of buckets) {
+          for (const nd of bucket) (next[(nd.hash & newMask) >>> 0] as Node[]).unshift(nd);
+        }
+        buckets = next;
+        mask = newMask;
+      }
+    }
+  }
+  return buckets.flatMap((b) => b.map((nd) => nd.name));
+}
+
+/**
+ * The order in which ovsdb-server iterates a table's columns (`_uuid` and
+ * `_version` included), given the column names in the order of the schema
+ * file that `ovsdb-tool create` read. The chain follows the schema through
+ * `ovsdb-tool` (which stores it re-serialized in hash order) into the server.
+ */
+export function serverColumnOrder(fileOrder: readonly string[]): string[] {
+  const std = ['_uuid', '_version'];
+  const toolParsed = shashOrder(fileOrder);
+  const toolColumns = shashOrder([...std, ...toolParsed]);
+  const stored = shashOrder(toolColumns.filter((c) => !std.includes(c)));
+  const serverParsed = shashOrder(stored);
+  return shashOrder([...std, ...serverParsed]);
+}

@@ -1,0 +1,403 @@
+/**
+ * Start a real Raft cluster of `ovsdb-server`s on loopback for tests: the
+ * database is created with `ovsdb-tool create-cluster` on the first member
+ * and `ovsdb-tool join-cluster` on the others; members talk Raft over
+ * `tcp:127.0.0.1:<port>` and serve clients on a Unix socket each.
+ *
+ * ```ts
+ * const cluster = await startOvsdbCluster({ schemaPath: 'schema/ovn-nb-7.18.0.ovsschema', size: 3 });
+ * try {
+ *   const leader = await cluster.leader();
+ *   await cluster.kill(leader.index);   // SIGKILL: a new leader gets elected
+ *   await cluster.restart(leader.index); // it rejoins as a follower
+ * } finally {
+ *   await cluster.stop();
+ * }
+ * ```
+ *
+ * Every process this module starts is killed (SIGKILL) and its directory
+ * removed when the Node process exits or receives SIGINT, SIGTERM or SIGHUP.
+ * @module
+ */
+
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { rmSync } from 'node:fs';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import * as net from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
+import type { DatabaseSchema } from '../ovsdb/schema-types.js';
+import { type OvsTools, requireOvsdbServer } from './ovs-tools.js';
+
+const run = promisify(execFile);
+
+/** Options of {@link startOvsdbCluster}. Give `schema` or `schemaPath`. */
+export interface StartOvsdbClusterOptions {
+  /** The schema: a parsed {@link DatabaseSchema} or the `.ovsschema` JSON object. */
+  readonly schema?: DatabaseSchema | object | undefined;
+  /** Path of an `.ovsschema` file (used when `schema` is not given). */
+  readonly schemaPath?: string | undefined;
+  /** The number of members. Default 3. */
+  readonly size?: number | undefined;
+  /** More `ovsdb-server` arguments for every member. */
+  readonly extraArgs?: readonly string[] | undefined;
+  /** How long to wait for the cluster to form. Default 30,000 ms. */
+  readonly startTimeoutMs?: number | undefined;
+}
+
+/** One member of a cluster started by {@link startOvsdbCluster}. */
+export interface ClusterMember {
+  /** Its position in {@link OvsdbClusterHandle.members}, from 0. */
+  readonly index: number;
+  /** `unix:<dir>/sN.sock`: where clients connect. */
+  readonly remote: string;
+  /** `tcp:127.0.0.1:<port>`: its Raft address. */
+  readonly raftAddress: string;
+  /** The database file. */
+  readonly dbPath: string;
+  /** The unixctl socket, for `ovs-appctl -t`. */
+  readonly ctlPath: string;
+  /** The log file. */
+  readonly logPath: string;
+  /** The process ID (changes on restart; -1 before the first start). */
+  readonly pid: number;
+  /** Whether the process runs. */
+  readonly running: boolean;
+}
+
+/** A running cluster. */
+export interface OvsdbClusterHandle {
+  /** The database name (the schema's `name`). */
+  readonly dbName: string;
+  /** The temporary directory holding every member's files. */
+  readonly dir: string;
+  /** The members, in creation order (member 0 created the cluster). */
+  readonly members: readonly ClusterMember[];
+  /** Every member's client remote, in member order. */
+  readonly remotes: readonly string[];
+  /**
+   * The current leader among the running members: waits (up to `timeoutMs`,
+   * default 15,000) until one reports `Role: leader` in `cluster/status`.
+   */
+  leader(timeoutMs?: number): Promise<ClusterMember>;
+  /** SIGKILL member `index` and wait for it to die. */
+  kill(index: number): Promise<void>;
+  /** Start member `index` again on its database file (it rejoins the cluster) and wait until it is connected. */
+  restart(index: number): Promise<void>;
+  /** `ovs-appctl -t <ctl> cluster/status <db>` of member `index`. */
+  status(index: number): Promise<string>;
+  /** Run `ovs-appctl -t <ctl> ...args` on member `index`. */
+  appctl(index: number, ...args: string[]): Promise<string>;
+  /**
+   * Run `ovsdb-client` against member `index` (see `OvsdbServerHandle.ovsdbClient`
+   * for the argument convention) and return its stdout.
+   */
+  ovsdbClient(index: number, ...args: string[]): Promise<string>;
+  /** Kill every member and remove the directory. Idempotent. */
+  stop(): Promise<void>;
+}
+
+const liveChildren = new Set<ChildProcess>();
+const liveDirs = new Set<string>();
+let hooksInstalled = false;
+
+function cleanupSync(): void {
+  for (const child of liveChildren) {
+    try {
+      child.kill('SIGKILL');
+    } catch {
+      // already gone
+    }
+  }
+  liveChildren.clear();
+  for (const dir of liveDirs) {
+    try {
+      rmSync(dir, { recursive: true, force: true });
+    } catch {
+      // best effort
+    }
+  }
+  liveDirs.clear();
+}
+
+function installHooks(): void {
+  if (hooksInstalled) return;
+  hooksInstalled = true;
+  process.on('exit', cleanupSync);
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+    const onSignal = () => {
+      cleanupSync();
+      if (process.listenerCount(signal) === 1) {
+        process.off(signal, onSignal);
+        process.kill(process.pid, signal);
+      }
+    };
+    process.on(signal, onSignal);
+  }
+}
+
+async function runTool(tool: string, args: string[], timeout = 30_000): Promise<string> {
+  try {
+    const { stdout } = await run(tool, args, { timeout, maxBuffer: 256 * 1024 * 1024 });
+    return stdout;
+  } catch (e) {
+    const err = e as Error & { stderr?: string };
+    throw new Error(
+      `${tool} ${args.join(' ')} failed: ${err.stderr?.trim() || err.message}`.slice(0, 4000),
+      { cause: e },
+    );
+  }
+}
+
+/** Reserve `n` distinct free TCP ports on 127.0.0.1. */
+async function freePorts(n: number): Promise<number[]> {
+  const servers: net.Server[] = [];
+  try {
+    const ports: number[] = [];
+    for (let i = 0; i < n; i++) {
+      const srv = net.createServer();
+      servers.push(srv);
+      await new Promise<void>((ok, fail) => {
+        srv.once('error', fail);
+        srv.listen(0, '127.0.0.1', () => ok());
+      });
+      ports.push((srv.address() as net.AddressInfo).port);
+    }
+    return ports;
+  } finally {
+    await Promise.all(servers.map((s) => new Promise<void>((ok) => s.close(() => ok()))));
+  }
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+function schemaJson(schema: DatabaseSchema | object): unknown {
+  const s = schema as Partial<DatabaseSchema>;
+  if ('json' in s && s.json !== undefined && typeof s.name === 'string') return s.json;
+  return schema;
+}
+
+class Member implements ClusterMember {
+  readonly remote: string;
+  readonly raftAddress: string;
+  readonly dbPath: string;
+  readonly ctlPath: string;
+  readonly logPath: string;
+  private readonly sockPath: string;
+  private child: ChildProcess | undefined;
+  private exited: Promise<void> = Promise.resolve();
+
+  constructor(
+    readonly index: number,
+    private readonly dir: string,
+    port: number,
+    private readonly tools: OvsTools,
+    private readonly dbName: string,
+    private readonly extraArgs: readonly string[],
+  ) {
+    this.sockPath = join(dir, `s${index}.sock`);
+    this.remote = `unix:${this.sockPath}`;
+    this.raftAddress = `tcp:127.0.0.1:${port}`;
+    this.dbPath = join(dir, `s${index}.db`);
+    this.ctlPath = join(dir, `s${index}.ctl`);
+    this.logPath = join(dir, `s${index}.log`);
+  }
+
+  get pid(): number {
+    return this.child?.pid ?? -1;
+  }
+
+  get running(): boolean {
+    return (
+      this.child !== undefined && this.child.exitCode === null && this.child.signalCode === null
+    );
+  }
+
+  start(): void {
+    if (this.running) throw new Error(`cluster member ${this.index} is already running`);
+    const child = spawn(
+      this.tools.ovsdbServer,
+      [
+        this.dbPath,
+        `--remote=punix:${this.sockPath}`,
+        `--unixctl=${this.ctlPath}`,
+        `--pidfile=${join(this.dir, `s${this.index}.pid`)}`,
+        `--log-file=${this.logPath}`,
+        '-vconsole:off',
+        ...this.extraArgs,
+      ],
+      { stdio: 'ignore' },
+    );
+    this.child = child;
+    liveChildren.add(child);
+    this.exited = new Promise<void>((done) => {
+      child.once('exit', () => {
+        liveChildren.delete(child);
+        done();
+      });
+      child.once('error', () => {
+        liveChildren.delete(child);
+        done();
+      });
+    });
+    child.unref();
+  }
+
+  /** Wait until the member is part of the cluster and serves the database. */
+  async waitConnected(timeoutMs: number): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    // The socket appears once the server runs.
+    for (;;) {
+      if (!this.running) {
+        await this.exited;
+        throw new Error(
+          `cluster member ${this.index} exited during startup: ${await this.logTail()}`,
+        );
+      }
+      const ok = await new Promise<boolean>((done) => {
+        const s = net.connect({ path: this.sockPath });
+        s.once('connect', () => {
+          s.destroy();
+          done(true);
+        });
+        s.once('error', () => done(false));
+      });
+      if (ok) break;
+      if (Date.now() > deadline) throw new Error(`cluster member ${this.index} did not listen`);
+      await sleep(20);
+    }
+    const seconds = Math.max(1, Math.ceil((deadline - Date.now()) / 1000));
+    await runTool(this.tools.ovsdbClient, [
+      `--timeout=${seconds}`,
+      'wait',
+      this.remote,
+      this.dbName,
+      'connected',
+    ]);
+  }
+
+  async kill(): Promise<void> {
+    const child = this.child;
+    if (!child || !this.running) return;
+    child.ref();
+    child.kill('SIGKILL');
+    await this.exited;
+  }
+
+  async logTail(): Promise<string> {
+    try {
+      return (await readFile(this.logPath, 'utf8')).slice(-3000);
+    } catch {
+      return '(no log)';
+    }
+  }
+}
+
+/**
+ * Build and start a Raft cluster of `size` (default 3) `ovsdb-server`s on
+ * loopback. Resolves when every member is connected to the cluster.
+ *
+ * Fails (does not skip) when Open vSwitch is not installed.
+ */
+export async function startOvsdbCluster(
+  options: StartOvsdbClusterOptions,
+): Promise<OvsdbClusterHandle> {
+  const tools = requireOvsdbServer(false);
+  installHooks();
+  const size = options.size ?? 3;
+  if (!Number.isInteger(size) || size < 1) throw new RangeError(`size must be ≥ 1, got ${size}`);
+  const timeoutMs = options.startTimeoutMs ?? 30_000;
+  const dir = await mkdtemp(join(tmpdir(), 'ovnkit-cluster-'));
+  liveDirs.add(dir);
+  const members: Member[] = [];
+  let stopped = false;
+  const stop = async () => {
+    if (stopped) return;
+    stopped = true;
+    await Promise.all(members.map((m) => m.kill()));
+    liveDirs.delete(dir);
+    await rm(dir, { recursive: true, force: true });
+  };
+  try {
+    let schemaText: string;
+    if (options.schema !== undefined)
+      schemaText = JSON.stringify(schemaJson(options.schema), null, 1);
+    else if (options.schemaPath !== undefined) {
+      schemaText = await readFile(resolve(options.schemaPath), 'utf8');
+    } else throw new Error('startOvsdbCluster: give `schema` or `schemaPath`');
+    const dbName = (JSON.parse(schemaText) as { name?: unknown }).name;
+    if (typeof dbName !== 'string') throw new Error('startOvsdbCluster: the schema has no name');
+    const schemaFile = join(dir, 'schema.ovsschema');
+    await writeFile(schemaFile, schemaText);
+    const ports = await freePorts(size);
+    for (let i = 0; i < size; i++) {
+      members.push(new Member(i, dir, ports[i]!, tools, dbName, options.extraArgs ?? []));
+    }
+    const first = members[0]!;
+    await runTool(tools.ovsdbTool, ['create-cluster', first.dbPath, schemaFile, first.raftAddress]);
+    for (const m of members.slice(1)) {
+      await runTool(tools.ovsdbTool, [
+        'join-cluster',
+        m.dbPath,
+        dbName,
+        m.raftAddress,
+        ...members.filter((o) => o !== m).map((o) => o.raftAddress),
+      ]);
+    }
+    for (const m of members) m.start();
+    await Promise.all(members.map((m) => m.waitConnected(timeoutMs)));
+
+    const status = (index: number) =>
+      runTool(tools.ovsAppctl, ['-t', member(index).ctlPath, 'cluster/status', dbName]);
+    const member = (index: number): Member => {
+      const m = members[index];
+      if (m === undefined) throw new RangeError(`no cluster member ${index} (size ${size})`);
+      return m;
+    };
+    const handle: OvsdbClusterHandle = {
+      dbName,
+      dir,
+      members,
+      remotes: members.map((m) => m.remote),
+      async leader(leaderTimeoutMs = 15_000) {
+        const deadline = Date.now() + leaderTimeoutMs;
+        for (;;) {
+          for (const m of members) {
+            if (!m.running) continue;
+            try {
+              const text = await status(m.index);
+              if (/^Role: leader$/m.test(text)) return m;
+            } catch {
+              // not answering yet
+            }
+          }
+          if (Date.now() > deadline) {
+            throw new Error(`no cluster leader within ${leaderTimeoutMs} ms`);
+          }
+          await sleep(50);
+        }
+      },
+      kill: (index) => member(index).kill(),
+      async restart(index) {
+        const m = member(index);
+        await m.kill();
+        m.start();
+        await m.waitConnected(timeoutMs);
+      },
+      status,
+      appctl: (index, ...args) => runTool(tools.ovsAppctl, ['-t', member(index).ctlPath, ...args]),
+      ovsdbClient(index, ...args) {
+        const firstCommand = args.findIndex((a) => !a.startsWith('-'));
+        const at = firstCommand < 0 ? args.length : firstCommand + 1;
+        const full = [...args.slice(0, at), member(index).remote, ...args.slice(at)];
+        return runTool(tools.ovsdbClient, ['--timeout=20', ...full]);
+      },
+      stop,
+    };
+    return handle;
+  } catch (e) {
+    await stop();
+    throw e;
+  }
+}

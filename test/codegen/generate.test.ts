@@ -1,0 +1,184 @@
+import { describe, expect, it } from 'vitest';
+import { normalizeSchema } from '../../codegen/canonical.js';
+import { defaultModelName, generate, pascalCase } from '../../codegen/index.js';
+import { NB } from '../../src/nb/index.js';
+import { parseSchema, parseSchemaText } from '../../src/ovsdb/schema.js';
+import type { DatabaseSchema } from '../../src/ovsdb/schema-types.js';
+import { readRepo } from './helpers.js';
+
+const nbText = readRepo('schema/ovn-nb-7.18.0.ovsschema');
+const nb719Text = readRepo('test/fixtures/schemas/ovn-nb-7.19.0.ovsschema');
+const docsXml = readRepo('schema/ovn-nb.xml');
+
+/** The TSDoc comment right above `readonly <column>:` in `file`. */
+function docAbove(file: string, column: string): string {
+  const at = file.indexOf(`  readonly ${column}:`);
+  expect(at).toBeGreaterThan(0);
+  const before = file.slice(0, at);
+  const start = before.lastIndexOf('  /**');
+  return before.slice(start);
+}
+
+/** Reverse the order of every object's members and every enum array, recursively. */
+function reversed(value: unknown, key = ''): unknown {
+  if (Array.isArray(value)) {
+    if (key === 'enum' && value[0] === 'set')
+      return ['set', [...(value[1] as unknown[])].reverse()];
+    return value.map((v) => reversed(v));
+  }
+  if (value === null || typeof value !== 'object') return value;
+  return Object.fromEntries(
+    Object.entries(value)
+      .reverse()
+      .map(([k, v]) => [k, reversed(v, k)]),
+  );
+}
+
+describe('determinism', () => {
+  it('generating twice is byte-identical', () => {
+    const first = generate({ schema: nb719Text, docsXml });
+    const second = generate({ schema: nb719Text, docsXml });
+    expect([...second.keys()]).toEqual([...first.keys()]);
+    for (const [name, content] of first) expect(second.get(name) === content).toBe(true);
+  });
+
+  it('the order of tables, columns and enum values in the schema does not matter', () => {
+    const json = JSON.parse(nbText) as unknown;
+    const shuffled = reversed(json);
+    expect(JSON.stringify(shuffled)).not.toBe(JSON.stringify(json));
+    expect(generate({ schema: shuffled, docsXml })).toEqual(generate({ schema: json, docsXml }));
+  });
+
+  it('accepts schema text, parsed JSON or a DatabaseSchema alike', () => {
+    const fromText = generate({ schema: nbText });
+    expect(generate({ schema: JSON.parse(nbText) })).toEqual(fromText);
+    expect(generate({ schema: parseSchemaText(nbText) })).toEqual(fromText);
+  });
+
+  it('output files are sorted by name', () => {
+    const names = [...generate({ schema: nbText }).keys()];
+    expect(names).toEqual([...names].sort());
+  });
+});
+
+describe('the generated NB model', () => {
+  it('embeds a schema equal in meaning to the source schema', () => {
+    const source = normalizeSchema(parseSchemaText(nbText));
+    const strip = (s: DatabaseSchema) => ({ ...s, json: undefined });
+    expect(strip(normalizeSchema(NB.schema))).toEqual(strip(source));
+    expect(NB.name).toBe('OVN_Northbound');
+    expect(NB.version).toBe('7.18.0');
+    expect(NB.schema.cksum).toBe((JSON.parse(nbText) as { cksum: string }).cksum);
+  });
+
+  it('the embedded schema reparses to itself', () => {
+    expect(parseSchema(NB.schema.json).tables).toEqual(NB.schema.tables);
+  });
+});
+
+describe('TSDoc', () => {
+  const files = generate({ schema: nbText, docsXml });
+  const acl = files.get('acl.ts')!;
+  const lsp = files.get('logical-switch-port.ts')!;
+
+  it('ACL.priority carries its constraint and OVN’s description', () => {
+    const doc = docAbove(acl, 'priority');
+    expect(doc).toContain('* Type: integer 0–32767.');
+    expect(doc).toContain("* The ACL rule's priority. Rules with numerically higher priority take");
+    expect(doc).toContain('`allow-stateless` flows always take precedence before stateful ACLs');
+  });
+
+  it('the table comment has OVN’s title and prose and the schema’s facts', () => {
+    const at = acl.indexOf('export interface Acl {');
+    const doc = acl.slice(acl.lastIndexOf('/**', at), at);
+    expect(doc).toContain('A row of the `ACL` table: Access Control List (ACL) rule.');
+    expect(doc).toContain('highest-`priority` matching row in this table determines');
+    expect(doc).toContain('Not a root table: a row that no strong reference points to is deleted');
+  });
+
+  it('map keys documented in the XML are listed under the map column', () => {
+    const doc = docAbove(lsp, 'options');
+    expect(doc).toContain('* Keys:');
+    expect(doc).toContain(
+      '* - `router-port`: Required. The `name` of the `Logical_Router_Port` to which this\n' +
+        '   *   logical switch port is connected.',
+    );
+  });
+
+  it('index and ephemeral notes are derived from the schema', () => {
+    expect(docAbove(lsp, 'name')).toContain('Unique: no two rows share a value (index).');
+    const conn = files.get('connection.ts')!;
+    expect(docAbove(conn, 'status')).toContain('Ephemeral: not persisted');
+  });
+
+  it('without --docs only the schema facts are documented', () => {
+    const bare = generate({ schema: nbText }).get('acl.ts')!;
+    const doc = docAbove(bare, 'priority');
+    expect(doc).toBe('  /** Type: integer 0–32767. */\n');
+  });
+
+  it('no comment line starts with @ (a TSDoc tag) except @module', () => {
+    for (const [name, content] of files) {
+      const tags = content.split('\n').filter((l) => /^\s*\* @/.test(l) && !l.includes('@module'));
+      expect(tags, name).toEqual([]);
+    }
+  });
+});
+
+describe('names', () => {
+  it.each([
+    ['Logical_Switch_Port', 'LogicalSwitchPort'],
+    ['ACL', 'Acl'],
+    ['NB_Global', 'NbGlobal'],
+    ['Load_Balancer_Health_Check', 'LoadBalancerHealthCheck'],
+    ['BFD', 'Bfd'],
+    ['DHCPv6_Options', 'Dhcpv6Options'],
+    ['Open_vSwitch', 'OpenVSwitch'],
+    ['sFlow', 'SFlow'],
+    ['QoS', 'QoS'],
+    ['IPFIX', 'Ipfix'],
+    ['_Server', 'Server'],
+  ])('pascalCase(%s) is %s', (name, expected) => {
+    expect(pascalCase(name)).toBe(expected);
+  });
+
+  it.each([
+    ['OVN_Northbound', 'NB'],
+    ['OVN_Southbound', 'SB'],
+    ['Open_vSwitch', 'OpenVSwitch'],
+    ['_Server', 'Server'],
+    ['OVN_IC_Northbound', 'OvnIcNorthbound'],
+  ])('the default model name of %s is %s', (db, expected) => {
+    expect(defaultModelName(db)).toBe(expected);
+  });
+
+  it('a table named like the model gets a Row suffix (Open_vSwitch)', () => {
+    const files = generate({ schema: readRepo('test/fixtures/schemas/vswitch.ovsschema') });
+    const model = files.get('model.ts')!;
+    expect(model).toContain('export const OpenVSwitch: DatabaseModel<OpenVSwitchTables>');
+    expect(model).toContain(
+      'readonly Open_vSwitch: TableTypes<OpenVSwitchRow, OpenVSwitchInsert, OpenVSwitchUpdate>;',
+    );
+    expect(files.get('open-vswitch.ts')).toContain('export interface OpenVSwitchRow {');
+  });
+
+  it('the edge fixture resolves global, model and file-name clashes', () => {
+    const files = generate({ schema: readRepo('test/codegen/fixtures/edge.ovsschema') });
+    expect([...files.keys()]).toContain('model-table.ts');
+    expect(files.get('map.ts')).toContain('export interface MapRow {');
+    expect(files.get('edge-test.ts')).toContain('export interface EdgeTestRow {');
+    expect(files.get('edgecase.ts')).toContain('export interface EdgeCase {');
+    expect(files.get('edge-case.ts')).toContain('export interface EdgeCaseRow {');
+    expect(files.get('edge-case.ts')).toContain('export interface EdgeCaseRowUpdate');
+  });
+});
+
+describe('enums', () => {
+  it('emit a sorted const array and a type derived from it', () => {
+    const acl = generate({ schema: nbText }).get('acl.ts')!;
+    expect(acl).toContain("export const AclDirection = ['from-lport', 'to-lport'] as const;");
+    expect(acl).toContain('export type AclDirection = (typeof AclDirection)[number];');
+    expect(acl).toContain('  readonly direction: AclDirection;');
+    expect(acl).toContain('  readonly severity: AclSeverity | null;');
+  });
+});

@@ -1,0 +1,161 @@
+/**
+ * Shared helpers of the code generator tests: repository paths, scratch
+ * directories under `.tmp/` at the repository root, and running the CLI in-process or as a
+ * child process.
+ */
+
+import { execFile } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { promisify } from 'node:util';
+import { runCli } from '../../codegen/cli.js';
+import { generate, writeGenerated } from '../../codegen/index.js';
+
+const run = promisify(execFile);
+
+/** The repository root. */
+export const ROOT = join(import.meta.dirname, '../..');
+/** The 13 fixture schemas. */
+export const SCHEMAS = join(ROOT, 'test/fixtures/schemas');
+/** The committed NB model and how it is generated. */
+export const NB_OUT = 'src/nb/generated';
+export const NB_ARGS = [
+  '--schema',
+  'schema/ovn-nb-7.18.0.ovsschema',
+  '--docs',
+  'schema/ovn-nb.xml',
+  '--ovsdb-dir',
+  'src/ovsdb',
+  '--out',
+  NB_OUT,
+] as const;
+/** The committed model of the edge-case fixture schema and how it is generated. */
+export const EDGE_ARGS = [
+  '--schema',
+  'test/codegen/fixtures/edge.ovsschema',
+  '--ovsdb-dir',
+  'src/ovsdb',
+  '--out',
+  'test/codegen/fixtures/edge-model',
+] as const;
+
+/** Read a repository file. */
+export function readRepo(path: string): string {
+  return readFileSync(join(ROOT, path), 'utf8');
+}
+
+/**
+ * A fresh scratch directory inside the repository, under `.tmp/` (git-ignored
+ * and outside the `tsconfig.json` project, so a concurrent `tsc` never sees
+ * half-written files); remove it with {@link removeDir}.
+ */
+export function scratchDir(prefix: string): string {
+  const base = join(ROOT, '.tmp');
+  mkdirSync(base, { recursive: true });
+  return mkdtempSync(join(base, `${prefix}-`));
+}
+
+/** Remove a scratch directory. */
+export function removeDir(dir: string): void {
+  rmSync(dir, { recursive: true, force: true });
+}
+
+/** The path of `abs` relative to the repository root, with `/` separators. */
+export function repoRelative(abs: string): string {
+  return relative(ROOT, abs).split('\\').join('/');
+}
+
+/** What a CLI run printed and returned. */
+export interface CliRun {
+  readonly code: number;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/** Run the CLI in this process, from the repository root. */
+export async function cli(args: readonly string[], stderrIsTty = false): Promise<CliRun> {
+  let stdout = '';
+  let stderr = '';
+  const code = await runCli(args, {
+    stdout: (t) => {
+      stdout += t;
+    },
+    stderr: (t) => {
+      stderr += t;
+    },
+    stderrIsTty,
+    cwd: ROOT,
+  });
+  return { code, stdout, stderr };
+}
+
+/** Run `codegen/cli.ts` as a child process (real exit status and streams). */
+export async function spawnCli(args: readonly string[]): Promise<CliRun> {
+  try {
+    const { stdout, stderr } = await run(
+      process.execPath,
+      ['--import', 'tsx', 'codegen/cli.ts', ...args],
+      { cwd: ROOT, encoding: 'utf8' },
+    );
+    return { code: 0, stdout, stderr };
+  } catch (err) {
+    const e = err as { code?: unknown; stdout?: string; stderr?: string };
+    if (typeof e.code !== 'number') throw err;
+    return { code: e.code, stdout: e.stdout ?? '', stderr: e.stderr ?? '' };
+  }
+}
+
+/** Drop the first line (the header, which names the command used). */
+export function withoutHeader(text: string): string {
+  return text.slice(text.indexOf('\n') + 1);
+}
+
+/** The fixture schema file names, sorted. */
+export const SCHEMA_FILES = readdirSync(SCHEMAS)
+  .filter((f) => f.endsWith('.ovsschema'))
+  .sort();
+
+/** The output directory of a fixture schema under `scratch`: `<scratch>/<schema file stem>`. */
+export function fixtureOutDir(scratch: string, file: string): string {
+  return join(scratch, file.replace(/\.ovsschema$/, ''));
+}
+
+/** What {@link generateFixtures} produced. */
+export interface FixtureOutputs {
+  /** Generated files per schema file. */
+  readonly files: ReadonlyMap<string, ReadonlyMap<string, string>>;
+  /** Generation time per schema file, in ms. */
+  readonly ms: ReadonlyMap<string, number>;
+}
+
+/**
+ * Generate every fixture schema (NB ones with `ovn-nb.xml` docs) into
+ * `scratch` (a directory made by {@link scratchDir}),
+ * importing the ovsdb layer from `src/ovsdb`.
+ */
+export function generateFixtures(scratch: string): FixtureOutputs {
+  const docsXml = readRepo('schema/ovn-nb.xml');
+  const files = new Map<string, ReadonlyMap<string, string>>();
+  const ms = new Map<string, number>();
+  const ovsdb = relative(fixtureOutDir(scratch, 'x'), join(ROOT, 'src/ovsdb'))
+    .split('\\')
+    .join('/');
+  for (const file of SCHEMA_FILES) {
+    const text = readFileSync(join(SCHEMAS, file), 'utf8');
+    const started = performance.now();
+    const out = generate({
+      schema: text,
+      docsXml: file.startsWith('ovn-nb-') ? docsXml : undefined,
+      ovsdbImport: {
+        uuid: `${ovsdb}/uuid.js`,
+        model: `${ovsdb}/model.js`,
+        schema: `${ovsdb}/schema.js`,
+      },
+      command: `ovnkit-codegen --schema test/fixtures/schemas/${file} --out <dir>`,
+    });
+    ms.set(file, performance.now() - started);
+    files.set(file, out);
+    writeGenerated(fixtureOutDir(scratch, file), out);
+  }
+  return { files, ms };
+}

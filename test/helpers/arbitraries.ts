@@ -1,0 +1,438 @@
+/**
+ * fast-check arbitraries built from a parsed OVSDB schema: valid JS values of
+ * any column (see `src/ovsdb/datum.ts` for the representation), whole rows,
+ * and values just outside a column's constraints.
+ *
+ * @example
+ * ```ts
+ * fc.assert(fc.property(arbitraryValue(column), (v) => {
+ *   validateColumnValue('ACL', column, v); // never throws
+ * }));
+ * ```
+ * @module
+ */
+
+import fc from 'fast-check';
+import { defaultValue, mapKeyString } from '../../src/ovsdb/datum.js';
+import type { Atom, BaseType, ColumnSchema, TableSchema } from '../../src/ovsdb/schema-types.js';
+import { columnValueProblem } from '../../src/ovsdb/validators.js';
+
+/** Options shared by the value arbitraries. */
+export interface ValueArbitraryOptions {
+  /**
+   * The UUIDs to generate for `uuid` atoms without an enum (default: any
+   * lower-case UUID). Pass `fc.constantFrom(...existingRowUuids)` to make
+   * references point at real rows; a set column then gets at most as many
+   * elements as there are distinct UUIDs.
+   */
+  readonly uuid?: fc.Arbitrary<string> | undefined;
+  /** Upper bound on generated set and map sizes when the column allows more (default 4). */
+  readonly maxSize?: number | undefined;
+}
+
+const DEFAULT_MAX_SIZE = 4;
+/** Keys that break naive map code: `__proto__` and inherited property names. */
+const TRICKY_STRINGS = ['__proto__', 'constructor', 'toString', 'hasOwnProperty', ''];
+
+function codePointLength(s: string): number {
+  let n = 0;
+  for (const _ of s) n++;
+  return n;
+}
+
+/** Any valid atom of `base`: right type, inside every constraint. */
+export function arbitraryAtom(
+  base: BaseType,
+  options: ValueArbitraryOptions = {},
+): fc.Arbitrary<Atom> {
+  if (base.enum !== undefined) return fc.constantFrom(...base.enum);
+  switch (base.type) {
+    case 'integer':
+      return fc.integer({
+        min: Math.max(base.minInteger ?? Number.MIN_SAFE_INTEGER, Number.MIN_SAFE_INTEGER),
+        max: Math.min(base.maxInteger ?? Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER),
+      });
+    case 'real': {
+      const constraints: fc.DoubleConstraints = { noNaN: true, noDefaultInfinity: true };
+      if (base.minReal !== undefined) constraints.min = base.minReal;
+      if (base.maxReal !== undefined) constraints.max = base.maxReal;
+      // -0 becomes 0 through JSON, so generate 0 instead.
+      return fc.double(constraints).map((x) => (x === 0 ? 0 : x));
+    }
+    case 'boolean':
+      return fc.boolean();
+    case 'string': {
+      const minLength = base.minLength ?? 0;
+      const maxLength = Math.min(
+        base.maxLength ?? Number.POSITIVE_INFINITY,
+        Math.max(minLength, 12),
+      );
+      const plain = fc.string({ unit: 'binary', minLength, maxLength });
+      const tricky = TRICKY_STRINGS.filter((s) => {
+        const n = codePointLength(s);
+        return n >= minLength && n <= maxLength;
+      });
+      return tricky.length === 0
+        ? plain
+        : fc.oneof(
+            { weight: 9, arbitrary: plain },
+            { weight: 1, arbitrary: fc.constantFrom(...tricky) },
+          );
+    }
+    case 'uuid':
+      return options.uuid ?? fc.uuid();
+  }
+}
+
+/** How many distinct atoms `base` admits (`Infinity` when practically unbounded). */
+function domainSize(base: BaseType): number {
+  if (base.enum !== undefined) return base.enum.length;
+  switch (base.type) {
+    case 'boolean':
+      return 2;
+    case 'integer':
+      return (
+        (base.maxInteger ?? Number.POSITIVE_INFINITY) -
+        (base.minInteger ?? Number.NEGATIVE_INFINITY) +
+        1
+      );
+    case 'real':
+      return base.minReal !== undefined && base.minReal === base.maxReal
+        ? 1
+        : Number.POSITIVE_INFINITY;
+    case 'string':
+      return base.maxLength === 0 ? 1 : Number.POSITIVE_INFINITY;
+    case 'uuid':
+      return Number.POSITIVE_INFINITY;
+  }
+}
+
+/** The identity of an atom for uniqueness: UUIDs compare case-insensitively. */
+function atomIdentity(base: BaseType): (a: Atom) => unknown {
+  return base.type === 'uuid' ? (a) => (a as string).toLowerCase() : (a) => a;
+}
+
+function sizeBounds(
+  column: ColumnSchema,
+  options: ValueArbitraryOptions,
+): { min: number; max: number } {
+  const cap = options.maxSize ?? DEFAULT_MAX_SIZE;
+  const { min, max, key } = column.type;
+  const upper = Math.max(min, Math.min(max, cap, domainSize(key)));
+  return { min, max: upper };
+}
+
+/** Build a map object from pairs; `__proto__` becomes an own property. */
+function toMap(pairs: readonly (readonly [Atom, Atom])[]): Record<string, Atom> {
+  const out: Record<string, Atom> = {};
+  for (const [k, v] of pairs) {
+    Object.defineProperty(out, mapKeyString(k), {
+      value: v,
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
+  }
+  return out;
+}
+
+/**
+ * Any valid JS value of `column`: it passes `validateColumnValue` and
+ * round-trips through the datum codec. Set and map sizes stay within the
+ * column's `min`/`max`, capped at `options.maxSize`.
+ */
+export function arbitraryValue(
+  column: ColumnSchema,
+  options: ValueArbitraryOptions = {},
+): fc.Arbitrary<unknown> {
+  const { type } = column;
+  const key = arbitraryAtom(type.key, options);
+  switch (type.kind) {
+    case 'scalar':
+      return key;
+    case 'optional':
+      return fc.option(key, { nil: null });
+    case 'set': {
+      const { min, max } = sizeBounds(column, options);
+      return fc.uniqueArray(key, {
+        minLength: min,
+        maxLength: max,
+        selector: atomIdentity(type.key),
+      });
+    }
+    case 'map': {
+      const valueType = type.value;
+      if (valueType === undefined) throw new TypeError(`${column.name}: map without a value type`);
+      const { min, max } = sizeBounds(column, options);
+      const keyId = atomIdentity(type.key);
+      return fc
+        .uniqueArray(fc.tuple(key, arbitraryAtom(valueType, options)), {
+          minLength: min,
+          maxLength: max,
+          selector: ([k]) => mapKeyString(keyId(k) as Atom),
+        })
+        .map(toMap);
+    }
+  }
+}
+
+/** Which rows {@link arbitraryRow} generates. */
+export type RowArbitraryMode = 'full' | 'insert' | 'update';
+
+/**
+ * Rows of `table` (declared columns only, never `_uuid`/`_version`):
+ * - `full`: every column present;
+ * - `insert`: any subset of columns, always including those whose default
+ *   value would break a constraint (e.g. an enum scalar), so the server accepts it;
+ * - `update`: any subset of the mutable columns.
+ */
+export function arbitraryRow(
+  table: TableSchema,
+  mode: RowArbitraryMode = 'full',
+  options: ValueArbitraryOptions = {},
+): fc.Arbitrary<Record<string, unknown>> {
+  const shape: Record<string, fc.Arbitrary<unknown>> = {};
+  const required: string[] = [];
+  for (const name of table.columnNames) {
+    const column = table.columns[name];
+    if (column === undefined) continue;
+    if (mode === 'update' && !column.mutable) continue;
+    shape[name] = arbitraryValue(column, options);
+    if (mode === 'full') required.push(name);
+    else if (mode === 'insert' && columnValueProblem(column, defaultValue(column)) !== undefined) {
+      required.push(name);
+    }
+  }
+  return fc.record(shape, { requiredKeys: required });
+}
+
+/** A value that breaks one rule of a column, and a fragment of the expected reason. */
+export interface InvalidValue {
+  /** The rule broken: `type`, `enum`, `minInteger`, `maxLength`, `max`, `duplicate`, ... */
+  readonly rule: string;
+  readonly value: unknown;
+  /** A substring of the `DatumError` reason the validator must give. */
+  readonly reason: string;
+}
+
+/** The neighbouring double of `x` in direction `dir`. */
+function nextDouble(x: number, dir: 1 | -1): number {
+  if (x === 0) return dir * Number.MIN_VALUE;
+  const buf = new DataView(new ArrayBuffer(8));
+  buf.setFloat64(0, x);
+  const bits = buf.getBigInt64(0);
+  buf.setBigInt64(0, x > 0 === dir > 0 ? bits + 1n : bits - 1n);
+  return buf.getFloat64(0);
+}
+
+const OTHER_UUID = 'ffffffff-ffff-4fff-bfff-ffffffffffff';
+
+/** Atoms of `base`'s type that break exactly one of its constraints. */
+function invalidAtoms(base: BaseType): InvalidValue[] {
+  const out: InvalidValue[] = [];
+  if (base.enum !== undefined) {
+    const values = base.enum;
+    let outside: Atom | undefined;
+    switch (base.type) {
+      case 'integer':
+        outside = Math.max(...(values as number[])) + 1;
+        break;
+      case 'real':
+        outside = Math.max(...(values as number[])) + 0.5;
+        break;
+      case 'boolean':
+        outside = values.length === 1 ? !values[0] : undefined;
+        break;
+      case 'string': {
+        let s = `${String(values[0])}x`;
+        while (values.includes(s)) s += 'x';
+        outside = s;
+        break;
+      }
+      case 'uuid':
+        outside = values.includes(OTHER_UUID) ? '00000000-0000-4000-8000-000000000000' : OTHER_UUID;
+        break;
+    }
+    if (outside !== undefined) out.push({ rule: 'enum', value: outside, reason: 'is not one of' });
+    return out;
+  }
+  switch (base.type) {
+    case 'integer':
+      if (base.minInteger !== undefined && base.minInteger - 1 >= Number.MIN_SAFE_INTEGER) {
+        out.push({ rule: 'minInteger', value: base.minInteger - 1, reason: 'below minInteger' });
+      }
+      if (base.maxInteger !== undefined && base.maxInteger + 1 <= Number.MAX_SAFE_INTEGER) {
+        out.push({ rule: 'maxInteger', value: base.maxInteger + 1, reason: 'above maxInteger' });
+      }
+      out.push({ rule: 'safe integer', value: 2 ** 53, reason: 'outside the supported range' });
+      break;
+    case 'real':
+      if (base.minReal !== undefined) {
+        out.push({ rule: 'minReal', value: nextDouble(base.minReal, -1), reason: 'below minReal' });
+      }
+      if (base.maxReal !== undefined) {
+        out.push({ rule: 'maxReal', value: nextDouble(base.maxReal, 1), reason: 'above maxReal' });
+      }
+      out.push({ rule: 'finite', value: Number.POSITIVE_INFINITY, reason: 'not finite' });
+      break;
+    case 'string':
+      if (base.minLength !== undefined && base.minLength > 0) {
+        // Astral characters: 2 UTF-16 units each, so only a code-point count catches these.
+        out.push({
+          rule: 'minLength',
+          value: '😀'.repeat(base.minLength - 1),
+          reason: 'shorter than minLength',
+        });
+      }
+      if (base.maxLength !== undefined) {
+        out.push({
+          rule: 'maxLength',
+          value: 'a'.repeat(base.maxLength + 1),
+          reason: 'longer than maxLength',
+        });
+        out.push({
+          rule: 'maxLength',
+          value: '😀'.repeat(base.maxLength + 1),
+          reason: 'longer than maxLength',
+        });
+      }
+      out.push({ rule: 'unicode', value: 'a\ud800', reason: 'lone UTF-16 surrogate' });
+      break;
+    case 'uuid':
+      out.push({ rule: 'uuid syntax', value: 'not-a-uuid', reason: 'is not a UUID' });
+      out.push({ rule: 'uuid syntax', value: `${OTHER_UUID}0`, reason: 'is not a UUID' });
+      break;
+    case 'boolean':
+      break;
+  }
+  return out;
+}
+
+function wrongTypeAtom(base: BaseType): InvalidValue {
+  switch (base.type) {
+    case 'integer':
+      return { rule: 'type', value: 1.5, reason: 'expected an integer' };
+    case 'real':
+      return { rule: 'type', value: '1.5', reason: 'expected a real' };
+    case 'boolean':
+      return { rule: 'type', value: 'true', reason: 'expected a boolean' };
+    case 'string':
+      return { rule: 'type', value: 7, reason: 'expected a string' };
+    case 'uuid':
+      return { rule: 'type', value: ['uuid', OTHER_UUID], reason: 'expected a UUID string' };
+  }
+}
+
+/** `n` distinct valid atoms of `base` (deterministic), or `undefined` if it has fewer. */
+function distinctAtoms(base: BaseType, n: number): Atom[] | undefined {
+  if (domainSize(base) < n) return undefined;
+  const arb = fc.uniqueArray(arbitraryAtom(base), {
+    minLength: n,
+    maxLength: n,
+    selector: atomIdentity(base),
+  });
+  return fc.sample(arb, { numRuns: 1, seed: 7 })[0];
+}
+
+/**
+ * Values that break exactly one rule of `column`, each just outside it: one
+ * below `minInteger`, the next double above `maxReal`, a string one code point
+ * too long, a set one element too large, a duplicate element, a wrong type, …
+ * Element-level violations of set and map columns are wrapped in an otherwise
+ * valid set or map. Deterministic: the same column gives the same list.
+ */
+export function invalidValues(column: ColumnSchema): InvalidValue[] {
+  const { type } = column;
+  const atoms = [...invalidAtoms(type.key), wrongTypeAtom(type.key)];
+  const out: InvalidValue[] = [];
+  switch (type.kind) {
+    case 'scalar':
+      out.push(...atoms, { rule: 'required', value: null, reason: 'a value is required' });
+      break;
+    case 'optional':
+      out.push(...atoms, { rule: 'type', value: [], reason: 'got an array' });
+      break;
+    case 'set': {
+      if (type.max >= 1) {
+        for (const a of atoms)
+          out.push({ rule: `element ${a.rule}`, value: [a.value], reason: a.reason });
+      }
+      out.push({ rule: 'type', value: 'not an array', reason: 'expected an array' });
+      if (type.min > 0)
+        out.push({ rule: 'min', value: [], reason: `set has 0 elements, min ${type.min}` });
+      if (Number.isFinite(type.max)) {
+        const elems = distinctAtoms(type.key, type.max + 1);
+        if (elems !== undefined) {
+          out.push({
+            rule: 'max',
+            value: elems,
+            reason: `set has ${type.max + 1} elements, max ${type.max}`,
+          });
+        }
+      }
+      if (type.max >= 2) {
+        const [e] = distinctAtoms(type.key, 1) ?? [];
+        if (e !== undefined)
+          out.push({ rule: 'duplicate', value: [e, e], reason: 'duplicate set element' });
+      }
+      break;
+    }
+    case 'map': {
+      const valueType = type.value;
+      if (valueType === undefined) break;
+      const [k] = distinctAtoms(type.key, 1) ?? [];
+      const [v] = distinctAtoms(valueType, 1) ?? [];
+      if (k === undefined || v === undefined) break;
+      const kStr = mapKeyString(k);
+      for (const a of invalidAtoms(type.key)) {
+        // A key must be a string; wrong types become their string form.
+        const bad = typeof a.value === 'string' ? a.value : String(a.value);
+        out.push({
+          rule: `key ${a.rule}`,
+          value: toMapRaw([[bad, v]]),
+          reason: `map key ${JSON.stringify(bad)}`,
+        });
+      }
+      for (const a of [...invalidAtoms(valueType), wrongTypeAtom(valueType)]) {
+        out.push({
+          rule: `value ${a.rule}`,
+          value: toMapRaw([[kStr, a.value]]),
+          reason: a.reason,
+        });
+      }
+      out.push({ rule: 'type', value: [[k, v]], reason: 'expected a plain object' });
+      if (type.min > 0)
+        out.push({ rule: 'min', value: {}, reason: `map has 0 pairs, min ${type.min}` });
+      if (Number.isFinite(type.max)) {
+        const keys = distinctAtoms(type.key, type.max + 1);
+        if (keys !== undefined) {
+          out.push({
+            rule: 'max',
+            value: toMap(keys.map((key) => [key, v] as const)),
+            reason: `map has ${type.max + 1} pairs, max ${type.max}`,
+          });
+        }
+      }
+      break;
+    }
+  }
+  return out;
+}
+
+function toMapRaw(pairs: readonly (readonly [string, unknown])[]): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of pairs) {
+    Object.defineProperty(out, k, {
+      value: v,
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
+  }
+  return out;
+}
+
+/** Any of {@link invalidValues} for `column` (all columns have at least one). */
+export function arbitraryInvalidValue(column: ColumnSchema): fc.Arbitrary<InvalidValue> {
+  return fc.constantFrom(...invalidValues(column));
+}

@@ -1,0 +1,295 @@
+/**
+ * Shared helpers for the real-server integration tests: a small test schema,
+ * a per-file server fixture, connecting by each connection method, a wire tap
+ * that records what crosses a transport, and event waiting.
+ */
+
+import { afterAll, beforeAll } from 'vitest';
+import { type ConnectOptions, connect } from '../../src/ovsdb/connect.js';
+import { type ConnectionEvents, OvsdbConnection } from '../../src/ovsdb/connection.js';
+import { openSocketTransport } from '../../src/ovsdb/socket-transport.js';
+import type { Transport, TransportHandlers } from '../../src/ovsdb/transport.js';
+import {
+  type OvsdbServerHandle,
+  readClientTls,
+  requireOvsdbServer,
+  type StartOvsdbServerOptions,
+  startOvsdbServer,
+} from '../../src/testing/index.js';
+
+/**
+ * The test database, written the way ovsdb-server writes schemas back (no
+ * default members), so that `get_schema` returns it unchanged.
+ * - `Item`: scalar, set and map columns; the table tests mostly use.
+ * - `Root` → `Connection`: what `--remote=db:Test,Root,connections` reads
+ *   (`target`, `inactivity_probe`), with the status columns the server fills.
+ */
+export const TEST_SCHEMA = {
+  name: 'Test',
+  version: '1.2.3',
+  tables: {
+    Item: {
+      columns: {
+        name: { type: 'string' },
+        n: { type: 'integer' },
+        tags: { type: { key: 'string', min: 0, max: 'unlimited' } },
+        opts: { type: { key: 'string', value: 'string', min: 0, max: 'unlimited' } },
+      },
+      isRoot: true,
+      indexes: [['name']],
+    },
+    Root: {
+      columns: {
+        connections: {
+          type: { key: { type: 'uuid', refTable: 'Connection' }, min: 0, max: 'unlimited' },
+        },
+      },
+      isRoot: true,
+      maxRows: 1,
+    },
+    Connection: {
+      columns: {
+        target: { type: 'string' },
+        inactivity_probe: { type: { key: 'integer', min: 0 } },
+        is_connected: { type: 'boolean', ephemeral: true },
+        status: {
+          type: { key: 'string', value: 'string', min: 0, max: 'unlimited' },
+          ephemeral: true,
+        },
+      },
+      indexes: [['target']],
+    },
+  },
+} as const;
+
+/** The database name of {@link TEST_SCHEMA}. */
+export const DB = TEST_SCHEMA.name;
+
+/** The connection methods every connection test runs over. */
+export const METHODS = ['unix', 'tcp', 'ssl'] as const;
+/** One of {@link METHODS}. */
+export type Method = (typeof METHODS)[number];
+
+/** A server shared by the tests of one file; valid inside tests and hooks. */
+export interface ServerFixture {
+  readonly server: OvsdbServerHandle;
+  /** Connect by `method`, with the client certificate for `ssl`. */
+  connect(method: Method, options?: ConnectOptions): Promise<OvsdbConnection>;
+  /** Like {@link ServerFixture.connect}, with a {@link WireTap} between the socket and the connection. */
+  connectTapped(
+    method: Method,
+    options?: ConnectOptions,
+  ): Promise<{ conn: OvsdbConnection; tap: WireTap }>;
+  /** The remote string of `method`. */
+  remote(method: Method): string;
+}
+
+/**
+ * Start one server (unix, tcp and ssl listeners) for the calling test file in
+ * `beforeAll` and stop it in `afterAll`. Connections opened through the
+ * fixture are closed in `afterAll` too.
+ */
+export function useServer(options: Partial<StartOvsdbServerOptions> = {}): ServerFixture {
+  let server: OvsdbServerHandle | undefined;
+  const open: OvsdbConnection[] = [];
+  beforeAll(async () => {
+    requireOvsdbServer(true);
+    server = await startOvsdbServer({
+      schema: TEST_SCHEMA,
+      remotes: ['unix', 'tcp', 'ssl'],
+      ...options,
+    });
+  });
+  afterAll(async () => {
+    for (const c of open) c.close();
+    await server?.stop();
+  });
+  const get = (): OvsdbServerHandle => {
+    if (!server) throw new Error('the server is not started (use the fixture inside tests)');
+    return server;
+  };
+  const remote = (method: Method): string => {
+    const r = get().remotes[method];
+    if (!r) throw new Error(`the server has no ${method} listener`);
+    return r;
+  };
+  const tlsFor = async (method: Method, options: ConnectOptions) => {
+    const s = get();
+    if (method !== 'ssl' || options.tls || !s.pki) return options;
+    return { ...options, tls: await readClientTls(s.pki) };
+  };
+  return {
+    get server() {
+      return get();
+    },
+    remote,
+    async connect(method, options = {}) {
+      const conn = await connect(remote(method), await tlsFor(method, options));
+      open.push(conn);
+      return conn;
+    },
+    async connectTapped(method, options = {}) {
+      const full = await tlsFor(method, options);
+      const transport = await openSocketTransport(remote(method), {
+        tls: full.tls,
+        timeoutMs: full.timeoutMs,
+      });
+      const tap = new WireTap(transport);
+      const { tls: _t, timeoutMs: _m, signal: _s, ...connOptions } = full;
+      const conn = new OvsdbConnection(tap, connOptions);
+      open.push(conn);
+      return { conn, tap };
+    },
+  };
+}
+
+/**
+ * A transport wrapper that records every message written and every message
+ * received (parsed with its own small scanner, independent of the library's
+ * framer), so tests can check what went over the wire.
+ */
+export class WireTap implements Transport {
+  readonly kind = 'stream';
+  /** Messages written, parsed. */
+  readonly sent: unknown[] = [];
+  /** Messages received, parsed, in arrival order. */
+  readonly received: unknown[] = [];
+  private buffer = '';
+  private readonly decoder = new TextDecoder();
+  private waiters: { match: (m: unknown) => boolean; resolve: (m: unknown) => void }[] = [];
+
+  constructor(private readonly inner: Transport) {}
+
+  get description(): string {
+    return this.inner.description;
+  }
+
+  attach(handlers: TransportHandlers): void {
+    this.inner.attach({
+      data: (chunk) => {
+        this.buffer += this.decoder.decode(chunk, { stream: true });
+        this.scan();
+        handlers.data(chunk);
+      },
+      message: (text) => {
+        this.record(JSON.parse(text));
+        handlers.message(text);
+      },
+      drain: () => handlers.drain(),
+      close: (error) => handlers.close(error),
+    });
+  }
+
+  write(text: string): boolean {
+    this.sent.push(JSON.parse(text));
+    return this.inner.write(text);
+  }
+
+  close(): void {
+    this.inner.close();
+  }
+
+  /** Resolve with the first received message (already seen or future) that `match` accepts. */
+  waitForReceived(match: (m: unknown) => boolean, timeoutMs = 5000): Promise<unknown> {
+    const seen = this.received.find(match);
+    if (seen !== undefined) return Promise.resolve(seen);
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.waiters = this.waiters.filter((w) => w !== waiter);
+        reject(new Error(`no matching message within ${timeoutMs} ms`));
+      }, timeoutMs);
+      const waiter = {
+        match,
+        resolve: (m: unknown) => {
+          clearTimeout(timer);
+          resolve(m);
+        },
+      };
+      this.waiters.push(waiter);
+    });
+  }
+
+  private record(message: unknown): void {
+    this.received.push(message);
+    for (const w of this.waiters) {
+      if (w.match(message)) {
+        this.waiters = this.waiters.filter((x) => x !== w);
+        w.resolve(message);
+      }
+    }
+  }
+
+  /** Split the buffer into complete top-level JSON values. */
+  private scan(): void {
+    let depth = 0;
+    let inString = false;
+    let escaped = false;
+    let start = 0;
+    for (let i = 0; i < this.buffer.length; i++) {
+      const c = this.buffer[i];
+      if (inString) {
+        if (escaped) escaped = false;
+        else if (c === '\\') escaped = true;
+        else if (c === '"') inString = false;
+      } else if (c === '"') inString = true;
+      else if (c === '{' || c === '[') depth++;
+      else if (c === '}' || c === ']') {
+        depth--;
+        if (depth === 0) {
+          this.record(JSON.parse(this.buffer.slice(start, i + 1)));
+          start = i + 1;
+        }
+      } else if (depth === 0 && /\s/.test(c ?? '')) start = i + 1;
+    }
+    this.buffer = this.buffer.slice(start);
+  }
+}
+
+/** A message `{ id, ... }` with this id. */
+export const withId =
+  (id: unknown) =>
+  (m: unknown): boolean =>
+    typeof m === 'object' && m !== null && (m as { id?: unknown }).id === id;
+
+type EventArgs<E extends keyof ConnectionEvents> = ConnectionEvents[E];
+
+/** Wait for the next `event` of `conn` (rejects after `timeoutMs`). */
+export function nextEvent<E extends keyof ConnectionEvents>(
+  conn: OvsdbConnection,
+  event: E,
+  timeoutMs = 5000,
+): Promise<EventArgs<E>> {
+  return new Promise((resolve, reject) => {
+    const listener = (...args: EventArgs<E>) => {
+      clearTimeout(timer);
+      resolve(args);
+    };
+    const timer = setTimeout(() => {
+      conn.off(event, listener as never);
+      reject(new Error(`no "${String(event)}" event within ${timeoutMs} ms`));
+    }, timeoutMs);
+    conn.once(event, listener as never);
+  });
+}
+
+/** Collect every `event` of `conn` into an array (for asserting what did not arrive). */
+export function collectEvents<E extends keyof ConnectionEvents>(
+  conn: OvsdbConnection,
+  event: E,
+): EventArgs<E>[] {
+  const seen: EventArgs<E>[] = [];
+  conn.on(event, ((...args: EventArgs<E>) => {
+    seen.push(args);
+  }) as never);
+  return seen;
+}
+
+/** Resolve after `ms` milliseconds. */
+export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+/** A unique name per call, so tests sharing a server do not collide. */
+let counter = 0;
+export function unique(prefix: string): string {
+  counter++;
+  return `${prefix}-${process.pid}-${counter}`;
+}
