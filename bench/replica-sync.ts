@@ -26,9 +26,11 @@
  * `Buffer.concat` + `JSON.parse`.
  *
  * Run: `node --import tsx bench/replica-sync.ts`.
- * Environment: `BENCH_PORTS`, `BENCH_RUNS`.
+ * Environment: `BENCH_PORTS`, `BENCH_RUNS`, `BENCH_CAPTURE` (a file to save
+ * the captured reply bytes in, for profiling).
  */
 
+import { writeFileSync } from 'node:fs';
 import { connect as netConnect } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { setFlagsFromString } from 'node:v8';
@@ -114,7 +116,8 @@ function recordingDial(sink: { request?: string }) {
       description: t.description,
       attach: (h) => t.attach(h),
       write: (text) => {
-        if (sink.request === undefined && text.includes('"monitor_cond_since"')) sink.request = text;
+        if (sink.request === undefined && text.includes('"monitor_cond_since"'))
+          sink.request = text;
         return t.write(text);
       },
       close: () => t.close(),
@@ -128,11 +131,20 @@ interface Sample {
   heapBytes: number;
 }
 
+/**
+ * What the current run keeps alive while its heap is measured; cleared
+ * before each run so that no earlier result is collected during a later
+ * measurement.
+ */
+const held: { value?: unknown } = {};
+
 async function replicaRun(remote: string, sink: { request?: string }): Promise<Sample> {
+  held.value = undefined;
   fullGc();
   const before = process.memoryUsage().heapUsed;
   const t0 = performance.now();
   const client = connectDatabase({ remotes: remote, model: NB, dial: recordingDial(sink) });
+  held.value = client;
   await client.ready;
   const ms = performance.now() - t0;
   if (client.count('Logical_Switch_Port') !== PORTS) {
@@ -141,13 +153,12 @@ async function replicaRun(remote: string, sink: { request?: string }): Promise<S
   fullGc();
   const heapBytes = process.memoryUsage().heapUsed - before;
   await client.close();
+  held.value = undefined;
   return { ms, heapBytes };
 }
 
-function rawRun(
-  path: string,
-  request: string,
-): Promise<Sample & { parsed: unknown; bytes: Buffer }> {
+function rawRun(path: string, request: string): Promise<Sample & { bytes: Buffer }> {
+  held.value = undefined;
   fullGc();
   const before = process.memoryUsage().heapUsed;
   const t0 = performance.now();
@@ -168,11 +179,13 @@ function rawRun(
         return; // the marker was inside a string: keep reading
       }
       const ms = performance.now() - t0;
+      held.value = parsed;
       chunks.length = 0;
       socket.destroy();
       fullGc();
       const heapBytes = process.memoryUsage().heapUsed - before;
-      resolve({ ms, heapBytes, parsed, bytes });
+      held.value = undefined;
+      resolve({ ms, heapBytes, bytes });
     });
   });
 }
@@ -182,18 +195,32 @@ function rawRun(
  * the framer and the replica (decode, freeze, index) against
  * `Buffer.concat` + `toString` + `JSON.parse` of the same 64 KiB chunks.
  */
-function offline(bytes: Buffer): { rawMs: number; replicaMs: number } {
+function offline(bytes: Buffer): {
+  rawMs: number;
+  replicaMs: number;
+  rawHeap: number;
+  replicaHeap: number;
+} {
   const chunks: Buffer[] = [];
   for (let i = 0; i < bytes.length; i += 65536) chunks.push(bytes.subarray(i, i + 65536));
   const raw: number[] = [];
   const rep: number[] = [];
+  const rawHeaps: number[] = [];
+  const repHeaps: number[] = [];
   for (let run = 0; run < RUNS + 1; run++) {
+    held.value = undefined;
     fullGc();
+    let h0 = process.memoryUsage().heapUsed;
     let t0 = performance.now();
     const parsed = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { id: unknown };
     const rawMs = performance.now() - t0;
     if (parsed.id === undefined) throw new Error('bad capture');
+    held.value = parsed;
     fullGc();
+    const rawHeap = process.memoryUsage().heapUsed - h0;
+    held.value = undefined;
+    fullGc();
+    h0 = process.memoryUsage().heapUsed;
     t0 = performance.now();
     const framer = new JsonStreamFramer();
     const messages: unknown[] = [];
@@ -206,13 +233,26 @@ function offline(bytes: Buffer): { rawMs: number; replicaMs: number } {
       replica.replace(table, updates[table] ?? {}, 'update2');
     }
     const repMs = performance.now() - t0;
-    if (replica.count('Logical_Switch_Port') !== PORTS) throw new Error('offline replica incomplete');
+    if (replica.count('Logical_Switch_Port') !== PORTS)
+      throw new Error('offline replica incomplete');
+    messages.length = 0;
+    held.value = replica;
+    fullGc();
+    const repHeap = process.memoryUsage().heapUsed - h0;
+    held.value = undefined;
     if (run > 0) {
       raw.push(rawMs);
       rep.push(repMs);
+      rawHeaps.push(rawHeap);
+      repHeaps.push(repHeap);
     }
   }
-  return { rawMs: median(raw), replicaMs: median(rep) };
+  return {
+    rawMs: median(raw),
+    replicaMs: median(rep),
+    rawHeap: median(rawHeaps) / PORTS,
+    replicaHeap: median(repHeaps) / PORTS,
+  };
 }
 
 async function main(): Promise<void> {
@@ -256,11 +296,14 @@ async function main(): Promise<void> {
         `heap ${heapRatio.toFixed(2)}× (target ≤ 2×) ${heapRatio <= 2 ? 'OK' : 'MISSED'}`,
     );
     if (captured) {
+      if (process.env['BENCH_CAPTURE']) writeFileSync(process.env['BENCH_CAPTURE'], captured);
       const o = offline(captured);
       console.log(
         `client CPU only (captured ${(captured.length / 1e6).toFixed(1)} MB reply, no server): ` +
           `JSON.parse ${o.rawMs.toFixed(0)} ms, framer+replica ${o.replicaMs.toFixed(0)} ms ` +
-          `(${(o.replicaMs / o.rawMs).toFixed(2)}×)`,
+          `(${(o.replicaMs / o.rawMs).toFixed(2)}×); heap per port: parsed reply ` +
+          `${o.rawHeap.toFixed(0)} B, replica ${o.replicaHeap.toFixed(0)} B ` +
+          `(${(o.replicaHeap / o.rawHeap).toFixed(2)}×)`,
       );
     }
   } finally {

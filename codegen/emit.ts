@@ -15,7 +15,7 @@ import {
   type StatementStructures,
   ts,
   type WriterFunction,
-} from 'ts-morph';
+} from './ts-morph.js';
 
 /** How the TypeScript formatter lays out generated files. */
 export const FORMAT_SETTINGS: Readonly<FormatCodeSettings> = Object.freeze({
@@ -69,15 +69,19 @@ export class SourceEmitter {
     },
   });
 
+  /** How many files were emitted; each gets its own directory in the project. */
+  #count = 0;
+
   /** The formatted text of a file made of `statements` (printed in one pass, then formatted). */
   emit(fileName: string, statements: readonly Statement[]): string {
-    const file = this.#project.createSourceFile(
-      fileName,
-      { statements: [...statements] },
-      { overwrite: true },
-    );
+    // A path is never reused: the language service caches the last file it
+    // formatted by path and version, and a new file at an old path could be
+    // taken for the old one.
+    const path = `/${++this.#count}/${fileName}`;
+    const file = this.#project.createSourceFile(path, { statements: [...statements] });
     file.formatText(FORMAT_SETTINGS);
     const text = file.getFullText();
+    // Drop the file so the project holds one file at a time.
     this.#project.removeSourceFile(file);
     return text;
   }

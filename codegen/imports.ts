@@ -5,8 +5,9 @@
  * @module
  */
 
-import { type ImportDeclarationStructure, StructureKind } from 'ts-morph';
+import { fits, INDENT, tsString } from './literals.js';
 import { naturalCompare } from './names.js';
+import { type ImportDeclarationStructure, StructureKind } from './ts-morph.js';
 
 /** One named import: a value, or a type (imported with `type`). */
 export interface ImportName {
@@ -26,7 +27,8 @@ export function compareSources(a: string, b: string): number {
 /**
  * Import declarations for `(module, name)` pairs: one per module, modules and
  * names sorted, duplicates dropped; `import type { … }` when every name of a
- * module is a type, else inline `type` markers.
+ * module is a type, else inline `type` markers. A declaration that does not
+ * fit on a line lists one name per line.
  */
 export function importDeclarations(
   entries: readonly (readonly [string, ImportName])[],
@@ -42,11 +44,17 @@ export function importDeclarations(
       naturalCompare(a.name, b.name),
     );
     const allTypes = names.every((n) => n.typeOnly);
+    const specifiers = names.map((n) => (n.typeOnly && !allTypes ? `type ${n.name}` : n.name));
+    const inline = `import ${allTypes ? 'type ' : ''}{ ${specifiers.join(', ')} } from ${tsString(moduleSpecifier)};`;
     return {
       kind: StructureKind.ImportDeclaration,
       moduleSpecifier,
       isTypeOnly: allTypes,
-      namedImports: names.map((n) => ({ name: n.name, isTypeOnly: n.typeOnly && !allTypes })),
+      namedImports: fits(0, inline.length)
+        ? names.map((n) => ({ name: n.name, isTypeOnly: n.typeOnly && !allTypes }))
+        : (writer) => {
+            writer.write(`\n${specifiers.map((s) => `${INDENT}${s},\n`).join('')}`);
+          },
     };
   });
 }

@@ -1,9 +1,11 @@
 /**
  * The text of the literals and type expressions the generator writes: string
  * and number literals, property names, JSON-like object and array literals,
- * and unions or type references that are broken one member per line when
- * they would not fit on a line. Indentation is left to the TypeScript
- * formatter that every generated file goes through.
+ * unions and type references. The TypeScript formatter, which every generated
+ * file goes through, settles spacing and indentation but never breaks a line;
+ * so where a long literal, union or argument list breaks is decided here: it
+ * stays on one line when that fits within {@link LINE_WIDTH} columns, else it
+ * gets one member per line (numbers: as many per line as fit).
  * @module
  */
 
@@ -18,6 +20,8 @@ export const INDENT = '  ';
 
 /** A string literal, single-quoted unless double quotes need fewer escapes. */
 export function tsString(s: string): string {
+  // Printable ASCII without quotes or backslashes needs no escapes (the common case).
+  if (/^[ !#-&(-[\]-~]*$/.test(s)) return `'${s}'`;
   const singles = (s.match(/'/g) ?? []).length;
   const doubles = (s.match(/"/g) ?? []).length;
   const json = JSON.stringify(s);
@@ -63,37 +67,73 @@ export interface LiteralPlace {
   readonly before: number;
   /** Characters after the literal on its last line (e.g. `,` or ` as const;`). */
   readonly after: number;
-  /** Objects and arrays nested less deep than this always get one member per line. */
-  readonly expand?: number | undefined;
 }
 
 /**
  * A JSON value as a literal: on one line when it fits within
- * {@link LINE_WIDTH} (and is not to be expanded), else one member or element
- * per line with trailing commas, recursively.
+ * {@link LINE_WIDTH}, else one member or element per line with trailing
+ * commas (numbers packed as many per line as fit), recursively.
  */
 export function jsonLiteral(value: Json, place: LiteralPlace): string {
-  const expand = place.expand ?? 0;
   const inline = inlineJson(value);
   if (value === null || typeof value !== 'object') return inline;
-  const entries: readonly (readonly [string | undefined, Json])[] = Array.isArray(value)
-    ? (value as readonly Json[]).map((v) => [undefined, v] as const)
-    : Object.entries(value);
+  if (fits(place.depth, place.before + inline.length + place.after)) return inline;
+  const depth = place.depth + 1;
+  if (Array.isArray(value)) {
+    const items = value as readonly Json[];
+    if (items.length === 0) return inline;
+    if (items.every((i) => typeof i === 'number')) return numberArray(items, place.depth);
+    return arrayLiteral(
+      items.map((v) => jsonLiteral(v, { depth, before: 0, after: 1 })),
+      place.depth,
+    );
+  }
+  const entries = Object.entries(value);
   if (entries.length === 0) return inline;
-  if (expand <= 0 && fits(place.depth, place.before + inline.length + place.after)) return inline;
-  const pad = INDENT.repeat(place.depth + 1);
-  const lines = entries.map(([key, v]) => {
-    const head = key === undefined ? '' : `${propertyName(key)}: `;
-    const body = jsonLiteral(v, {
-      depth: place.depth + 1,
-      before: head.length,
-      after: 1,
-      expand: expand - 1,
-    });
-    return `${pad}${head}${body},`;
-  });
-  const [open, close] = Array.isArray(value) ? ['[', ']'] : ['{', '}'];
-  return `${open}\n${lines.join('\n')}\n${INDENT.repeat(place.depth)}${close}`;
+  return objectLiteral(
+    entries.map(([k, v]) => [
+      k,
+      jsonLiteral(v, { depth, before: propertyName(k).length + 2, after: 1 }),
+    ]),
+    place.depth,
+  );
+}
+
+/**
+ * An object literal with one member per line and trailing commas, starting on
+ * a line indented `depth` levels; `members` are name and value text.
+ */
+export function objectLiteral(
+  members: readonly (readonly [string, string])[],
+  depth: number,
+): string {
+  if (members.length === 0) return '{}';
+  const pad = INDENT.repeat(depth + 1);
+  const lines = members.map(([k, v]) => `${pad}${propertyName(k)}: ${v},`);
+  return `{\n${lines.join('\n')}\n${INDENT.repeat(depth)}}`;
+}
+
+/** An array literal with one element per line and trailing commas (see {@link objectLiteral}). */
+export function arrayLiteral(items: readonly string[], depth: number): string {
+  if (items.length === 0) return '[]';
+  const pad = INDENT.repeat(depth + 1);
+  return `[\n${items.map((i) => `${pad}${i},`).join('\n')}\n${INDENT.repeat(depth)}]`;
+}
+
+/** Numbers packed onto as few lines as fit, each followed by a comma. */
+function numberArray(items: readonly number[], depth: number): string {
+  const lines: string[] = [];
+  let line = '';
+  for (const n of items) {
+    const item = `${tsNumber(n)},`;
+    if (line !== '' && !fits(depth + 1, line.length + 1 + item.length)) {
+      lines.push(line);
+      line = item;
+    } else line = line === '' ? item : `${line} ${item}`;
+  }
+  lines.push(line);
+  const pad = INDENT.repeat(depth + 1);
+  return `[\n${lines.map((l) => `${pad}${l}`).join('\n')}\n${INDENT.repeat(depth)}]`;
 }
 
 /** Whether `length` characters fit on a line indented `depth` levels. */
@@ -102,14 +142,24 @@ export function fits(depth: number, length: number): boolean {
 }
 
 /**
- * A union type after `=` in a type alias at top level: `a | b` when the
- * declaration fits on one line (`before` is the text up to and including
- * `= `), else one `| member` per line.
+ * The type of a top-level `export type name = type;`: on the same line when
+ * the declaration fits, else on the next line, indented.
  */
-export function unionType(members: readonly string[], before: number): string {
+export function aliasedType(name: string, type: string): string {
+  if (type.includes('\n') || fits(0, `export type ${name} = ${type};`.length)) return type;
+  return `\n${INDENT}${type}`;
+}
+
+/**
+ * The union of `members` as the type of a top-level `export type name`:
+ * `a | b` when the declaration fits on one line, else one `| member` per line.
+ * An empty union is `never`.
+ */
+export function aliasedUnion(name: string, members: readonly string[]): string {
   if (members.length === 0) return 'never';
+  if (members.length === 1) return aliasedType(name, members[0]!);
   const inline = members.join(' | ');
-  if (members.length === 1 || fits(0, before + inline.length + 1)) return inline;
+  if (fits(0, `export type ${name} = ${inline};`.length)) return inline;
   return members.map((m) => `\n${INDENT}| ${m}`).join('');
 }
 

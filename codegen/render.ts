@@ -7,6 +7,25 @@
  * @module
  */
 
+import type { Atom, DatabaseSchema, TableSchema } from '../src/ovsdb/schema-types.js';
+import { type JsonObject, tableJson } from './canonical.js';
+import { columnTsType } from './column-types.js';
+import { type DatabaseDocs, renderBlocks, wrap } from './docs.js';
+import { SourceEmitter, type Statement } from './emit.js';
+import { compareSources, type ImportName, importDeclarations } from './imports.js';
+import {
+  aliasedType,
+  aliasedUnion,
+  INDENT,
+  jsonLiteral,
+  objectLiteral,
+  propertyName,
+  tsLiteral,
+  tsString,
+  typeReference,
+} from './literals.js';
+import type { EnumPlan, ModelPlan, TablePlan } from './plan.js';
+import { code, columnFacts, keyDocs, tableFacts } from './schema-facts.js';
 import {
   type ExportDeclarationStructure,
   type InterfaceDeclarationStructure,
@@ -17,24 +36,7 @@ import {
   VariableDeclarationKind,
   type VariableStatementStructure,
   type WriterFunction,
-} from 'ts-morph';
-import type { Atom, DatabaseSchema } from '../src/ovsdb/schema-types.js';
-import { tableJson } from './canonical.js';
-import { columnTsType } from './column-types.js';
-import { type DatabaseDocs, renderBlocks, wrap } from './docs.js';
-import { SourceEmitter, type Statement } from './emit.js';
-import { compareSources, type ImportName, importDeclarations } from './imports.js';
-import {
-  INDENT,
-  jsonLiteral,
-  propertyName,
-  tsLiteral,
-  tsString,
-  typeReference,
-  unionType,
-} from './literals.js';
-import type { EnumPlan, ModelPlan, TablePlan } from './plan.js';
-import { code, columnFacts, keyDocs, tableFacts } from './schema-facts.js';
+} from './ts-morph.js';
 import { blockComment, DOC_WIDTH, docs, paragraphs } from './tsdoc.js';
 
 /** Where generated code imports the ovsdb layer from. */
@@ -64,9 +66,16 @@ const blankLine: WriterFunction = (writer) => {
   writer.blankLineIfLastNot();
 };
 
+/** Text on its own, followed by a blank line. */
+function paragraph(text: string): WriterFunction {
+  return (writer) => {
+    writer.write(text).blankLine();
+  };
+}
+
 /** The header comment, followed by a blank line. */
-function headerStatement(ctx: RenderContext): string {
-  return `${ctx.header}\n`;
+function headerStatement(ctx: RenderContext): WriterFunction {
+  return paragraph(ctx.header);
 }
 
 function importFrom(ctx: RenderContext, part: 'uuid' | 'model' | 'schema'): string {
@@ -139,7 +148,7 @@ function enumStatements(plan: TablePlan, e: EnumPlan): Statement[] {
     constant(e.name, `${values} as const`, [`The allowed values of ${where}.`]),
     typeAlias(
       e.name,
-      `(typeof ${e.name})[number]`,
+      aliasedType(e.name, `(typeof ${e.name})[number]`),
       wrap(`A value of ${where}: ${literals.join(', ')}.`, DOC_WIDTH),
     ),
   ];
@@ -194,6 +203,29 @@ function rowInterface(ctx: RenderContext, plan: TablePlan): InterfaceDeclaration
   };
 }
 
+/**
+ * The canonical table schema as a literal: one member per line, and one line
+ * per column (its type broken up only where it does not fit).
+ */
+function tableSchemaLiteral(table: TableSchema): string {
+  const { columns, ...rest } = tableJson(table);
+  const columnMembers = Object.entries(columns as JsonObject).map(
+    ([name, column]) =>
+      [
+        name,
+        jsonLiteral(column, { depth: 2, before: propertyName(name).length + 2, after: 1 }),
+      ] as const,
+  );
+  const members = Object.entries(rest).map(
+    ([name, value]) =>
+      [
+        name,
+        jsonLiteral(value, { depth: 1, before: propertyName(name).length + 2, after: 1 }),
+      ] as const,
+  );
+  return objectLiteral([['columns', objectLiteral(columnMembers, 1)], ...members], 0);
+}
+
 function renderTable(ctx: RenderContext, plan: TablePlan, emitter: SourceEmitter): string {
   const { table } = plan;
   const statements: Statement[] = [
@@ -210,14 +242,8 @@ function renderTable(ctx: RenderContext, plan: TablePlan, emitter: SourceEmitter
   statements.push(rowInterface(ctx, plan));
 
   const union = (name: string, columns: readonly string[]): string =>
-    unionType(columns.map(tsString), `export type ${name} = `.length);
+    aliasedUnion(name, columns.map(tsString));
   const mutable = table.columnNames.filter((c) => table.columns[c]!.mutable);
-  const meta = jsonLiteral(tableJson(table), {
-    depth: 0,
-    before: `export const ${plan.meta} = `.length,
-    after: ' as const;'.length,
-    expand: 2,
-  });
   statements.push(
     typeAlias(plan.columns, union(plan.columns, table.columnNames), [
       `The declared columns of \`${table.name}\` (without \`_uuid\` and \`_version\`).`,
@@ -243,7 +269,7 @@ function renderTable(ctx: RenderContext, plan: TablePlan, emitter: SourceEmitter
     ),
     constant(
       plan.meta,
-      `${meta} as const`,
+      `${tableSchemaLiteral(table)} as const`,
       wrap(
         `The schema of \`${table.name}\` (its \`<table-schema>\` JSON in canonical form: columns sorted, enums sorted, defaults omitted).`,
         DOC_WIDTH,
@@ -275,23 +301,17 @@ function tableMapType(plan: ModelPlan): string {
 /** `defineModel<Tables>(parseSchema({ name, version, cksum, tables }))`, one member per line. */
 function modelInitializer(plan: ModelPlan): string {
   const { schema } = plan;
-  const pad = INDENT.repeat(2);
-  const members = [
-    `name: ${tsString(schema.name)},`,
-    `version: ${tsString(schema.version)},`,
-    ...(schema.cksum === undefined ? [] : [`cksum: ${tsString(schema.cksum)},`]),
-  ].map((m) => `${pad}${m}`);
-  const tables = plan.tables.map((t) => `${pad}${INDENT}${propertyName(t.table.name)}: ${t.meta},`);
-  const tablesMember =
-    tables.length === 0 ? [`${pad}tables: {},`] : [`${pad}tables: {`, ...tables, `${pad}},`];
-  return [
-    `defineModel<${plan.tableMap}>(`,
-    `${INDENT}parseSchema({`,
-    ...members,
-    ...tablesMember,
-    `${INDENT}}),`,
-    ')',
-  ].join('\n');
+  const tables = plan.tables.map((t) => [t.table.name, t.meta] as const);
+  const schemaLiteral = objectLiteral(
+    [
+      ['name', tsString(schema.name)],
+      ['version', tsString(schema.version)],
+      ...(schema.cksum === undefined ? [] : [['cksum', tsString(schema.cksum)] as const]),
+      ['tables', objectLiteral(tables, 2)],
+    ],
+    1,
+  );
+  return `defineModel<${plan.tableMap}>(\n${INDENT}parseSchema(${schemaLiteral}),\n)`;
 }
 
 function renderModel(ctx: RenderContext, emitter: SourceEmitter): string {
@@ -355,7 +375,7 @@ function renderIndex(ctx: RenderContext, emitter: SourceEmitter): string {
       moduleSpecifier,
     }),
   );
-  return emitter.emit('index.ts', [headerStatement(ctx), `${moduleComment}\n`, ...exports]);
+  return emitter.emit('index.ts', [headerStatement(ctx), paragraph(moduleComment), ...exports]);
 }
 
 /** Render every file of the plan: file name → content, sorted by name. */

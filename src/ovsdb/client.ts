@@ -40,6 +40,17 @@
  * tables are replaced by the new dump, and events are emitted only for rows
  * that really differ from what the replica had (no insert storm).
  *
+ * ovsdb-server keeps about the last 100 transactions, and a monitor whose
+ * tables rarely change receives no `update3` to learn newer ids. The client
+ * still keeps every monitor's resume point recent: an `update3`'s id is the
+ * database's latest transaction, and ovsdb-server writes every monitor's
+ * update of one flush back to back (and flushes all of them before any
+ * reply), so once an update of a later flush (or a reply) arrives, every
+ * monitor in sync is known to be current up to the earlier id.
+ *
+ * Standalone databases keep no transaction ids: there, every reconnection is
+ * a full dump, applied as above.
+ *
  * ## Reconnecting
  *
  * A lost connection (closed, failed inactivity probe, server left the
@@ -74,7 +85,7 @@ import {
   shuffle,
 } from './cluster.js';
 import { type CompatReport, checkOperations, compareSchemas, usableColumns } from './compat.js';
-import { OvsdbConnection } from './connection.js';
+import { OvsdbConnection, type RequestOptions } from './connection.js';
 import { ConnectionClosedError, OvsdbError, RequestTimeoutError, RpcError } from './errors.js';
 import type { IndexValue } from './indexes.js';
 import type { ColumnOf, DatabaseModel, RowOf, TableMap, TableName } from './model.js';
@@ -177,7 +188,7 @@ export interface DatabaseClientOptions<DB extends TableMap, IX extends IndexesOp
     | { readonly [T in TableName<DB>]?: TableMonitorOptions<RowOf<DB, T>> | boolean }
     | undefined;
   /** Client indexes per table (see `indexes.ts`). */
-  readonly indexes?: IX | undefined;
+  readonly indexes?: (IX & IndexesOption<DB>) | undefined;
   /** TLS settings for `ssl:` remotes. */
   readonly tls?: TlsOptions | undefined;
   /** Where to log. Default: nothing. */
@@ -232,6 +243,8 @@ export interface MonitorSyncInfo {
   readonly lastTxnId: string;
   /** `initial` rows received (0 on a found=true resume). */
   readonly initialRows: number;
+  /** Row changes received in the reply (for found=true: the missed changes). */
+  readonly changes: number;
   /** For a full dump: how the replica changed. */
   readonly replaced?: ReplaceResult | undefined;
 }
@@ -290,6 +303,14 @@ export interface TransactOptions {
   readonly timeoutMs?: number | undefined;
   /** Abort waiting (the transaction may still commit if it was sent). */
   readonly signal?: AbortSignal | undefined;
+  /**
+   * When `signal` aborts after the request was sent, also send `cancel`:
+   * ovsdb-server then drops the transaction if it has not committed yet
+   * (a `wait` still blocking, a clustered commit not yet replicated).
+   */
+  readonly cancelOnAbort?: boolean | undefined;
+  /** Called just before the request is written: from then on, it may commit. */
+  readonly onSent?: (() => void) | undefined;
 }
 
 /** The client was closed, or gave up reconnecting; pending work is rejected with it. */
@@ -319,6 +340,13 @@ export class TransactionOutcomeUnknownError extends OvsdbError {
 /** A server that cannot be used now (not the leader, not joined...). */
 class ServerSkippedError extends OvsdbError {
   override name = 'ServerSkippedError';
+  constructor(
+    message: string,
+    /** Why, as `judgeServer` codes it. */
+    readonly code?: string,
+  ) {
+    super(message);
+  }
 }
 
 type IndexedTable<DB extends TableMap, IX> = Extract<keyof IX, TableName<DB>>;
@@ -351,6 +379,8 @@ interface MonitorGroup {
   pending: Buffered[] | undefined;
   /** Tables of the group monitored in the current session. */
   active: string[];
+  /** The session flush number when `lastTxnId` was last set (see `settle`). */
+  idFlush: number;
 }
 
 type Method = 'since' | 'cond' | 'plain';
@@ -372,6 +402,10 @@ interface Session {
   end(reason: string, error?: unknown): void;
   probe: ReturnType<typeof setInterval> | undefined;
   lastEchoAt: number;
+  /** The txn id of the latest `update3` flush seen, and that flush's number. */
+  flushTxn: string | undefined;
+  flushSeq: number;
+  settleTimer: ReturnType<typeof setTimeout> | undefined;
 }
 
 /** Records when bytes last arrived. */
@@ -436,6 +470,8 @@ export class DatabaseClient<
   readonly stats: ClientStats;
   /** The model. */
   readonly model: DatabaseModel<DB>;
+  /** {@link DatabaseClient.transact} honours `cancelOnAbort` (sends `cancel`). */
+  readonly cancels = true;
 
   private readonly replica: Replica<DB>;
   private readonly db: string;
@@ -461,7 +497,9 @@ export class DatabaseClient<
   private stateReason = 'starting';
   private closedError: ClientClosedError | undefined;
   private compatReport: CompatReport | undefined;
+  /** The highest Raft index seen, and the cluster it belongs to. */
   private maxIndex = 0;
+  private indexCid: string | null = null;
   private flowPaused = false;
   private everSynced = false;
   private resolveReady!: () => void;
@@ -521,10 +559,14 @@ export class DatabaseClient<
       if (signal.aborted) queueMicrotask(() => void this.close());
       else signal.addEventListener('abort', () => void this.close(), { once: true });
     }
-    this.loop = this.run().catch((e: unknown) => {
-      this.log('error', `connection loop failed: ${errorText(e)}`, { error: e });
-      this.finish(new ClientClosedError(`internal error: ${errorText(e)}`, { cause: e }));
-    });
+    // Start on the next microtask, so that handlers added right after
+    // construction see the first status events.
+    this.loop = Promise.resolve()
+      .then(() => this.run())
+      .catch((e: unknown) => {
+        this.log('error', `connection loop failed: ${errorText(e)}`, { error: e });
+        this.finish(new ClientClosedError(`internal error: ${errorText(e)}`, { cause: e }));
+      });
   }
 
   // ---- status ----------------------------------------------------------------------
@@ -608,7 +650,8 @@ export class DatabaseClient<
 
   /**
    * Call `handler` for each `kind` change of `table` from now on: `insert`
-   * and `delete` get the row, `update` gets (new, old). Returns a function
+   * and `delete` get (row, context), `update` gets (new, old, context), where
+   * context says which server update carried the change. Returns a function
    * that removes the handler.
    */
   on<T extends TableName<DB>, K extends RowEventKind>(
@@ -659,9 +702,12 @@ export class DatabaseClient<
       options.timeoutMs === undefined ? undefined : Date.now() + Math.max(0, options.timeoutMs);
     const session = await this.whenConnected(options.signal, deadline);
     if (session.compat && session.schema) checkOperations(session.compat, session.schema, ops);
-    const request: { timeoutMs?: number; signal?: AbortSignal } = {};
+    const request: RequestOptions = {};
     if (deadline !== undefined) request.timeoutMs = Math.max(1, deadline - Date.now());
     if (options.signal) request.signal = options.signal;
+    if (options.cancelOnAbort) request.cancelOnAbort = true;
+    const onSent = options.onSent;
+    if (onSent) request.onId = () => onSent();
     try {
       return await session.conn.transact(this.db, ops, request);
     } catch (e) {
@@ -730,6 +776,16 @@ export class DatabaseClient<
 
   // ---- lifecycle -------------------------------------------------------------------------------
 
+  /**
+   * Resolves once the client is connected and every monitor is in sync (at
+   * once when it already is).
+   * @throws ClientClosedError when the client closes or gives up first; the
+   *   signal's reason when it aborts.
+   */
+  async whenSynced(options: { readonly signal?: AbortSignal | undefined } = {}): Promise<void> {
+    await this.whenConnected(options.signal, undefined);
+  }
+
   /** Drop the current connection (if any) and reconnect, e.g. after an external change. */
   reconnect(reason = 'reconnect requested'): void {
     this.session?.end(reason);
@@ -780,6 +836,7 @@ export class DatabaseClient<
           syncedConditions: 0,
           pending: undefined,
           active: [],
+          idFlush: -1,
         };
         this.groups.push(group);
         this.groupsById.set(group.id, group);
@@ -803,6 +860,7 @@ export class DatabaseClient<
       const order = remoteOrder(this.remotes, after, this.shuffled);
       let stable = false;
       let ran = false;
+      let stale = 0;
       for (const remote of order) {
         if (this.closedError) return;
         let session: Session;
@@ -811,6 +869,7 @@ export class DatabaseClient<
         } catch (e) {
           lastError = e;
           after = remote;
+          if (e instanceof ServerSkippedError && e.code === 'stale') stale++;
           const level = e instanceof ServerSkippedError ? 'info' : 'warn';
           this.log(level, `${remote}: ${errorText(e)}`, { remote });
           continue;
@@ -826,6 +885,15 @@ export class DatabaseClient<
       }
       if (this.closedError) return;
       if (ran && stable) continue;
+      if (!ran && stale === order.length) {
+        // Every server is behind what this client saw (e.g. restored from a
+        // backup): take the most up-to-date one rather than none.
+        this.log(
+          'warn',
+          `every server is behind Raft index ${this.maxIndex}; accepting lower indexes`,
+        );
+        this.maxIndex = 0;
+      }
       const delay = backoff.next();
       if (delay === undefined) {
         const retries = backoff.retries - 1;
@@ -926,6 +994,9 @@ export class DatabaseClient<
       },
       probe: undefined,
       lastEchoAt: 0,
+      flushTxn: undefined,
+      flushSeq: 0,
+      settleTimer: undefined,
     };
     void conn.closed.then((error) => {
       if (session.endReason === undefined) {
@@ -933,6 +1004,7 @@ export class DatabaseClient<
         session.endError = error;
       }
       if (session.probe) clearInterval(session.probe);
+      if (session.settleTimer) clearTimeout(session.settleTimer);
       endResolve();
     });
     this.session = session;
@@ -974,19 +1046,27 @@ export class DatabaseClient<
       );
     }
     if (dbs.includes('_Server')) {
-      const reply = await s.conn.monitorCond(
-        '_Server',
-        SERVER_MONITOR_ID,
-        serverMonitorRequest(this.db),
-        setup,
-      );
-      const rows = reply['Database'] ?? {};
-      for (const change of Object.values(rows)) {
-        const wire = change.initial ?? change.insert;
-        if (wire) s.serverRow = decodeServerDatabaseRow(wire);
+      let reply: TableUpdates2 | undefined;
+      try {
+        reply = await s.conn.monitorCond(
+          '_Server',
+          SERVER_MONITOR_ID,
+          serverMonitorRequest(this.db),
+          setup,
+        );
+      } catch (e) {
+        // A server without monitor_cond predates clustering: nothing to check.
+        if (!isUnknownMethod(e)) throw e;
+        s.method = 'plain';
       }
-      const verdict = this.judge(s.serverRow);
-      if (!verdict.ok) throw new ServerSkippedError(verdict.reason);
+      if (reply !== undefined) {
+        for (const change of Object.values(reply['Database'] ?? {})) {
+          const wire = change.initial ?? change.insert;
+          if (wire) s.serverRow = decodeServerDatabaseRow(wire);
+        }
+        const verdict = this.judge(s.serverRow);
+        if (!verdict.ok) throw new ServerSkippedError(verdict.reason, verdict.code);
+      }
     }
     try {
       await s.conn.setDbChangeAware(true, setup);
@@ -1019,6 +1099,11 @@ export class DatabaseClient<
 
   private judge(row: ServerDatabaseRow | undefined) {
     if (row?.index !== null && row?.index !== undefined && row.model === 'clustered') {
+      // Indexes of another (e.g. re-created) cluster are not comparable.
+      if (row.cid !== this.indexCid) {
+        this.indexCid = row.cid;
+        this.maxIndex = 0;
+      }
       const verdict = judgeServer(
         row,
         { leaderOnly: this.leaderOnly, minIndex: this.maxIndex, cid: this.clusterId },
@@ -1085,6 +1170,7 @@ export class DatabaseClient<
         fromTxnId,
         lastTxnId: g.lastTxnId,
         initialRows: 0,
+        changes: 0,
       };
     }
     g.pending = [];
@@ -1132,7 +1218,10 @@ export class DatabaseClient<
     const asked = fromTxnId !== ZERO_TXN_ID;
     if (s.method === 'since') {
       const r = await s.conn.monitorCondSince(this.db, g.id, requests, fromTxnId);
+      this.replica.beginBatch(r.lastTxnId);
       let initialRows = 0;
+      let changes = 0;
+      for (const t of g.active) changes += Object.keys(r.updates[t] ?? {}).length;
       let replaced: ReplaceResult | undefined;
       if (r.found) {
         for (const table of g.active)
@@ -1146,6 +1235,7 @@ export class DatabaseClient<
       }
       this.stats.initialRows += initialRows;
       g.lastTxnId = r.lastTxnId;
+      g.idFlush = s.flushSeq;
       return {
         monitor: g.name,
         method: 'monitor_cond_since',
@@ -1153,6 +1243,7 @@ export class DatabaseClient<
         fromTxnId,
         lastTxnId: r.lastTxnId,
         initialRows,
+        changes,
         replaced,
       };
     }
@@ -1160,6 +1251,7 @@ export class DatabaseClient<
       s.method === 'cond'
         ? await s.conn.monitorCond(this.db, g.id, requests)
         : await s.conn.monitor(this.db, g.id, requests);
+    this.replica.beginBatch();
     let initialRows = 0;
     for (const t of g.active) initialRows += Object.keys(updates[t] ?? {}).length;
     this.stats.initialRows += initialRows;
@@ -1173,6 +1265,7 @@ export class DatabaseClient<
       fromTxnId,
       lastTxnId: ZERO_TXN_ID,
       initialRows,
+      changes: initialRows,
       replaced,
     };
   }
@@ -1195,6 +1288,7 @@ export class DatabaseClient<
 
   private onUpdate(s: Session, id: unknown, message: Buffered): void {
     if (s !== this.session || s.endReason !== undefined) return;
+    if (message.kind === 'update3') this.noteFlush(s, message.txnId);
     const g = typeof id === 'string' ? this.groupsById.get(id) : undefined;
     if (g === undefined) return;
     if (g.pending !== undefined) {
@@ -1205,6 +1299,7 @@ export class DatabaseClient<
   }
 
   private applyNotification(s: Session, g: MonitorGroup, message: Buffered): void {
+    this.replica.beginBatch(message.kind === 'update3' ? message.txnId : undefined);
     try {
       for (const table in message.updates) {
         if (!g.active.includes(table)) continue;
@@ -1212,7 +1307,10 @@ export class DatabaseClient<
           this.replica.applyUpdate(table, (message.updates as TableUpdates)[table]!);
         else this.replica.applyUpdate2(table, (message.updates as TableUpdates2)[table]!);
       }
-      if (message.kind === 'update3') g.lastTxnId = message.txnId;
+      if (message.kind === 'update3') {
+        g.lastTxnId = message.txnId;
+        g.idFlush = s.flushSeq;
+      }
       this.stats.updates++;
     } catch (e) {
       g.needFull = true;
@@ -1243,6 +1341,51 @@ export class DatabaseClient<
       this.emitStatus({ type: 'leader-changed', reason: verdict.reason, remote: s.remote });
     }
     s.end(verdict.reason);
+  }
+
+  /**
+   * An `update3` carrying `txnId` arrived. Its id is the database's latest
+   * transaction (not the monitor's), ovsdb-server writes every monitor's
+   * update of one flush back to back, and flushes every monitor before any
+   * reply. So a new id means the previous flush is complete: every monitor
+   * in sync is current up to the previous id, even one whose tables did not
+   * change. Advancing idle monitors keeps their resume point inside the
+   * server's history (about 100 transactions), so they resume with found=true.
+   */
+  private noteFlush(s: Session, txnId: string): void {
+    if (txnId === s.flushTxn) return;
+    if (s.flushTxn !== undefined) this.settle(s, s.flushTxn, s.flushSeq);
+    s.flushTxn = txnId;
+    s.flushSeq++;
+    if (s.settleTimer === undefined && this.groups.length > 1) {
+      // Settle the last flush too once updates pause: a reply (here to an
+      // echo) comes after a flush of every monitor.
+      s.settleTimer = setTimeout(() => {
+        s.settleTimer = undefined;
+        const seq = s.flushSeq;
+        const txn = s.flushTxn;
+        s.conn
+          .echo('ovnkit-settle')
+          .then(() => {
+            // Only when no later flush began meanwhile (its monitors may be mid-way).
+            if (s.flushSeq === seq && txn !== undefined && s.endReason === undefined) {
+              this.settle(s, txn, seq);
+            }
+          })
+          .catch(() => {});
+      }, 500);
+      s.settleTimer.unref?.();
+    }
+  }
+
+  /** Advance the resume point of the monitors in sync whose id predates flush `seq` to `txnId`. */
+  private settle(s: Session, txnId: string, seq: number): void {
+    if (s.method !== 'since') return;
+    for (const g of this.groups) {
+      if (g.pending !== undefined || g.active.length === 0 || g.idFlush >= seq) continue;
+      g.lastTxnId = txnId;
+      g.idFlush = seq;
+    }
   }
 
   private startProbe(s: Session): void {

@@ -1,17 +1,28 @@
 /**
- * `connect(remote)`: open a socket to an OVSDB server and start an
- * {@link OvsdbConnection} on it. Node only (it uses `node:net` and `node:tls`).
+ * `connect(remote)`: open a socket (or a WebSocket) to an OVSDB server and
+ * start an {@link OvsdbConnection} on it. Node only (it uses `node:net`,
+ * `node:tls` and the `ws` package); browsers use `connect` from
+ * `ovnkit/browser`, which opens WebSocket remotes only.
  * @module
  */
 
+import { openNodeWebSocketTransport } from './connect-ws.js';
 import { type ConnectionOptions, OvsdbConnection } from './connection.js';
-import type { Remote } from './remote.js';
+import { parseRemote, type Remote } from './remote.js';
 import { openSocketTransport, type TlsOptions } from './socket-transport.js';
+import type { Transport } from './transport.js';
 
 /** Options of {@link connect}: the connection's own, plus how to open the socket. */
 export interface ConnectOptions extends ConnectionOptions {
-  /** TLS settings for `ssl:` remotes (client key and certificate, CA); see {@link TlsOptions}. */
+  /** TLS settings for `ssl:` and `wss:` remotes (client key and certificate, CA); see {@link TlsOptions}. */
   tls?: TlsOptions | undefined;
+  /**
+   * For `ws:`/`wss:` remotes: a bearer token, sent as `Authorization: Bearer
+   * <token>` in the opening handshake (what `ovnkit bridge` checks).
+   */
+  token?: string | undefined;
+  /** For `ws:`/`wss:` remotes: more HTTP headers for the opening handshake. */
+  headers?: Readonly<Record<string, string>> | undefined;
   /** Give up connecting (including the TLS handshake) after this many milliseconds. */
   timeoutMs?: number | undefined;
   /** Abort the connection attempt. */
@@ -20,7 +31,10 @@ export interface ConnectOptions extends ConnectionOptions {
 
 /**
  * Connect to an OVSDB server at an active remote: `unix:<file>`,
- * `tcp:<host>[:<port>]` or `ssl:<host>[:<port>]` (port 6640 by default).
+ * `tcp:<host>[:<port>]` or `ssl:<host>[:<port>]` (port 6640 by default), or a
+ * WebSocket endpoint `ws://<host>[:<port>]/<path>` / `wss://…` (an
+ * `ovnkit bridge` in front of ovsdb-server, or the in-memory server), where
+ * each JSON-RPC message travels in one text frame.
  *
  * ```ts
  * const conn = await connect('unix:/var/run/ovn/ovnnb_db.sock');
@@ -41,7 +55,20 @@ export async function connect(
   remote: string | Remote,
   options: ConnectOptions = {},
 ): Promise<OvsdbConnection> {
-  const { tls, timeoutMs, signal, ...connectionOptions } = options;
-  const transport = await openSocketTransport(remote, { tls, timeoutMs, signal });
+  const { tls, timeoutMs, signal, token, headers, ...connectionOptions } = options;
+  const target = typeof remote === 'string' ? parseRemote(remote) : remote;
+  let transport: Transport;
+  if (target.kind === 'ws' || target.kind === 'wss') {
+    transport = await openNodeWebSocketTransport(target, {
+      tls,
+      timeoutMs,
+      signal,
+      token,
+      headers,
+      maxMessageBytes: connectionOptions.maxMessageBytes,
+    });
+  } else {
+    transport = await openSocketTransport(target, { tls, timeoutMs, signal });
+  }
   return new OvsdbConnection(transport, connectionOptions);
 }

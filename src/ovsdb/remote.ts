@@ -1,12 +1,17 @@
 /**
  * OVSDB connection methods ("remotes"), as ovsdb(7) "Connection Methods"
  * defines them: active ones a client connects to (`tcp:`, `ssl:`, `unix:`) and
- * passive ones a server listens on (`ptcp:`, `pssl:`, `punix:`).
+ * passive ones a server listens on (`ptcp:`, `pssl:`, `punix:`). Clients may
+ * also name a WebSocket endpoint (`ws://…`, `wss://…`): OVSDB has no WebSocket
+ * transport of its own, so such an endpoint is a bridge (`ovnkit bridge`) or
+ * a server that speaks WebSocket itself (the in-memory server).
  *
  * ```ts
  * parseRemote('tcp:127.0.0.1:6641'); // { kind: 'tcp', host: '127.0.0.1', port: 6641 }
  * parseRemote('ssl:[::1]');          // { kind: 'ssl', host: '::1', port: 6640 }
  * parseRemote('unix:/run/ovn/ovnnb_db.sock'); // { kind: 'unix', path: '/run/ovn/ovnnb_db.sock' }
+ * parseRemote('ws://127.0.0.1:8080/ovsdb');
+ * // { kind: 'ws', url: 'ws://127.0.0.1:8080/ovsdb', host: '127.0.0.1', port: 8080, path: '/ovsdb' }
  * parsePassiveRemote('ptcp:6641:127.0.0.1'); // { kind: 'ptcp', port: 6641, host: '127.0.0.1' }
  * ```
  * @module
@@ -33,8 +38,29 @@ export interface UnixRemote {
   readonly path: string;
 }
 
+/**
+ * A WebSocket endpoint: `ws://<host>[:<port>][/<path>][?<query>]` or `wss://…`
+ * (also written `ws:<host>[:<port>]`). One JSON-RPC message travels per text
+ * frame. This module only parses it; opening one needs a WebSocket
+ * implementation (`ws` in Node, the global `WebSocket` in browsers).
+ */
+export interface WebSocketRemote {
+  readonly kind: 'ws' | 'wss';
+  /** The URL to open, normalized (`ws://host:port/path?query`); it may carry a `token` query parameter. */
+  readonly url: string;
+  /** Host name or IP address; an IPv6 address is stored without its brackets. */
+  readonly host: string;
+  /** 1–65535; 80 for `ws` and 443 for `wss` when the URL names none. */
+  readonly port: number;
+  /** The path with its query string, e.g. `/ovsdb?token=…`; at least `/`. */
+  readonly path: string;
+}
+
+/** A socket connection method: `tcp:`, `ssl:` or `unix:` (what `ovsdb-server` itself accepts). */
+export type SocketRemote = InetRemote | UnixRemote;
+
 /** An active connection method: where a client connects to. */
-export type Remote = InetRemote | UnixRemote;
+export type Remote = InetRemote | UnixRemote | WebSocketRemote;
 
 /** A passive TCP or SSL/TLS connection method: `ptcp:[<port>][:<ip>]`, `pssl:[<port>][:<ip>]`. */
 export interface PassiveInetRemote {
@@ -68,15 +94,19 @@ export class RemoteSyntaxError extends OvsdbError {
   }
 }
 
-const ACTIVE_HINT = 'expected tcp:<host>[:<port>], ssl:<host>[:<port>] or unix:<file>';
+const ACTIVE_HINT =
+  'expected tcp:<host>[:<port>], ssl:<host>[:<port>], unix:<file> or ws[s]://<host>[:<port>][/<path>]';
 const PASSIVE_HINT = 'expected ptcp:[<port>][:<ip>], pssl:[<port>][:<ip>] or punix:<file>';
 
 /**
- * Parse an active connection method (`tcp:`, `ssl:`, `unix:`). The port may be
- * omitted and defaults to 6640; IPv6 addresses go in brackets (`tcp:[::1]:6641`).
+ * Parse an active connection method (`tcp:`, `ssl:`, `unix:`, `ws:`, `wss:`).
+ * For `tcp:` and `ssl:` the port may be omitted and defaults to 6640; IPv6
+ * addresses go in brackets (`tcp:[::1]:6641`). WebSocket remotes are URLs
+ * (`ws://127.0.0.1:8080/ovsdb`, `wss://[::1]/ovsdb?token=…`) or the OVSDB-style
+ * `ws:<host>[:<port>]`; their port defaults to 80 (`ws`) or 443 (`wss`).
  *
  * @throws {@link RemoteSyntaxError} for anything else, including passive
- * methods, comma-separated lists (use {@link parseRemoteList}) and `ws:`/`wss:`.
+ * methods and comma-separated lists (use {@link parseRemoteList}).
  */
 export function parseRemote(text: string): Remote {
   const s = text.trim();
@@ -84,7 +114,7 @@ export function parseRemote(text: string): Remote {
   if (colon < 0) throw new RemoteSyntaxError(text, `no method prefix; ${ACTIVE_HINT}`);
   const method = s.slice(0, colon).toLowerCase();
   const rest = s.slice(colon + 1);
-  if (s.includes(',')) {
+  if (s.includes(',') && method !== 'ws' && method !== 'wss') {
     throw new RemoteSyntaxError(
       text,
       'a comma-separated list names several servers; parse it with parseRemoteList',
@@ -102,10 +132,7 @@ export function parseRemote(text: string): Remote {
       return { kind: 'unix', path: rest };
     case 'ws':
     case 'wss':
-      throw new RemoteSyntaxError(
-        text,
-        `${method}: is not supported yet (OVSDB has no WebSocket transport of its own; it needs a bridge)`,
-      );
+      return parseWebSocketRemote(text, method, rest);
     case 'ptcp':
     case 'pssl':
     case 'punix':
@@ -204,6 +231,9 @@ export function parseRemoteList(text: string): RemoteList {
  */
 export function formatRemote(remote: Remote | PassiveRemote): string {
   switch (remote.kind) {
+    case 'ws':
+    case 'wss':
+      return remote.url;
     case 'unix':
     case 'punix':
       return `${remote.kind}:${remote.path}`;
@@ -216,6 +246,79 @@ export function formatRemote(remote: Remote | PassiveRemote): string {
         ? `${remote.kind}:${remote.port}`
         : `${remote.kind}:${remote.port}:${bracket(remote.host)}`;
   }
+}
+
+/**
+ * A remote's text for logs and error messages: like {@link formatRemote}, but a
+ * WebSocket URL's `token` (and `access_token`) query parameter is replaced by
+ * `***` so that secrets do not end up in logs.
+ *
+ * ```ts
+ * describeRemote(parseRemote('ws://h:8080/ovsdb?token=s3cret')); // 'ws://h:8080/ovsdb?token=***'
+ * ```
+ */
+export function describeRemote(remote: Remote | PassiveRemote): string {
+  const text = formatRemote(remote);
+  if (remote.kind !== 'ws' && remote.kind !== 'wss') return text;
+  return redactUrlSecrets(text);
+}
+
+/** Replace the values of `token` and `access_token` query parameters of `url` by `***`. */
+export function redactUrlSecrets(url: string): string {
+  return url.replace(/([?&](?:access_)?token=)[^&#]*/gi, '$1***');
+}
+
+/** True for a remote string that names a WebSocket endpoint (`ws:` or `wss:`). */
+export function isWebSocketRemote(remote: string | Remote): boolean {
+  if (typeof remote !== 'string') return remote.kind === 'ws' || remote.kind === 'wss';
+  return /^\s*wss?:/i.test(remote);
+}
+
+function parseWebSocketRemote(text: string, method: 'ws' | 'wss', rest: string): WebSocketRemote {
+  const defaultPort = method === 'ws' ? 80 : 443;
+  let host: string;
+  let port: number;
+  let path: string;
+  if (rest.startsWith('//')) {
+    // URL form: ws://host[:port][/path][?query]
+    const afterSlashes = rest.slice(2);
+    const end = afterSlashes.search(/[/?#]/);
+    const authority = end < 0 ? afterSlashes : afterSlashes.slice(0, end);
+    let tail = end < 0 ? '' : afterSlashes.slice(end);
+    if (authority.includes('@')) {
+      throw new RemoteSyntaxError(
+        text,
+        `${method}: user names and passwords in the URL are not supported; pass a token instead`,
+      );
+    }
+    if (tail.includes('#'))
+      throw new RemoteSyntaxError(text, `${method}: a URL fragment is not allowed`);
+    if (/\s/.test(tail))
+      throw new RemoteSyntaxError(text, `${method}: the path contains white space`);
+    const hp = parseHostPort(text, authority, false);
+    if (hp.host === undefined) throw new RemoteSyntaxError(text, `${method}: needs a host`);
+    host = hp.host;
+    port = hp.port ?? defaultPort;
+    if (tail === '') tail = '/';
+    else if (tail.startsWith('?')) tail = `/${tail}`;
+    path = tail;
+  } else {
+    // OVSDB style: ws:host[:port]
+    if (rest.includes('/')) {
+      throw new RemoteSyntaxError(
+        text,
+        `${method}: a path needs the URL form, e.g. ${method}://127.0.0.1:8080/ovsdb`,
+      );
+    }
+    const hp = parseHostPort(text, rest, false);
+    if (hp.host === undefined) throw new RemoteSyntaxError(text, `${method}: needs a host`);
+    host = hp.host;
+    port = hp.port ?? defaultPort;
+    path = '/';
+  }
+  const portPart = port === defaultPort ? '' : `:${port}`;
+  const url = `${method}://${bracket(host)}${portPart}${path}`;
+  return { kind: method, url, host, port, path };
 }
 
 function bracket(host: string): string {

@@ -25,19 +25,30 @@
  *
  * - the replica is updated first, as soon as a message arrives: when a
  *   handler runs, reads may already show later transactions; the event itself
- *   carries the rows as of its transaction;
+ *   carries the rows as of its change, and its {@link EventContext} tells
+ *   which server update carried it;
  * - a handler that returns a promise is awaited before the next event is
  *   delivered (to any handler), so events are never reordered;
- * - events are never dropped or merged by the client;
+ * - the client never drops or merges events. ovsdb-server itself reports
+ *   changes per flush, not per transaction: it flushes a session's monitors
+ *   once per main-loop iteration (so the transactions committed in one
+ *   iteration arrive as one update) and not at all while the session has
+ *   unsent output; a row changed twice in one flush yields one event from
+ *   its first to its last state. Every event is therefore a step between two
+ *   states the database went through, in commit order, and the chain of
+ *   steps is complete;
  * - when the queue reaches {@link ReplicaOptions.highWaterMark} events, the
  *   replica asks its owner to stop reading from the server (the client
  *   pauses the socket); once handlers have brought it down to
  *   {@link ReplicaOptions.lowWaterMark}, reading resumes. While the socket is
- *   paused, ovsdb-server holds back further updates (it does not send
- *   monitor updates while a session's output backlog is not empty) and
- *   merges the changes it holds per row, so memory stays bounded on both
- *   sides: the client's queue holds at most the high-water mark plus the
- *   events of the last message read (one message can be a whole re-dump).
+ *   paused, the kernel buffers fill, ovsdb-server sees unsent output and
+ *   stops flushing this session's monitors, and the changes it holds are
+ *   merged per row. Memory therefore stays bounded on both sides: the
+ *   client's queue holds at most the high-water mark plus the events of what
+ *   one socket read had already delivered, and the server holds at most one
+ *   pending change per monitored row, however many transactions are written
+ *   meanwhile (one update after a long pause can still be as large as the
+ *   number of rows that changed).
  *
  * A handler that throws (or rejects) is reported through
  * {@link ReplicaOptions.onHandlerError} and does not stop delivery. A handler
@@ -71,13 +82,31 @@ import type { RowUpdate2, TableUpdate, TableUpdate2 } from './wire.js';
 export type RowEventKind = 'insert' | 'update' | 'delete';
 
 /**
+ * Where an event comes from: the server update that carried the change.
+ * ovsdb-server may report several transactions in one update (it flushes a
+ * session's monitors once per main-loop iteration, and merges the changes it
+ * holds back while the session has unsent output), so one update is one
+ * step between two states the database went through, in commit order.
+ */
+export interface EventContext {
+  /**
+   * The number of the update (monitor reply or notification) the change
+   * came in; increasing. Events with the same batch happened together.
+   */
+  readonly batch: number;
+  /** The update's last transaction id (`update3` and `monitor_cond_since` only). */
+  readonly txnId: string | undefined;
+}
+
+/**
  * A row event handler: `insert` and `delete` receive the row (for `delete`,
- * the row as it was); `update` receives the new row and the old one. A
- * returned promise is awaited before the next event is delivered.
+ * the row as it was); `update` receives the new row and the old one. The last
+ * argument tells which server update the change came in. A returned promise
+ * is awaited before the next event is delivered.
  */
 export type RowEventHandler<R, K extends RowEventKind> = K extends 'update'
-  ? (row: R, old: R) => void | Promise<void>
-  : (row: R) => void | Promise<void>;
+  ? (row: R, old: R, context: EventContext) => void | Promise<void>
+  : (row: R, context: EventContext) => void | Promise<void>;
 
 /** Client indexes per table: index name → spec (see {@link ClientIndexSpec}). */
 export type IndexesOption<DB extends TableMap> = {
@@ -169,6 +198,7 @@ type QueuedEvent =
       readonly kind: RowEventKind;
       readonly row: Row;
       readonly old: Row | undefined;
+      readonly context: EventContext;
     }
   | { readonly seq: number; readonly state: undefined; readonly deliver: () => unknown };
 
@@ -204,7 +234,12 @@ function freezeRow(row: Row, before: Row | undefined): Row {
   return Object.freeze(row);
 }
 
-const yieldToEventLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+/** Let I/O callbacks run (setImmediate in Node, a zero timeout elsewhere). */
+const yieldToEventLoop = (): Promise<void> =>
+  new Promise((resolve) => {
+    if (typeof setImmediate === 'function') setImmediate(resolve);
+    else setTimeout(resolve, 0);
+  });
 
 /**
  * The typed replica of a database's monitored tables.
@@ -233,6 +268,7 @@ export class Replica<DB extends TableMap = TableMap> {
   private readonly onHandlerError: (error: unknown, context: string) => void;
   private readonly indexSpecs: IndexesOption<DB>;
 
+  private context: EventContext = { batch: 0, txnId: undefined };
   private queue: (QueuedEvent | undefined)[] = [];
   private head = 0;
   private seq = 0;
@@ -502,6 +538,14 @@ export class Replica<DB extends TableMap = TableMap> {
   // ---- feeding (used by the client) ---------------------------------------------
 
   /**
+   * Start a new batch: the changes applied from now on came in one server
+   * update (with transaction id `txnId`, when known).
+   */
+  beginBatch(txnId?: string): void {
+    this.context = { batch: this.context.batch + 1, txnId };
+  }
+
+  /**
    * Monitor `columns` of `table` from now on (undefined: stop monitoring it,
    * which deletes its rows with events); rows also carry the `filled`
    * columns with their default value. Rebuilds the table's indexes. Rows
@@ -708,7 +752,7 @@ export class Replica<DB extends TableMap = TableMap> {
 
   private emit(st: TableState, kind: RowEventKind, row: Row, old: Row | undefined): void {
     if (st.handlers[kind].length === 0) return;
-    this.push({ seq: ++this.seq, state: st, kind, row, old });
+    this.push({ seq: ++this.seq, state: st, kind, row, old, context: this.context });
   }
 
   private push(event: QueuedEvent): void {
@@ -779,14 +823,14 @@ export class Replica<DB extends TableMap = TableMap> {
       await this.call(event.deliver, [], 'status handler');
       return;
     }
-    const { state, kind, row, old, seq } = event;
+    const { state, kind, row, old, seq, context } = event;
     // A snapshot: handlers added or removed meanwhile affect the next event.
     const list = state.handlers[kind].slice();
     for (const h of list) {
       if (h.since >= seq) continue;
       await this.call(
         h.fn,
-        kind === 'update' ? [row, old] : [row],
+        kind === 'update' ? [row, old, context] : [row, context],
         `${state.name} ${kind} handler`,
       );
     }

@@ -158,6 +158,13 @@ export function openSocketTransport(
   } catch (e) {
     return Promise.reject(e);
   }
+  if (target.kind === 'ws' || target.kind === 'wss') {
+    return Promise.reject(
+      new OvsdbError(
+        `${target.kind}: is a WebSocket remote, not a socket; open it with connect() or openWebSocketTransport()`,
+      ),
+    );
+  }
   const description = formatRemote(target);
   const { signal, timeoutMs } = options;
   if (signal?.aborted) return Promise.reject(signal.reason);

@@ -17,6 +17,11 @@ export {
   startOvsdbCluster,
 } from './cluster.js';
 export {
+  type MemoryServerHandle,
+  type StartMemoryServerOptions,
+  startMemoryServer,
+} from './memory-server.js';
+export {
   findOvsdbServer,
   OvsdbServerMissingError,
   type OvsTools,
@@ -38,3 +43,8 @@ export {
   type PkiCredential,
   readClientTls,
 } from './pki.js';
+export {
+  createTestDatabase,
+  type TestDatabase,
+  type TestDatabaseOptions,
+} from './test-database.js';

@@ -48,17 +48,18 @@ export class OperationHandle<V> {
  * committed: every {@link OperationHandle} (at any depth of arrays and plain
  * objects) replaced by its result. Refs and other values stay as they are.
  */
-export type Resolved<R> = R extends OperationHandle<infer V>
-  ? V
-  : R extends string | number | boolean | bigint | symbol | null | undefined
-    ? R
-    : R extends (...args: never[]) => unknown
+export type Resolved<R> =
+  R extends OperationHandle<infer V>
+    ? V
+    : R extends string | number | boolean | bigint | symbol | null | undefined
       ? R
-      : R extends readonly unknown[]
-        ? { -readonly [K in keyof R]: Resolved<R[K]> }
-        : R extends object
+      : R extends (...args: never[]) => unknown
+        ? R
+        : R extends readonly unknown[]
           ? { -readonly [K in keyof R]: Resolved<R[K]> }
-          : R;
+          : R extends object
+            ? { -readonly [K in keyof R]: Resolved<R[K]> }
+            : R;
 
 function isPlainObject(v: unknown): v is Record<string, unknown> {
   if (typeof v !== 'object' || v === null) return false;
@@ -79,7 +80,11 @@ export function containsHandle(value: unknown): boolean {
  * and plain objects) by `lookup(handle)`. Other values are returned as they
  * are; containers without handles are returned unchanged, not copied.
  */
-export function resolveHandles<R>(value: R, lookup: (h: OperationHandle<unknown>) => unknown): Resolved<R> {
+export function resolveHandles<R>(
+  value: R,
+  lookup: (h: OperationHandle<unknown>) => unknown,
+): Resolved<R> {
+  if (typeof value !== 'object' || value === null) return value as Resolved<R>;
   return walk(value, lookup) as Resolved<R>;
 }
 
@@ -95,7 +100,12 @@ function walk(value: unknown, lookup: (h: OperationHandle<unknown>) => unknown):
     for (const k of Object.keys(value)) {
       const v = walk(value[k], lookup);
       if (k === '__proto__') {
-        Object.defineProperty(out, k, { value: v, enumerable: true, writable: true, configurable: true });
+        Object.defineProperty(out, k, {
+          value: v,
+          enumerable: true,
+          writable: true,
+          configurable: true,
+        });
       } else out[k] = v;
     }
     return out;

@@ -1,5 +1,7 @@
+import fc from 'fast-check';
+import { ts } from 'ts-morph';
 import { describe, expect, it } from 'vitest';
-import { normalizeSchema } from '../../codegen/canonical.js';
+import { compareAtoms, normalizeSchema } from '../../codegen/canonical.js';
 import { defaultModelName, generate, pascalCase } from '../../codegen/index.js';
 import { NB } from '../../src/nb/index.js';
 import { parseSchema, parseSchemaText } from '../../src/ovsdb/schema.js';
@@ -180,5 +182,77 @@ describe('enums', () => {
     expect(acl).toContain('export type AclDirection = (typeof AclDirection)[number];');
     expect(acl).toContain('  readonly direction: AclDirection;');
     expect(acl).toContain('  readonly severity: AclSeverity | null;');
+  });
+});
+
+/** A generated module as CommonJS with types erased; fails the test on a syntax error. */
+function transpile(text: string): string {
+  const out = ts.transpileModule(text, {
+    reportDiagnostics: true,
+    compilerOptions: { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2022 },
+  });
+  const errors = out.diagnostics?.map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n'));
+  expect(errors).toEqual([]);
+  return out.outputText;
+}
+
+/** Run a generated table module (it imports only types): its exports. */
+function runModule(text: string): Record<string, unknown> {
+  const exports: Record<string, unknown> = {};
+  new Function('exports', transpile(text))(exports);
+  return exports;
+}
+
+describe('strings in generated code', () => {
+  const tricky = fc.constantFrom(
+    '*/',
+    '/*',
+    '//',
+    '`',
+    '$' + '{x}',
+    "'",
+    '"',
+    '\\',
+    '\n',
+    '\u2028',
+    'café',
+    '@tag',
+    ' ',
+  );
+  const value = fc.oneof(tricky, fc.string({ maxLength: 8 }), fc.string({ unit: 'grapheme' }));
+
+  it('any enum strings come out as the same values, in code that parses (property)', () => {
+    fc.assert(
+      fc.property(fc.uniqueArray(value, { minLength: 1, maxLength: 6 }), (values) => {
+        const schema = {
+          name: 'P',
+          version: '1.0.0',
+          tables: {
+            T: {
+              columns: {
+                c: { type: { key: { type: 'string', enum: ['set', values] } } },
+                m: {
+                  type: {
+                    key: 'string',
+                    value: { type: 'string', enum: ['set', values] },
+                    min: 0,
+                    max: 'unlimited',
+                  },
+                },
+              },
+            },
+          },
+        };
+        const files = generate({ schema });
+        const sorted = [...values].sort(compareAtoms);
+        const mod = runModule(files.get('t.ts')!);
+        expect(mod['TC']).toEqual(sorted);
+        expect(mod['TMValue']).toEqual(sorted);
+        const meta = mod['TTable'] as { columns: { c: { type: { key: { enum: unknown } } } } };
+        expect(meta.columns.c.type.key.enum).toEqual(['set', sorted]);
+        for (const text of files.values()) transpile(text);
+      }),
+      { numRuns: 40 },
+    );
   });
 });

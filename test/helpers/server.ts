@@ -1,11 +1,14 @@
 /**
  * Shared helpers for the real-server integration tests: a small test schema,
- * a per-file server fixture, connecting by each connection method, a wire tap
- * that records what crosses a transport, and event waiting.
+ * a per-file server fixture, connecting by each connection method (and over
+ * `ws:` through an `ovnkit bridge` in front of the server), a wire tap that
+ * records what crosses a transport, and event waiting.
  */
 
 import { afterAll, beforeAll } from 'vitest';
+import { type Bridge, startBridge } from '../../src/bridge/bridge.js';
 import { type ConnectOptions, connect } from '../../src/ovsdb/connect.js';
+import { openNodeWebSocketTransport } from '../../src/ovsdb/connect-ws.js';
 import { type ConnectionEvents, OvsdbConnection } from '../../src/ovsdb/connection.js';
 import { openSocketTransport } from '../../src/ovsdb/socket-transport.js';
 import type { Transport, TransportHandlers } from '../../src/ovsdb/transport.js';
@@ -14,8 +17,8 @@ import {
   readClientTls,
   requireOvsdbServer,
   type StartOvsdbServerOptions,
-  startOvsdbServer,
 } from '../../src/testing/index.js';
+import { type ServerKind, startTestServer, type TestServerOptions } from './servers.js';
 
 /**
  * The test database, written the way ovsdb-server writes schemas back (no
@@ -70,31 +73,45 @@ export const METHODS = ['unix', 'tcp', 'ssl'] as const;
 /** One of {@link METHODS}. */
 export type Method = (typeof METHODS)[number];
 
+/**
+ * {@link METHODS} plus `ws`: a WebSocket through an `ovnkit bridge` that
+ * forwards to the server's unix socket. Suites that run over every client
+ * transport use `describe.each(CLIENT_METHODS)`.
+ */
+export const CLIENT_METHODS = [...METHODS, 'ws'] as const;
+/** One of {@link CLIENT_METHODS}. */
+export type ClientMethod = (typeof CLIENT_METHODS)[number];
+
 /** A server shared by the tests of one file; valid inside tests and hooks. */
 export interface ServerFixture {
   readonly server: OvsdbServerHandle;
   /** Connect by `method`, with the client certificate for `ssl`. */
-  connect(method: Method, options?: ConnectOptions): Promise<OvsdbConnection>;
+  connect(method: ClientMethod, options?: ConnectOptions): Promise<OvsdbConnection>;
   /** Like {@link ServerFixture.connect}, with a {@link WireTap} between the socket and the connection. */
   connectTapped(
-    method: Method,
+    method: ClientMethod,
     options?: ConnectOptions,
   ): Promise<{ conn: OvsdbConnection; tap: WireTap }>;
-  /** The remote string of `method`. */
-  remote(method: Method): string;
+  /** The remote string of `method` (`ws://127.0.0.1:<port>/ovsdb` for `ws`). */
+  remote(method: ClientMethod): string;
 }
 
 /**
  * Start one server (unix, tcp and ssl listeners) for the calling test file in
- * `beforeAll` and stop it in `afterAll`. Connections opened through the
+ * `beforeAll` and stop it in `afterAll`: a real `ovsdb-server`, or with
+ * `kind` `'memory'` the in-memory server (see `servers.ts`), with a WebSocket bridge in front of
+ * its unix socket for the `ws` method. Connections opened through the
  * fixture are closed in `afterAll` too.
  */
-export function useServer(options: Partial<StartOvsdbServerOptions> = {}): ServerFixture {
+export function useServer(
+  options: Partial<TestServerOptions> = {},
+  kind: ServerKind = 'ovsdb-server',
+): ServerFixture {
   let server: OvsdbServerHandle | undefined;
   const open: OvsdbConnection[] = [];
   beforeAll(async () => {
-    requireOvsdbServer(true);
-    server = await startOvsdbServer({
+    if (kind === 'ovsdb-server') requireOvsdbServer(true);
+    server = await startTestServer(kind, {
       schema: TEST_SCHEMA,
       remotes: ['unix', 'tcp', 'ssl'],
       ...options,
@@ -104,16 +121,19 @@ export function useServer(options: Partial<StartOvsdbServerOptions> = {}): Serve
     for (const c of open) c.close();
     await server?.stop();
   });
+  // Registered after the server's hooks: started after it, closed before it.
+  const bridge = useWsBridge(() => get().unixRemote);
   const get = (): OvsdbServerHandle => {
     if (!server) throw new Error('the server is not started (use the fixture inside tests)');
     return server;
   };
-  const remote = (method: Method): string => {
+  const remote = (method: ClientMethod): string => {
+    if (method === 'ws') return bridge.remote();
     const r = get().remotes[method];
     if (!r) throw new Error(`the server has no ${method} listener`);
     return r;
   };
-  const tlsFor = async (method: Method, options: ConnectOptions) => {
+  const tlsFor = async (method: ClientMethod, options: ConnectOptions) => {
     const s = get();
     if (method !== 'ssl' || options.tls || !s.pki) return options;
     return { ...options, tls: await readClientTls(s.pki) };
@@ -130,10 +150,13 @@ export function useServer(options: Partial<StartOvsdbServerOptions> = {}): Serve
     },
     async connectTapped(method, options = {}) {
       const full = await tlsFor(method, options);
-      const transport = await openSocketTransport(remote(method), {
-        tls: full.tls,
-        timeoutMs: full.timeoutMs,
-      });
+      const transport =
+        method === 'ws'
+          ? await openNodeWebSocketTransport(remote(method), { timeoutMs: full.timeoutMs })
+          : await openSocketTransport(remote(method), {
+              tls: full.tls,
+              timeoutMs: full.timeoutMs,
+            });
       const tap = new WireTap(transport);
       const { tls: _t, timeoutMs: _m, signal: _s, ...connOptions } = full;
       const conn = new OvsdbConnection(tap, connOptions);
@@ -144,12 +167,71 @@ export function useServer(options: Partial<StartOvsdbServerOptions> = {}): Serve
 }
 
 /**
+ * How a suite's clients reach the server: straight to its socket, or over
+ * WebSocket through an `ovnkit bridge` (see {@link useWsBridge}).
+ */
+export const VIAS = ['direct', 'ws-bridge'] as const;
+/** One of {@link VIAS}. */
+export type Via = (typeof VIAS)[number];
+
+/** A WebSocket bridge started for the tests of one file; valid inside tests and hooks. */
+export interface WsBridgeFixture {
+  /** The bridge's `ws://127.0.0.1:<port>/ovsdb` URL. */
+  remote(): string;
+  /** The remote a client uses for `via`: the upstream itself (`direct`) or the bridge URL (`ws-bridge`). */
+  remoteFor(via: Via): string;
+  /** The running bridge (for its counters). */
+  readonly bridge: Bridge;
+}
+
+/**
+ * Start an `ovnkit bridge` in `beforeAll` (after the caller's own `beforeAll`
+ * hooks registered earlier, so `upstream` may name a server they started) and
+ * close it in `afterAll`. It listens on 127.0.0.1 without authentication
+ * (allowed on loopback only) and forwards to `upstream()`, a `unix:`, `tcp:`
+ * or `ssl:` remote. Any suite can run over `ws:` with it:
+ *
+ * ```ts
+ * const bridge = useWsBridge(() => server.unixRemote);
+ * describe.each(VIAS)('over %s', (via) => {
+ *   // connectDatabase({ remotes: bridge.remoteFor(via), ... })
+ * });
+ * ```
+ */
+export function useWsBridge(upstream: () => string): WsBridgeFixture {
+  let bridge: Bridge | undefined;
+  beforeAll(async () => {
+    bridge = await startBridge({
+      listen: 'ws://127.0.0.1:0/ovsdb',
+      remote: upstream(),
+      noAuth: true,
+    });
+  });
+  afterAll(async () => {
+    await bridge?.close();
+  });
+  const get = (): Bridge => {
+    if (!bridge) throw new Error('the bridge is not started (use the fixture inside tests)');
+    return bridge;
+  };
+  return {
+    remote: () => get().url,
+    remoteFor: (via) => (via === 'ws-bridge' ? get().url : upstream()),
+    get bridge() {
+      return get();
+    },
+  };
+}
+
+/**
  * A transport wrapper that records every message written and every message
  * received (parsed with its own small scanner, independent of the library's
  * framer), so tests can check what went over the wire.
  */
 export class WireTap implements Transport {
-  readonly kind = 'stream';
+  get kind(): Transport['kind'] {
+    return this.inner.kind;
+  }
   /** Messages written, parsed. */
   readonly sent: unknown[] = [];
   /** Messages received, parsed, in arrival order. */

@@ -1,6 +1,7 @@
 /**
- * TLS against a real `pssl:` ovsdb-server with certificates made by ovs-pki:
- * mutual authentication, and refusals on both sides.
+ * TLS against a `pssl:` server (a real ovsdb-server and the in-memory
+ * server) with certificates made by ovs-pki: mutual authentication, and
+ * refusals on both sides.
  */
 
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
@@ -18,9 +19,9 @@ import {
   type Pki,
   readClientTls,
   requireOvsdbServer,
-  startOvsdbServer,
 } from '../../src/testing/index.js';
 import { DB, TEST_SCHEMA } from '../helpers/server.js';
+import { SERVER_KINDS, startTestServer } from '../helpers/servers.js';
 
 let dir: string;
 let pki: Pki;
@@ -32,13 +33,10 @@ beforeAll(async () => {
   requireOvsdbServer(true);
   dir = await mkdtemp(join(tmpdir(), 'ovnkit-tls-'));
   pki = await createPki(join(dir, 'pki'));
-  server = await startOvsdbServer({ schema: TEST_SCHEMA, remotes: ['ssl'], pki });
-  ssl = server.remotes.ssl!;
 });
 
 afterAll(async () => {
   for (const c of open) c.close();
-  await server?.stop();
   if (dir) await rm(dir, { recursive: true, force: true });
 });
 
@@ -83,7 +81,15 @@ function causeCodes(err: unknown): unknown[] {
   return codes;
 }
 
-describe('TLS with certificates from ovs-pki', () => {
+describe.each(SERVER_KINDS)('TLS with certificates from ovs-pki against %s', (kind) => {
+  beforeAll(async () => {
+    server = await startTestServer(kind, { schema: TEST_SCHEMA, remotes: ['ssl'], pki });
+    ssl = server.remotes.ssl!;
+  });
+  afterAll(async () => {
+    await server?.stop();
+  });
+
   it('makes certificates whose names are what the tests rely on', async () => {
     expect(pki.server.name).toBe(PKI_SERVER_NAME);
     const { X509Certificate } = await import('node:crypto');
@@ -151,7 +157,11 @@ describe('TLS with certificates from ovs-pki', () => {
       tls: await readClientTls(pki, { credential: pki.otherClient! }),
     });
     expect(err).toBeInstanceOf(ConnectionClosedError);
-    expect(causeCodes(err).join()).toMatch(/UNKNOWN_CA|HANDSHAKE_FAILURE|DECRYPT_ERROR/);
+    if (kind === 'ovsdb-server') {
+      expect(causeCodes(err).join()).toMatch(/UNKNOWN_CA|HANDSHAKE_FAILURE|DECRYPT_ERROR/);
+    }
+    // The in-memory server (Node's TLS) checks the chain after the handshake
+    // and closes the connection without a TLS alert: no code to match.
     const log = await logSince(before);
     expect(log).toMatch(/unknown ca|certificate verify failed|unable to get local issuer/i);
   });

@@ -1,0 +1,774 @@
+/**
+ * The OVSDB ↔ WebSocket bridge: browsers (and any WebSocket client) talk
+ * JSON-RPC to an `ovsdb-server`, which speaks only unix, tcp and ssl.
+ *
+ * ```ts
+ * const bridge = await startBridge({
+ *   listen: 'ws://127.0.0.1:8080/ovsdb',
+ *   remote: 'unix:/var/run/ovn/ovnnb_db.sock',
+ *   tokens: [token],
+ *   policy: { allowDbs: ['OVN_Northbound'], readOnly: true },
+ * });
+ * // browsers: new WebSocket('ws://127.0.0.1:8080/ovsdb?token=…')
+ * await bridge.close();
+ * ```
+ *
+ * Each WebSocket client gets its own connection to the server. Every text
+ * frame from the client must hold one JSON-RPC 1.0 message; the bridge parses
+ * and checks it (members, {@link BridgePolicy}) and forwards it re-serialized,
+ * so the server never sees what the bridge did not check. The server's byte
+ * stream is cut back into messages with the {@link JsonStreamFramer} and each
+ * one is sent in its own text frame.
+ *
+ * ## Closing
+ * The bridge closes a client's WebSocket with a code and a reason:
+ * - 1008 policy violation: no or a wrong token (`unauthorized: …`), or a
+ *   malformed JSON-RPC message (which would make ovsdb-server drop the
+ *   connection);
+ * - 1009 message too big: a frame over `maxFrameBytes`, or a server message
+ *   over `maxMessageBytes`;
+ * - 1007 invalid payload: a frame that is not JSON (or not UTF-8);
+ * - 1003 unsupported data: a binary frame;
+ * - 1011 internal error: the server cannot be reached, closed the
+ *   connection, or sent invalid data;
+ * - 1001 going away: the bridge is shutting down.
+ * Refused requests do not close anything: they get a JSON-RPC error reply
+ * `{"id":…,"result":null,"error":{"error":"permission error","details":"…"}}`.
+ *
+ * ## Backpressure
+ * Each direction is bounded. Bytes queued for a client (sent but not yet
+ * written to its socket) are counted; above `highWaterMark` the bridge stops
+ * reading that client's server socket (and the client's own frames) until
+ * the queue falls to a quarter of it. When the server socket's write buffer
+ * is full, the bridge stops reading the client until it drains. A client that
+ * stops reading therefore holds at most about `highWaterMark` plus one
+ * server message in the bridge; the rest waits in the server and the kernel.
+ * @module
+ */
+
+import { realpath } from 'node:fs/promises';
+import {
+  createServer as createHttpServer,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
+import type * as net from 'node:net';
+import type { Duplex } from 'node:stream';
+import { type RawData, type WebSocket, WebSocketServer } from 'ws';
+import { ProtocolError } from '../ovsdb/errors.js';
+import { DEFAULT_MAX_MESSAGE_BYTES, JsonStreamFramer } from '../ovsdb/framer.js';
+import { formatRemote, type SocketRemote } from '../ovsdb/remote.js';
+import type { TlsOptions } from '../ovsdb/socket-transport.js';
+import { isLoopbackHost, TokenAuthenticator } from './auth.js';
+import { type ListenAddress, listenUrl, parseListenAddress } from './listen-address.js';
+import { BridgePolicy, type BridgePolicyOptions } from './policy.js';
+import { serveStatic } from './static-files.js';
+import { connectUpstream, parseUpstreamRemote } from './upstream.js';
+
+/** Where the bridge writes what happens. Every method is optional. */
+export interface BridgeLogger {
+  info?(message: string): void;
+  warn?(message: string): void;
+  error?(message: string): void;
+}
+
+/** Options of {@link startBridge}. */
+export interface BridgeOptions {
+  /** Where to listen: `ws://<ip>:<port>[/<path>]` or `wss://…` (port 0: any free port). */
+  readonly listen: string;
+  /** The OVSDB server: `unix:<file>`, `tcp:<host>:<port>` or `ssl:<host>:<port>`. */
+  readonly remote: string;
+  /** TLS settings for an `ssl:` server (client certificate, CA). */
+  readonly remoteTls?: TlsOptions | undefined;
+  /** Accepted bearer tokens. Required unless {@link BridgeOptions.noAuth}. */
+  readonly tokens?: readonly string[] | undefined;
+  /** Accept clients without a token. Only allowed when listening on a loopback address. */
+  readonly noAuth?: boolean | undefined;
+  /** Databases, methods and read-only mode; see {@link BridgePolicy}. */
+  readonly policy?: BridgePolicyOptions | undefined;
+  /** Largest frame a client may send, in bytes (default 4 MiB); larger ones close with 1009. */
+  readonly maxFrameBytes?: number | undefined;
+  /** Largest message the server may send, in bytes (default 64 MiB); a larger one closes the client with 1009. */
+  readonly maxMessageBytes?: number | undefined;
+  /** Bytes queued for one client above which the bridge stops reading its server socket (default 1 MiB). */
+  readonly highWaterMark?: number | undefined;
+  /** Certificate and key (PEM contents) for `wss:`. */
+  readonly tls?: { readonly cert: string | Buffer; readonly key: string | Buffer } | undefined;
+  /** Browser origins allowed to connect (the `Origin` header); default: any. Clients without `Origin` are not affected. */
+  readonly allowOrigins?: readonly string[] | undefined;
+  /** Serve the files of this directory to plain HTTP GET requests (e.g. a browser page). */
+  readonly staticDir?: string | undefined;
+  /** Most simultaneous clients (default 1,000); more are refused with HTTP 503. */
+  readonly maxConnections?: number | undefined;
+  /** Timeout of connecting to the server, in ms (default 10,000). */
+  readonly connectTimeoutMs?: number | undefined;
+  /**
+   * Send a WebSocket ping to each client this often, in ms, and drop a client
+   * (and its server connection) that has not answered the previous one
+   * (default 30,000; 0 disables). Browsers answer pings by themselves.
+   */
+  readonly pingIntervalMs?: number | undefined;
+  /** Where to log. Default: nothing. */
+  readonly logger?: BridgeLogger | undefined;
+}
+
+/** Counters of a running bridge. */
+export interface BridgeStats {
+  /** Clients connected now. */
+  readonly connectionsOpen: number;
+  /** Clients accepted (authenticated) since start. */
+  readonly connectionsTotal: number;
+  /** Connections opened to the server since start. */
+  readonly upstreamConnects: number;
+  /** Clients refused for a missing or wrong token. */
+  readonly authFailures: number;
+  /** Requests refused by the policy. */
+  readonly refusedRequests: number;
+  /** Messages forwarded to the server. */
+  readonly messagesToServer: number;
+  /** Messages sent to clients (forwarded and refusals). */
+  readonly messagesToClients: number;
+  /** Times the bridge stopped reading a server socket because its client fell behind. */
+  readonly upstreamPauses: number;
+  /** Times the bridge stopped reading a client because the server fell behind. */
+  readonly clientPauses: number;
+  /** The most bytes ever queued for one client. */
+  readonly maxQueuedBytes: number;
+  /** Bytes queued for all clients now. */
+  readonly queuedBytes: number;
+  /** Clients dropped because they did not answer a ping. */
+  readonly pingTimeouts: number;
+}
+
+/** A running bridge. */
+export interface Bridge {
+  /** The URL clients open, e.g. `ws://127.0.0.1:41234/ovsdb` (with the bound port). */
+  readonly url: string;
+  /** The bound port. */
+  readonly port: number;
+  /** The server remote the bridge forwards to. */
+  readonly remote: string;
+  /** A snapshot of the counters. */
+  stats(): BridgeStats;
+  /** Stop listening and close every client with 1001 (going away); resolves when all are closed. */
+  close(): Promise<void>;
+}
+
+/** Default {@link BridgeOptions.maxFrameBytes}: 4 MiB. */
+export const DEFAULT_MAX_FRAME_BYTES = 4 * 1024 * 1024;
+/** Default {@link BridgeOptions.highWaterMark}: 1 MiB. */
+export const DEFAULT_BRIDGE_HIGH_WATER_MARK = 1024 * 1024;
+
+/** The bridge options are inconsistent (e.g. no token and no `noAuth`). */
+export class BridgeConfigError extends Error {
+  override name = 'BridgeConfigError';
+}
+
+/**
+ * Start a bridge. Resolves once it listens.
+ * @throws {@link BridgeConfigError} for inconsistent options (no token, `noAuth`
+ *   on a non-loopback address, `wss:` without `tls`, …); RemoteSyntaxError for
+ *   an invalid `listen` or `remote`; the socket error when listening fails.
+ */
+export async function startBridge(options: BridgeOptions): Promise<Bridge> {
+  const address = parseListenAddress(options.listen);
+  const upstream = parseUpstreamRemote(options.remote);
+  const hasTokens = options.tokens !== undefined && options.tokens.length > 0;
+  if (options.noAuth && hasTokens) {
+    throw new BridgeConfigError('give tokens or noAuth, not both');
+  }
+  if (!options.noAuth && !hasTokens) {
+    throw new BridgeConfigError(
+      'a token is required (--token-file); --no-auth is only allowed on a loopback address',
+    );
+  }
+  if (options.noAuth && !isLoopbackHost(address.host)) {
+    throw new BridgeConfigError(
+      `--no-auth is only allowed when listening on a loopback address, not ${address.host}`,
+    );
+  }
+  if (address.kind === 'wss' && options.tls === undefined) {
+    throw new BridgeConfigError('wss: needs a certificate and key (--tls-cert, --tls-key)');
+  }
+  if (address.kind === 'ws' && options.tls !== undefined) {
+    throw new BridgeConfigError('a certificate was given but the address is ws:, not wss:');
+  }
+  const auth = new TokenAuthenticator(options.noAuth ? undefined : options.tokens);
+  const policy = new BridgePolicy(options.policy);
+  const staticRoot =
+    options.staticDir === undefined ? undefined : await realpath(options.staticDir);
+  const core = new BridgeCore(options, address, upstream, auth, policy, staticRoot);
+  await core.listen();
+  return core;
+}
+
+type MutableStats = { -readonly [K in keyof BridgeStats]: BridgeStats[K] };
+
+/** The listening side: HTTP(S) server, upgrades, and the set of sessions. */
+class BridgeCore implements Bridge {
+  url = '';
+  port = 0;
+  readonly remote: string;
+  readonly counters: MutableStats = {
+    connectionsOpen: 0,
+    connectionsTotal: 0,
+    upstreamConnects: 0,
+    authFailures: 0,
+    refusedRequests: 0,
+    messagesToServer: 0,
+    messagesToClients: 0,
+    upstreamPauses: 0,
+    clientPauses: 0,
+    maxQueuedBytes: 0,
+    queuedBytes: 0,
+    pingTimeouts: 0,
+  };
+  readonly sessions = new Set<BridgeSession>();
+  readonly maxFrameBytes: number;
+  readonly maxMessageBytes: number;
+  readonly highWaterMark: number;
+  readonly lowWaterMark: number;
+  readonly connectTimeoutMs: number;
+  private readonly server: Server;
+  private readonly wss: WebSocketServer;
+  private readonly maxConnections: number;
+  private readonly allowOrigins: ReadonlySet<string> | undefined;
+  private closing: Promise<void> | undefined;
+  private nextId = 1;
+  private pingTimer: ReturnType<typeof setInterval> | undefined;
+
+  constructor(
+    readonly options: BridgeOptions,
+    private readonly address: ListenAddress,
+    readonly upstream: SocketRemote,
+    private readonly auth: TokenAuthenticator,
+    readonly policy: BridgePolicy,
+    private readonly staticRoot: string | undefined,
+  ) {
+    this.remote = formatRemote(upstream);
+    this.maxFrameBytes = positive('maxFrameBytes', options.maxFrameBytes, DEFAULT_MAX_FRAME_BYTES);
+    this.maxMessageBytes = positive(
+      'maxMessageBytes',
+      options.maxMessageBytes,
+      DEFAULT_MAX_MESSAGE_BYTES,
+    );
+    this.highWaterMark = positive(
+      'highWaterMark',
+      options.highWaterMark,
+      DEFAULT_BRIDGE_HIGH_WATER_MARK,
+    );
+    this.lowWaterMark = Math.floor(this.highWaterMark / 4);
+    this.connectTimeoutMs = positive('connectTimeoutMs', options.connectTimeoutMs, 10_000);
+    const ping = options.pingIntervalMs ?? 30_000;
+    if (!(ping >= 0))
+      throw new BridgeConfigError(`pingIntervalMs must not be negative, got ${ping}`);
+    if (ping > 0) {
+      this.pingTimer = setInterval(() => {
+        for (const s of this.sessions) s.ping();
+      }, ping);
+      this.pingTimer.unref();
+    }
+    this.maxConnections = positive('maxConnections', options.maxConnections, 1000);
+    this.allowOrigins =
+      options.allowOrigins === undefined ? undefined : new Set(options.allowOrigins);
+    this.wss = new WebSocketServer({
+      noServer: true,
+      maxPayload: this.maxFrameBytes,
+      perMessageDeflate: false,
+      clientTracking: false,
+    });
+    const onRequest = (req: IncomingMessage, res: ServerResponse): void => {
+      if (this.staticRoot !== undefined) {
+        serveStatic(this.staticRoot, req, res).catch(() => res.destroy());
+        return;
+      }
+      res.writeHead(426, { 'Content-Type': 'text/plain; charset=utf-8', Upgrade: 'websocket' });
+      res.end('this is an OVSDB WebSocket bridge: open a WebSocket\n');
+    };
+    this.server =
+      address.kind === 'wss' && options.tls
+        ? createHttpsServer({ cert: options.tls.cert, key: options.tls.key }, onRequest)
+        : createHttpServer(onRequest);
+    this.server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) =>
+      this.onUpgrade(req, socket, head),
+    );
+    this.server.on('clientError', (_err, socket: Duplex) => socket.destroy());
+  }
+
+  listen(): Promise<void> {
+    return new Promise((resolve, reject) => {
+      const onError = (e: Error): void => reject(e);
+      this.server.once('error', onError);
+      this.server.listen({ host: this.address.host, port: this.address.port }, () => {
+        this.server.off('error', onError);
+        const bound = this.server.address();
+        this.port = typeof bound === 'object' && bound !== null ? bound.port : this.address.port;
+        this.url = listenUrl(this.address, this.port);
+        this.server.on('error', (e) => this.log('error', `listener: ${e.message}`));
+        this.log('info', `listening on ${this.url}, forwarding to ${this.remote}`);
+        resolve();
+      });
+    });
+  }
+
+  stats(): BridgeStats {
+    let queued = 0;
+    for (const s of this.sessions) queued += s.queuedBytes;
+    return { ...this.counters, queuedBytes: queued };
+  }
+
+  close(): Promise<void> {
+    this.closing ??= (async () => {
+      if (this.pingTimer !== undefined) clearInterval(this.pingTimer);
+      const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
+      const sessions = [...this.sessions];
+      for (const s of sessions) s.close(1001, 'the bridge is shutting down');
+      await Promise.all(sessions.map((s) => s.finished));
+      this.server.closeAllConnections?.();
+      await closed;
+      this.wss.close();
+      this.log('info', 'closed');
+    })();
+    return this.closing;
+  }
+
+  log(level: keyof BridgeLogger, message: string): void {
+    const fn = this.options.logger?.[level];
+    if (!fn) return;
+    try {
+      fn.call(this.options.logger, message);
+    } catch {
+      // A failing logger must not break the bridge.
+    }
+  }
+
+  private onUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
+    socket.on('error', () => socket.destroy());
+    const peer = describePeer(req);
+    if (this.closing) {
+      refuseHttp(socket, 503, 'shutting down');
+      return;
+    }
+    const path = (req.url ?? '/').split('?')[0] ?? '/';
+    if (this.address.path !== '/' && path !== this.address.path) {
+      this.log('warn', `${peer}: refused: no WebSocket endpoint at ${path}`);
+      refuseHttp(socket, 404, 'not found');
+      return;
+    }
+    const origin = req.headers.origin;
+    if (this.allowOrigins !== undefined && origin !== undefined && !this.allowOrigins.has(origin)) {
+      this.log('warn', `${peer}: refused: origin ${origin} is not allowed`);
+      refuseHttp(socket, 403, 'origin not allowed');
+      return;
+    }
+    if (this.sessions.size >= this.maxConnections) {
+      this.log('warn', `${peer}: refused: ${this.maxConnections} clients already connected`);
+      refuseHttp(socket, 503, 'too many connections');
+      return;
+    }
+    this.wss.handleUpgrade(req, socket, head, (ws) => {
+      const verdict = this.auth.authenticate(req);
+      if (!verdict.ok) {
+        this.counters.authFailures++;
+        this.log('warn', `${peer}: refused: ${verdict.reason}`);
+        ws.on('error', () => undefined);
+        ws.close(1008, `unauthorized: ${verdict.reason}`);
+        const timer = setTimeout(() => ws.terminate(), 2000);
+        ws.once('close', () => clearTimeout(timer));
+        return;
+      }
+      if (this.closing) {
+        ws.close(1001, 'the bridge is shutting down');
+        return;
+      }
+      const session = new BridgeSession(this, ws, `#${this.nextId++} ${peer}`);
+      this.sessions.add(session);
+      this.counters.connectionsTotal++;
+      this.counters.connectionsOpen++;
+      session.finished.then(() => {
+        this.sessions.delete(session);
+        this.counters.connectionsOpen--;
+      });
+      session.start();
+    });
+  }
+}
+
+const MEMBERS = new Set(['method', 'params', 'result', 'error', 'id']);
+
+/** One WebSocket client and its server connection. */
+class BridgeSession {
+  /** Resolves once the client's WebSocket has closed and the server socket is gone. */
+  readonly finished: Promise<void>;
+  queuedBytes = 0;
+
+  private upstream: net.Socket | undefined;
+  private readonly framer: JsonStreamFramer;
+  private early: string[] | undefined = [];
+  private closed = false;
+  private upstreamPaused = false;
+  private waitingForUpstreamDrain = false;
+  private clientPaused = false;
+  private readonly listDbsIds = new Map<string, number>();
+  private resolveFinished!: () => void;
+  private wsClosed = false;
+  private awaitingPong = false;
+  private killTimer: ReturnType<typeof setTimeout> | undefined;
+
+  constructor(
+    private readonly core: BridgeCore,
+    private readonly ws: WebSocket,
+    private readonly name: string,
+  ) {
+    this.framer = new JsonStreamFramer({ maxMessageBytes: core.maxMessageBytes });
+    this.finished = new Promise((resolve) => {
+      this.resolveFinished = resolve;
+    });
+    // ws closes an oversized frame with a bare 1009; say why.
+    const close = ws.close.bind(ws);
+    ws.close = (code?: number, data?: string | Buffer): void => {
+      if (code === 1009 && (data === undefined || data.length === 0)) {
+        close(code, `message too big: frames are limited to ${core.maxFrameBytes} bytes`);
+        if (!this.closed) {
+          this.closed = true;
+          core.log('warn', `${name}: closed: a frame exceeded ${core.maxFrameBytes} bytes`);
+          this.dropUpstream();
+        }
+        return;
+      }
+      close(code, data);
+    };
+  }
+
+  start(): void {
+    const { ws, core } = this;
+    this.setClientPaused(true);
+    ws.on('message', (data: RawData, isBinary: boolean) => this.onClientMessage(data, isBinary));
+    ws.on('error', (e: Error) => core.log('warn', `${this.name}: WebSocket error: ${e.message}`));
+    ws.on('pong', () => {
+      this.awaitingPong = false;
+    });
+    ws.on('close', (code: number, reason: Buffer) => {
+      this.wsClosed = true;
+      if (this.killTimer !== undefined) clearTimeout(this.killTimer);
+      if (!this.closed) {
+        this.closed = true;
+        core.log(
+          'info',
+          `${this.name}: client closed (${code}${reason.length ? ` ${reason}` : ''})`,
+        );
+      }
+      this.dropUpstream();
+      this.resolveFinished();
+    });
+    connectUpstream(core.upstream, {
+      tls: core.options.remoteTls,
+      timeoutMs: core.connectTimeoutMs,
+    }).then(
+      (socket) => this.onUpstream(socket),
+      (e: unknown) => {
+        core.log('error', `${this.name}: ${e instanceof Error ? e.message : String(e)}`);
+        this.close(1011, 'cannot reach the OVSDB server');
+      },
+    );
+  }
+
+  /** Ping the client; drop it when the previous ping is still unanswered. */
+  ping(): void {
+    if (this.closed || this.wsClosed) return;
+    if (this.awaitingPong) {
+      this.core.counters.pingTimeouts++;
+      this.core.log('warn', `${this.name}: dropped: no answer to a ping`);
+      this.closed = true;
+      this.dropUpstream();
+      this.ws.terminate();
+      return;
+    }
+    this.awaitingPong = true;
+    try {
+      this.ws.ping();
+    } catch {
+      // The socket is closing; 'close' follows.
+    }
+  }
+
+  /** Close the client's WebSocket with `code` and `reason`, and the server socket. */
+  close(code: number, reason: string): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.dropUpstream();
+    this.setClientPaused(false);
+    try {
+      this.ws.close(code, truncateReason(reason));
+    } catch {
+      this.ws.terminate();
+    }
+    // A client that does not read may never see the close frame.
+    this.killTimer = setTimeout(() => this.ws.terminate(), 3000);
+  }
+
+  private onUpstream(socket: net.Socket): void {
+    const { core } = this;
+    if (this.closed) {
+      socket.destroy();
+      return;
+    }
+    core.counters.upstreamConnects++;
+    this.upstream = socket;
+    socket.on('data', (chunk: Buffer) => this.onServerData(chunk));
+    socket.on('drain', () => {
+      if (!this.waitingForUpstreamDrain) return;
+      this.waitingForUpstreamDrain = false;
+      this.updateClientFlow();
+    });
+    socket.on('close', () => {
+      if (this.closed) return;
+      core.log('warn', `${this.name}: the OVSDB server closed the connection`);
+      this.close(1011, 'the OVSDB server closed the connection');
+    });
+    socket.resume();
+    const early = this.early ?? [];
+    this.early = undefined;
+    for (const text of early) this.forwardToServer(text);
+    this.updateClientFlow();
+  }
+
+  // ---- client → server ---------------------------------------------------
+
+  private onClientMessage(data: RawData, isBinary: boolean): void {
+    if (this.closed) return;
+    if (isBinary) {
+      this.close(1003, 'binary frames are not supported: send each JSON-RPC message as text');
+      return;
+    }
+    const text = rawText(data);
+    let message: unknown;
+    try {
+      message = JSON.parse(text);
+    } catch {
+      this.close(1007, 'invalid JSON: each frame must hold one JSON-RPC message');
+      return;
+    }
+    const problem = malformed(message);
+    if (problem !== undefined) {
+      this.core.log('warn', `${this.name}: closed: malformed JSON-RPC message: ${problem}`);
+      this.close(1008, `malformed JSON-RPC message: ${problem}`);
+      return;
+    }
+    const m = message as Record<string, unknown>;
+    const method = m['method'];
+    if (typeof method === 'string') {
+      const params = m['params'] as unknown[];
+      const id = m['id'] ?? null;
+      const decision = this.core.policy.check(method, params);
+      if (!decision.allowed) {
+        this.core.counters.refusedRequests++;
+        this.core.log('info', `${this.name}: refused ${method}: ${decision.details}`);
+        if (id !== null) {
+          this.sendToClient(
+            JSON.stringify({
+              id,
+              result: null,
+              error: { error: 'permission error', details: decision.details },
+            }),
+          );
+        }
+        return;
+      }
+      if (method === 'list_dbs' && id !== null && this.core.policy.allowDbs !== undefined) {
+        const key = JSON.stringify(id);
+        this.listDbsIds.set(key, (this.listDbsIds.get(key) ?? 0) + 1);
+      }
+    }
+    const out = JSON.stringify(message);
+    if (this.early) this.early.push(out);
+    else this.forwardToServer(out);
+  }
+
+  private forwardToServer(text: string): void {
+    const socket = this.upstream;
+    if (!socket || this.closed) return;
+    this.core.counters.messagesToServer++;
+    if (!socket.write(text)) {
+      if (!this.waitingForUpstreamDrain) this.core.counters.clientPauses++;
+      this.waitingForUpstreamDrain = true;
+      this.updateClientFlow();
+    }
+  }
+
+  // ---- server → client ---------------------------------------------------
+
+  private onServerData(chunk: Buffer): void {
+    if (this.closed) return;
+    const messages: unknown[] = [];
+    let failure: unknown;
+    try {
+      this.framer.pushInto(chunk, messages);
+    } catch (e) {
+      failure = e;
+    }
+    for (const m of messages) {
+      if (this.closed) return;
+      this.forwardToClient(m);
+    }
+    if (failure !== undefined && !this.closed) {
+      const text = failure instanceof Error ? failure.message : String(failure);
+      this.core.log('error', `${this.name}: invalid data from the OVSDB server: ${text}`);
+      if (failure instanceof ProtocolError && /exceeds the \d+-byte limit/.test(text)) {
+        this.close(
+          1009,
+          `a message from the OVSDB server exceeds the ${this.core.maxMessageBytes}-byte limit`,
+        );
+      } else {
+        this.close(1011, 'invalid data from the OVSDB server');
+      }
+    }
+  }
+
+  private forwardToClient(message: unknown): void {
+    if (this.listDbsIds.size > 0) this.filterListDbs(message);
+    this.sendToClient(JSON.stringify(message));
+  }
+
+  /** Keep only allowed databases in a `list_dbs` reply. */
+  private filterListDbs(message: unknown): void {
+    if (typeof message !== 'object' || message === null) return;
+    const m = message as Record<string, unknown>;
+    if (Object.hasOwn(m, 'method')) return;
+    const key = JSON.stringify(m['id'] ?? null);
+    const n = this.listDbsIds.get(key);
+    if (n === undefined) return;
+    if (n <= 1) this.listDbsIds.delete(key);
+    else this.listDbsIds.set(key, n - 1);
+    const result = m['result'];
+    if (Array.isArray(result)) {
+      m['result'] = result.filter(
+        (db) => typeof db === 'string' && this.core.policy.allowsDatabase(db),
+      );
+    }
+  }
+
+  private sendToClient(text: string): void {
+    if (this.closed && this.wsClosed) return;
+    const bytes = Buffer.byteLength(text);
+    const { core } = this;
+    this.queuedBytes += bytes;
+    core.counters.messagesToClients++;
+    if (this.queuedBytes > core.counters.maxQueuedBytes) {
+      core.counters.maxQueuedBytes = this.queuedBytes;
+    }
+    this.ws.send(text, () => {
+      this.queuedBytes -= bytes;
+      this.updateUpstreamFlow();
+    });
+    this.updateUpstreamFlow();
+  }
+
+  // ---- flow control ------------------------------------------------------
+
+  private updateUpstreamFlow(): void {
+    const { core } = this;
+    if (!this.upstreamPaused && this.queuedBytes > core.highWaterMark) {
+      this.upstreamPaused = true;
+      core.counters.upstreamPauses++;
+      this.upstream?.pause();
+      this.updateClientFlow();
+    } else if (this.upstreamPaused && this.queuedBytes <= core.lowWaterMark) {
+      this.upstreamPaused = false;
+      if (!this.closed) this.upstream?.resume();
+      this.updateClientFlow();
+    }
+  }
+
+  /**
+   * Read the client only when its frames can go somewhere: the server
+   * socket is connected and not backed up, and the client is not so far
+   * behind that even refusals would pile up.
+   */
+  private updateClientFlow(): void {
+    const wanted =
+      !this.closed &&
+      (this.early !== undefined || this.waitingForUpstreamDrain || this.upstreamPaused);
+    this.setClientPaused(wanted);
+  }
+
+  private setClientPaused(paused: boolean): void {
+    if (paused === this.clientPaused) return;
+    this.clientPaused = paused;
+    if (paused) this.ws.pause();
+    else this.ws.resume();
+  }
+
+  private dropUpstream(): void {
+    const socket = this.upstream;
+    if (!socket) return;
+    this.upstream = undefined;
+    socket.removeAllListeners('data');
+    socket.end();
+    const timer = setTimeout(() => socket.destroy(), 1000);
+    timer.unref();
+    socket.once('close', () => clearTimeout(timer));
+    socket.resume();
+  }
+}
+
+/** Why `message` is not a JSON-RPC 1.0 message ovsdb-server would accept, or undefined. */
+function malformed(message: unknown): string | undefined {
+  if (typeof message !== 'object' || message === null || Array.isArray(message)) {
+    return 'a message must be a JSON object';
+  }
+  const m = message as Record<string, unknown>;
+  for (const key of Object.keys(m)) {
+    if (!MEMBERS.has(key)) return `unexpected member "${key}"`;
+  }
+  if (Object.hasOwn(m, 'method')) {
+    if (typeof m['method'] !== 'string') return '"method" must be a string';
+    if (!Array.isArray(m['params'])) return '"params" must be an array';
+    if ((m['result'] ?? null) !== null || (m['error'] ?? null) !== null) {
+      return 'a request must not carry "result" or "error"';
+    }
+    return undefined;
+  }
+  if (Object.hasOwn(m, 'params')) return '"params" without "method"';
+  if ((m['id'] ?? null) === null) return 'a reply must have a non-null "id"';
+  if (!Object.hasOwn(m, 'result') && (m['error'] ?? null) === null) {
+    return 'a reply needs "result" or a non-null "error"';
+  }
+  return undefined;
+}
+
+function rawText(data: RawData): string {
+  if (Buffer.isBuffer(data)) return data.toString('utf8');
+  if (Array.isArray(data)) return Buffer.concat(data).toString('utf8');
+  return Buffer.from(data).toString('utf8');
+}
+
+/** Close reasons are limited to 123 bytes of UTF-8. */
+function truncateReason(reason: string): string {
+  if (Buffer.byteLength(reason) <= 123) return reason;
+  let r = reason;
+  while (Buffer.byteLength(`${r}…`) > 123) r = r.slice(0, -1);
+  return `${r}…`;
+}
+
+function refuseHttp(socket: Duplex, status: number, text: string): void {
+  const reason =
+    { 403: 'Forbidden', 404: 'Not Found', 503: 'Service Unavailable' }[status] ?? 'Error';
+  socket.end(
+    `HTTP/1.1 ${status} ${reason}\r\nConnection: close\r\nContent-Type: text/plain\r\nContent-Length: ${text.length + 1}\r\n\r\n${text}\n`,
+  );
+}
+
+function describePeer(req: IncomingMessage): string {
+  const s = req.socket;
+  const host = s.remoteAddress ?? '?';
+  return `${host.includes(':') ? `[${host}]` : host}:${s.remotePort ?? '?'}`;
+}
+
+function positive(name: string, value: number | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (!(value > 0)) throw new BridgeConfigError(`${name} must be positive, got ${value}`);
+  return value;
+}

@@ -1,0 +1,90 @@
+/**
+ * Finding Northbound objects by name or UUID, the way `ovn-nbctl` does: a
+ * string that is a UUID of an existing row names that row; otherwise it is a
+ * name. Names of logical switches, logical routers and load balancers are not
+ * unique in the schema: when several rows have the name, the lookup fails
+ * with {@link AmbiguousNameError} (use the UUID). Lookups read the
+ * transaction's view ({@link NbTxn}), so objects created earlier in the same
+ * transaction are found.
+ * @module
+ */
+
+import { isUuid } from '../ovsdb/uuid.js';
+import { AmbiguousNameError, InvalidArgumentError, type NbObjectKind, NotFoundError } from './errors.js';
+import type { NbRow, NbTable, NbTxn } from './txn.js';
+
+/** A logical switch: its name or UUID (or the ref `lsAdd` returned). */
+export type SwitchRef = string;
+/** A logical switch port: its name or UUID. */
+export type PortRef = string;
+/** A logical router: its name or UUID. */
+export type RouterRef = string;
+/** A logical router port: its name or UUID. */
+export type RouterPortRef = string;
+/** A port group: its name or UUID. */
+export type PortGroupRef = string;
+/** An address set: its name or UUID. */
+export type AddressSetRef = string;
+/** A load balancer: its name or UUID. */
+export type LoadBalancerRef = string;
+/** An HA chassis group: its name or UUID. */
+export type HaChassisGroupRef = string;
+
+/** The tables looked up by a `name` column, with their kind. */
+const KINDS = {
+  Logical_Switch: 'logical switch',
+  Logical_Switch_Port: 'logical switch port',
+  Logical_Router: 'logical router',
+  Logical_Router_Port: 'logical router port',
+  Port_Group: 'port group',
+  Address_Set: 'address set',
+  Load_Balancer: 'load balancer',
+  HA_Chassis_Group: 'HA chassis group',
+  Gateway_Chassis: 'gateway chassis',
+} as const satisfies Partial<Record<NbTable, NbObjectKind>>;
+
+/** A table whose rows are found by name. */
+export type NamedTable = keyof typeof KINDS;
+
+/**
+ * The row `ref` (a UUID or a name) of `table`, or undefined when none exists.
+ * @throws AmbiguousNameError when several rows have the name.
+ */
+export function findNamed<T extends NamedTable>(t: NbTxn, table: T, ref: string): NbRow<T> | undefined {
+  const kind = KINDS[table];
+  if (typeof ref !== 'string' || ref === '') {
+    throw new InvalidArgumentError(`${kind} name`, ref, 'a name or UUID is required');
+  }
+  if (isUuid(ref)) {
+    const row = t.get(table, ref);
+    if (row !== undefined) return row;
+  }
+  const rows = t.filter(table, (r) => (r as { name: string }).name === ref);
+  if (rows.length > 1) {
+    throw new AmbiguousNameError(kind, ref, rows.map((r) => (r as { _uuid: string })._uuid).sort());
+  }
+  return rows[0];
+}
+
+/**
+ * The row `ref` (a UUID or a name) of `table`.
+ * @throws NotFoundError when none exists; AmbiguousNameError when several
+ *   rows have the name.
+ */
+export function getNamed<T extends NamedTable>(t: NbTxn, table: T, ref: string): NbRow<T> {
+  const row = findNamed(t, table, ref);
+  if (row === undefined) throw new NotFoundError(KINDS[table], ref);
+  return row;
+}
+
+/**
+ * The rows of `table` named `name` (by name only, never by UUID).
+ */
+export function rowsNamed<T extends NamedTable>(t: NbTxn, table: T, name: string): NbRow<T>[] {
+  return t.filter(table, (r) => (r as { name: string }).name === name);
+}
+
+/** The kind of object the rows of `table` are. */
+export function kindOf(table: NamedTable): NbObjectKind {
+  return KINDS[table];
+}

@@ -1,0 +1,173 @@
+/**
+ * Logical router policies (policy-based routing): priority 0..32767, a
+ * match, an action (`allow`, `drop`, `reroute` to nexthops), options and
+ * external IDs (`ovn-nbctl lr-policy-add`, `lr-policy-del`,
+ * `lr-policy-list`). A policy's identity on its router is (priority, match).
+ * @module
+ */
+
+import type { Uuid } from '../ovsdb/uuid.js';
+import { AlreadyExistsError, InvalidArgumentError, MissingNexthopError, NotFoundError } from './errors.js';
+import type { CreateOptions, DeleteOptions } from './existence.js';
+import { normalizeIp, parseIp } from './ip.js';
+import { getNamed, type RouterRef } from './lookup.js';
+import { type MatchInput, matchText } from './match.js';
+import type { NbInsert, NbRow, NbTxn } from './txn.js';
+import { checkEnum, checkPriority, checkStringMap } from './validate.js';
+
+/** Router policy actions. */
+export const POLICY_ACTIONS = ['allow', 'drop', 'reroute'] as const;
+/** A router policy action. */
+export type PolicyActionName = (typeof POLICY_ACTIONS)[number];
+
+/** A router policy. */
+export interface PolicySpec {
+  /** 0..32767; higher is evaluated first. */
+  readonly priority: number;
+  /** The match: OVN text, or a tree from `match.*`. */
+  readonly match: MatchInput;
+  /** What to do with matching packets. */
+  readonly action: PolicyActionName;
+  /** `reroute` only (and required): one or more nexthop IPs of one family. */
+  readonly nexthops?: readonly string[] | undefined;
+  /** `options`, e.g. `{ pkt_mark: '100' }`. */
+  readonly options?: Readonly<Record<string, string>> | undefined;
+  /** `external_ids`. */
+  readonly externalIds?: Readonly<Record<string, string>> | undefined;
+}
+
+/**
+ * Which policies {@link lrPolicyDel} removes: all (no filter), those of a
+ * priority, the one with a priority and match, the one with a UUID, or those
+ * whose `external_ids` contain all the given pairs.
+ */
+export type PolicyFilter =
+  | { readonly priority: number; readonly match?: MatchInput | undefined }
+  | { readonly uuid: string }
+  | { readonly externalIds: Readonly<Record<string, string>> };
+
+type PolicyRow = NbRow<'Logical_Router_Policy'>;
+
+/**
+ * Check a {@link PolicySpec} and turn it into a policy row.
+ * @throws OutOfRangeError for the priority; MissingNexthopError for a
+ *   reroute without nexthop; InvalidAddressError for a bad nexthop;
+ *   InvalidArgumentError for the rest.
+ */
+export function encodePolicy(spec: PolicySpec): NbInsert<'Logical_Router_Policy'> {
+  if (spec === null || typeof spec !== 'object') throw new InvalidArgumentError('Logical_Router_Policy', spec, 'must be an object');
+  const priority = checkPriority('Logical_Router_Policy.priority', spec.priority);
+  const match = matchText(spec.match, 'Logical_Router_Policy.match');
+  const action = checkEnum('Logical_Router_Policy.action', spec.action, POLICY_ACTIONS);
+  const row: { -readonly [K in keyof NbInsert<'Logical_Router_Policy'>]: NbInsert<'Logical_Router_Policy'>[K] } = {
+    priority,
+    match,
+    action,
+  };
+  if (action === 'reroute') {
+    if (spec.nexthops === undefined || !Array.isArray(spec.nexthops) || spec.nexthops.length === 0) {
+      throw new MissingNexthopError(priority, match);
+    }
+    const families = new Set(spec.nexthops.map((n) => parseIp(n)?.family));
+    const nexthops = spec.nexthops.map((n) => normalizeIp(n, 'Logical_Router_Policy.nexthops'));
+    if (families.size > 1) {
+      throw new InvalidArgumentError('Logical_Router_Policy.nexthops', spec.nexthops, 'nexthops must all be IPv4 or all IPv6');
+    }
+    row.nexthops = [...new Set(nexthops)];
+  } else if (spec.nexthops !== undefined && spec.nexthops.length > 0) {
+    throw new InvalidArgumentError('Logical_Router_Policy.nexthops', spec.nexthops, `nexthops are only valid with action "reroute", not "${action}"`);
+  }
+  if (spec.options !== undefined) {
+    const options = checkStringMap('Logical_Router_Policy.options', spec.options);
+    for (const [k, v] of Object.entries(options)) {
+      if (v === '') throw new InvalidArgumentError(`Logical_Router_Policy.options:${k}`, v, 'no value given for the option');
+    }
+    row.options = options;
+  }
+  if (spec.externalIds !== undefined) row.external_ids = checkStringMap('Logical_Router_Policy.external_ids', spec.externalIds);
+  return row;
+}
+
+function policiesOf(t: NbTxn, lr: NbRow<'Logical_Router'>): PolicyRow[] {
+  return lr.policies.map((u) => t.get('Logical_Router_Policy', u)).filter((p): p is PolicyRow => p !== undefined);
+}
+
+/**
+ * Add a policy to a router (`ovn-nbctl lr-policy-add`).
+ *
+ * ```ts
+ * lrPolicyAdd(t, 'lr0', { priority: 100, match: match.ip4Src('10.0.0.0/24'), action: 'reroute', nexthops: ['172.16.0.254'] });
+ * // {"op":"insert","table":"Logical_Router_Policy","row":{"action":"reroute","match":"ip4.src == 10.0.0.0/24",
+ * //   "nexthops":"172.16.0.254","priority":100},"uuid":"<p>","uuid-name":"row0"}
+ * // {"op":"mutate","table":"Logical_Router",…,"mutations":[["policies","insert",["set",[["named-uuid","row0"]]]]]}
+ * ```
+ * @throws AlreadyExistsError when a policy with this priority and match
+ *   exists (unless `mayExist`); see {@link encodePolicy}.
+ */
+export function lrPolicyAdd(
+  t: NbTxn,
+  router: RouterRef,
+  spec: PolicySpec,
+  options: CreateOptions = {},
+): Uuid<'Logical_Router_Policy'> {
+  const row = encodePolicy(spec);
+  const lr = getNamed(t, 'Logical_Router', router);
+  const existing = policiesOf(t, lr).find((p) => p.priority === row.priority && p.match === row.match);
+  if (existing !== undefined) {
+    if (options.mayExist) return existing._uuid;
+    throw new AlreadyExistsError(
+      'router policy',
+      `(priority ${row.priority}, match ${JSON.stringify(row.match)})`,
+      `on router ${lr.name || lr._uuid}`,
+      existing._uuid,
+    );
+  }
+  const policy = t.insert('Logical_Router_Policy', row);
+  t.addToSet('Logical_Router', lr._uuid, 'policies', [policy]);
+  return policy;
+}
+
+/**
+ * Remove policies from a router (`ovn-nbctl lr-policy-del`; selecting by
+ * `external_ids` is an addition). Returns how many were removed.
+ *
+ * ```ts
+ * lrPolicyDel(t, 'lr0', { externalIds: { owner: 'egress-gw' } });
+ * // {"op":"mutate","table":"Logical_Router",…,"mutations":[["policies","delete",["set",[["uuid","<p1>"],["uuid","<p2>"]]]]]}
+ * ```
+ * @throws NotFoundError when the one policy named by priority and match, or
+ *   by UUID, does not exist (unless `ifExists`).
+ */
+export function lrPolicyDel(t: NbTxn, router: RouterRef, filter?: PolicyFilter, options: DeleteOptions = {}): number {
+  const lr = getNamed(t, 'Logical_Router', router);
+  const all = policiesOf(t, lr);
+  let victims: PolicyRow[];
+  let single: string | undefined;
+  if (filter === undefined) {
+    victims = all;
+  } else if ('uuid' in filter) {
+    victims = all.filter((p) => p._uuid === String(filter.uuid).toLowerCase());
+    single = `UUID ${filter.uuid}`;
+  } else if ('externalIds' in filter) {
+    const want = checkStringMap('externalIds', filter.externalIds);
+    victims = all.filter((p) => Object.entries(want).every(([k, v]) => p.external_ids[k] === v));
+  } else {
+    const priority = checkPriority('Logical_Router_Policy.priority', filter.priority);
+    const match = filter.match === undefined ? undefined : matchText(filter.match);
+    victims = all.filter((p) => p.priority === priority && (match === undefined || p.match === match));
+    if (match !== undefined) single = `(priority ${priority}, match ${JSON.stringify(match)})`;
+  }
+  if (victims.length === 0 && single !== undefined && !options.ifExists) {
+    throw new NotFoundError('router policy', single, `on router ${lr.name || lr._uuid}`);
+  }
+  t.removeFromSet('Logical_Router', lr._uuid, 'policies', victims.map((p) => p._uuid));
+  return victims.length;
+}
+
+/** The policies of a router, by priority (highest first), then match (`ovn-nbctl lr-policy-list`). */
+export function lrPolicyList(t: NbTxn, router: RouterRef): PolicyRow[] {
+  const lr = getNamed(t, 'Logical_Router', router);
+  return policiesOf(t, lr).sort((a, b) =>
+    a.priority !== b.priority ? b.priority - a.priority : a.match < b.match ? -1 : a.match > b.match ? 1 : 0,
+  );
+}

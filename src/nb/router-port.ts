@@ -1,0 +1,296 @@
+/**
+ * Logical router ports: create (MAC, networks, peer, options, gateway
+ * chassis, HA chassis group), configure, delete, and gateway chassis
+ * (`ovn-nbctl lrp-add`, `lrp-del`, `lrp-set-gateway-chassis`,
+ * `lrp-del-gateway-chassis`). {@link connectSwitchToRouter} makes the usual
+ * pair: a router port and a `router`-type switch port facing it.
+ * @module
+ */
+
+import type { Uuid } from '../ovsdb/uuid.js';
+import { AlreadyExistsError, InvalidArgumentError, NotFoundError } from './errors.js';
+import type { CreateOptions, DeleteOptions } from './existence.js';
+import { checkCidr, normalizePrefix } from './ip.js';
+import {
+  findNamed,
+  getNamed,
+  type HaChassisGroupRef,
+  type RouterPortRef,
+  type RouterRef,
+  rowsNamed,
+  type SwitchRef,
+} from './lookup.js';
+import { checkMac, normalizeMac } from './mac.js';
+import { lspAdd } from './switch-port.js';
+import type { NbRow, NbTxn, NbUpdate } from './txn.js';
+import { checkName, checkPriority, checkStringMap } from './validate.js';
+
+/** The settable attributes of a logical router port (each replaces its column). */
+export interface LrpSpec {
+  /** `mac`. */
+  readonly mac?: string | undefined;
+  /** `networks`: `addr/len` entries (at least one). */
+  readonly networks?: readonly string[] | undefined;
+  /** `peer`: another router port (router-to-router links), or null. */
+  readonly peer?: string | null | undefined;
+  /** `options`, e.g. `{ 'gateway_mtu': '1400' }`. */
+  readonly options?: Readonly<Record<string, string>> | undefined;
+  /** `enabled` (null: unset, which means enabled). */
+  readonly enabled?: boolean | null | undefined;
+  /** `ha_chassis_group`, or null. */
+  readonly haChassisGroup?: HaChassisGroupRef | null | undefined;
+  /** `ipv6_ra_configs`. */
+  readonly ipv6RaConfigs?: Readonly<Record<string, string>> | undefined;
+  /** `external_ids`. */
+  readonly externalIds?: Readonly<Record<string, string>> | undefined;
+}
+
+/** Options of {@link lrpAdd}. */
+export interface LrpAddOptions extends Omit<LrpSpec, 'mac' | 'networks'>, CreateOptions {
+  /** Gateway chassis to set (chassis name → priority), making the port a distributed gateway port. */
+  readonly gatewayChassis?: Readonly<Record<string, number>> | undefined;
+}
+
+type LrpColumns = { -readonly [K in keyof NbUpdate<'Logical_Router_Port'>]: NbUpdate<'Logical_Router_Port'>[K] };
+
+function checkNetworks(networks: readonly string[]): string[] {
+  if (!Array.isArray(networks) || networks.length === 0) {
+    throw new InvalidArgumentError('Logical_Router_Port.networks', networks, 'a router port needs at least one network');
+  }
+  for (const n of networks) checkCidr(n, 'Logical_Router_Port.networks');
+  return [...networks];
+}
+
+function encodeSpec(t: NbTxn, spec: LrpSpec): LrpColumns {
+  const row: LrpColumns = {};
+  if (spec.mac !== undefined) row.mac = checkMac(spec.mac, 'Logical_Router_Port.mac');
+  if (spec.networks !== undefined) row.networks = checkNetworks(spec.networks);
+  if (spec.peer !== undefined) row.peer = spec.peer === null ? null : checkName('Logical_Router_Port.peer', spec.peer);
+  if (spec.options !== undefined) row.options = checkStringMap('Logical_Router_Port.options', spec.options);
+  if (spec.enabled !== undefined) {
+    if (spec.enabled !== null && typeof spec.enabled !== 'boolean') {
+      throw new InvalidArgumentError('Logical_Router_Port.enabled', spec.enabled, 'must be a boolean or null');
+    }
+    row.enabled = spec.enabled;
+  }
+  if (spec.haChassisGroup !== undefined) {
+    row.ha_chassis_group = spec.haChassisGroup === null ? null : getNamed(t, 'HA_Chassis_Group', spec.haChassisGroup)._uuid;
+  }
+  if (spec.ipv6RaConfigs !== undefined) row.ipv6_ra_configs = checkStringMap('Logical_Router_Port.ipv6_ra_configs', spec.ipv6RaConfigs);
+  if (spec.externalIds !== undefined) row.external_ids = checkStringMap('Logical_Router_Port.external_ids', spec.externalIds);
+  return row;
+}
+
+function routersOf(t: NbTxn, port: string): NbRow<'Logical_Router'>[] {
+  return t.referrers('Logical_Router', 'ports', port);
+}
+
+function sameNetworks(a: readonly string[], b: readonly string[]): boolean {
+  const na = new Set(a.map((n) => normalizePrefix(n)));
+  const nb = new Set(b.map((n) => normalizePrefix(n)));
+  return na.size === nb.size && [...na].every((n) => nb.has(n));
+}
+
+/**
+ * Create a logical router port (`ovn-nbctl lrp-add`).
+ *
+ * ```ts
+ * lrpAdd(t, 'lr0', 'lr0-sw0', '00:00:00:00:ff:01', ['10.0.0.1/24', 'fd00::1/64']);
+ * // {"op":"insert","table":"Logical_Router_Port","row":{"mac":"00:00:00:00:ff:01","name":"lr0-sw0",
+ * //   "networks":["set",["10.0.0.1/24","fd00::1/64"]]},"uuid":"<lrp>","uuid-name":"row0"}
+ * // {"op":"mutate","table":"Logical_Router",…,"mutations":[["ports","insert",["set",[["named-uuid","row0"]]]]]}
+ * ```
+ * @throws AlreadyExistsError when the port exists (unless `mayExist`, and it
+ *   is on this router with the same MAC, networks and peer);
+ *   InvalidAddressError for a bad MAC or network.
+ */
+export function lrpAdd(
+  t: NbTxn,
+  router: RouterRef,
+  name: string,
+  mac: string,
+  networks: readonly string[],
+  options: LrpAddOptions = {},
+): Uuid<'Logical_Router_Port'> {
+  checkName('Logical_Router_Port.name', name);
+  const { mayExist, gatewayChassis, ...rest } = options;
+  const columns = encodeSpec(t, { ...rest, mac, networks });
+  const gc = Object.entries(gatewayChassis ?? {}).map(([c, p]) => {
+    checkName('Gateway_Chassis.chassis_name', c);
+    return [c, checkPriority('Gateway_Chassis.priority', p)] as const;
+  });
+  const lr = getNamed(t, 'Logical_Router', router);
+  const existing = rowsNamed(t, 'Logical_Router_Port', name)[0];
+  if (existing !== undefined) {
+    const key = JSON.stringify(name);
+    if (!mayExist) throw new AlreadyExistsError('logical router port', key, undefined, existing._uuid);
+    const owners = routersOf(t, existing._uuid);
+    if (!owners.some((o) => o._uuid === lr._uuid)) {
+      const where = owners[0] === undefined ? 'in no router' : `in router ${owners[0].name || owners[0]._uuid}`;
+      throw new AlreadyExistsError('logical router port', key, `it exists ${where}`, existing._uuid);
+    }
+    if (normalizeMac(existing.mac) !== normalizeMac(mac)) {
+      throw new AlreadyExistsError('logical router port', key, `it exists with MAC ${existing.mac}`, existing._uuid);
+    }
+    if (!sameNetworks(existing.networks, networks)) {
+      throw new AlreadyExistsError('logical router port', key, 'it exists with different networks', existing._uuid);
+    }
+    if ((rest.peer ?? null) !== existing.peer) {
+      throw new AlreadyExistsError('logical router port', key, `it exists with peer ${JSON.stringify(existing.peer)}`, existing._uuid);
+    }
+    return existing._uuid;
+  }
+  const gcRefs = gc.map(([c, p]) => t.insert('Gateway_Chassis', { name: `${name}-${c}`, chassis_name: c, priority: p }));
+  const lrp = t.insert('Logical_Router_Port', { name, ...columns, ...(gcRefs.length > 0 ? { gateway_chassis: gcRefs } : {}) });
+  t.addToSet('Logical_Router', lr._uuid, 'ports', [lrp]);
+  return lrp;
+}
+
+/**
+ * Delete a logical router port (`ovn-nbctl lrp-del`).
+ * @throws NotFoundError (unless `ifExists`).
+ */
+export function lrpDel(t: NbTxn, port: RouterPortRef, options: DeleteOptions = {}): void {
+  const row = findNamed(t, 'Logical_Router_Port', port);
+  if (row === undefined) {
+    if (options.ifExists) return;
+    throw new NotFoundError('logical router port', port);
+  }
+  const owners = routersOf(t, row._uuid);
+  for (const lr of owners) t.removeFromSet('Logical_Router', lr._uuid, 'ports', [row._uuid]);
+  if (owners.length === 0) t.delete('Logical_Router_Port', row._uuid);
+}
+
+/**
+ * Read a logical router port by name or UUID.
+ * @throws NotFoundError (unless `ifExists`, which returns undefined).
+ */
+export function lrpGet(t: NbTxn, port: RouterPortRef): NbRow<'Logical_Router_Port'>;
+export function lrpGet(t: NbTxn, port: RouterPortRef, options: DeleteOptions): NbRow<'Logical_Router_Port'> | undefined;
+export function lrpGet(t: NbTxn, port: RouterPortRef, options: DeleteOptions = {}): NbRow<'Logical_Router_Port'> | undefined {
+  return options.ifExists ? findNamed(t, 'Logical_Router_Port', port) : getNamed(t, 'Logical_Router_Port', port);
+}
+
+/** The ports of a router, sorted by name (`ovn-nbctl lrp-list`). */
+export function lrpList(t: NbTxn, router: RouterRef): NbRow<'Logical_Router_Port'>[] {
+  const lr = getNamed(t, 'Logical_Router', router);
+  return lr.ports
+    .map((u) => t.get('Logical_Router_Port', u))
+    .filter((r): r is NbRow<'Logical_Router_Port'> => r !== undefined)
+    .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+}
+
+/** The router a port is on. */
+export function lrpGetRouter(t: NbTxn, port: RouterPortRef): NbRow<'Logical_Router'> {
+  const row = getNamed(t, 'Logical_Router_Port', port);
+  const lr = routersOf(t, row._uuid)[0];
+  if (lr === undefined) throw new NotFoundError('logical router', `of port ${row.name}`);
+  return lr;
+}
+
+/** Set attributes of a router port; each one given replaces its column. */
+export function lrpSet(t: NbTxn, port: RouterPortRef, spec: LrpSpec): void {
+  const row = getNamed(t, 'Logical_Router_Port', port);
+  const columns = encodeSpec(t, spec);
+  if (Object.keys(columns).length > 0) t.update('Logical_Router_Port', row._uuid, columns);
+}
+
+/**
+ * Make `chassis` a gateway chassis of the port with `priority`
+ * (`ovn-nbctl lrp-set-gateway-chassis`): creates the `Gateway_Chassis` row
+ * `<port>-<chassis>` or updates its priority.
+ *
+ * ```ts
+ * lrpSetGatewayChassis(t, 'lr0-public', 'gw-1', 20);
+ * // {"op":"insert","table":"Gateway_Chassis","row":{"chassis_name":"gw-1","name":"lr0-public-gw-1","priority":20},…}
+ * // {"op":"mutate","table":"Logical_Router_Port",…,"mutations":[["gateway_chassis","insert",["set",[["named-uuid","row0"]]]]]}
+ * ```
+ * @throws OutOfRangeError for a priority outside 0..32767; NotFoundError.
+ */
+export function lrpSetGatewayChassis(
+  t: NbTxn,
+  port: RouterPortRef,
+  chassis: string,
+  priority = 0,
+): Uuid<'Gateway_Chassis'> {
+  checkName('Gateway_Chassis.chassis_name', chassis);
+  const p = checkPriority('Gateway_Chassis.priority', priority);
+  const lrp = getNamed(t, 'Logical_Router_Port', port);
+  const name = `${lrp.name}-${chassis}`;
+  const existing = rowsNamed(t, 'Gateway_Chassis', name)[0];
+  let gc: Uuid<'Gateway_Chassis'>;
+  if (existing !== undefined) {
+    gc = existing._uuid;
+    if (existing.priority !== p) t.update('Gateway_Chassis', gc, { priority: p });
+  } else {
+    gc = t.insert('Gateway_Chassis', { name, chassis_name: chassis, priority: p });
+  }
+  if (!t.get('Logical_Router_Port', lrp._uuid)!.gateway_chassis.includes(gc)) {
+    t.addToSet('Logical_Router_Port', lrp._uuid, 'gateway_chassis', [gc]);
+  }
+  return gc;
+}
+
+/**
+ * Remove a gateway chassis from a port (`ovn-nbctl lrp-del-gateway-chassis`).
+ * @throws NotFoundError when the port has no such chassis (unless `ifExists`).
+ */
+export function lrpDelGatewayChassis(t: NbTxn, port: RouterPortRef, chassis: string, options: DeleteOptions = {}): void {
+  const lrp = getNamed(t, 'Logical_Router_Port', port);
+  const gc = lrp.gateway_chassis.map((u) => t.get('Gateway_Chassis', u)).find((g) => g?.chassis_name === chassis);
+  if (gc === undefined) {
+    if (options.ifExists) return;
+    throw new NotFoundError('gateway chassis', chassis, `on router port ${lrp.name}`);
+  }
+  t.removeFromSet('Logical_Router_Port', lrp._uuid, 'gateway_chassis', [gc._uuid]);
+}
+
+/** What {@link connectSwitchToRouter} needs. */
+export interface ConnectSwitchToRouter extends CreateOptions {
+  /** The switch. */
+  readonly switch: SwitchRef;
+  /** The router. */
+  readonly router: RouterRef;
+  /** The router port's MAC. */
+  readonly mac: string;
+  /** The router port's networks, e.g. `['10.0.0.1/24']`. */
+  readonly networks: readonly string[];
+  /** The router port's name (default `<router>-<switch>`). */
+  readonly routerPort?: string | undefined;
+  /** The switch port's name (default `<switch>-<router>`). */
+  readonly switchPort?: string | undefined;
+}
+
+/**
+ * Connect a switch to a router: a router port with the MAC and networks, and
+ * a switch port of type `router` with addresses `router` and
+ * `options:router-port` naming it (the usual `lrp-add` + `lsp-add` +
+ * `lsp-set-type` + `lsp-set-addresses` + `lsp-set-options` sequence).
+ *
+ * ```ts
+ * connectSwitchToRouter(t, { switch: 'sw0', router: 'lr0', mac: '00:00:00:00:ff:01', networks: ['10.0.0.1/24'] });
+ * // lr0-sw0: {"op":"insert","table":"Logical_Router_Port",…} + mutate Logical_Router ports
+ * // sw0-lr0: {"op":"insert","table":"Logical_Switch_Port","row":{"addresses":"router","name":"sw0-lr0",
+ * //   "options":["map",[["router-port","lr0-sw0"]]],"type":"router"},…} + mutate Logical_Switch ports
+ * ```
+ */
+export function connectSwitchToRouter(
+  t: NbTxn,
+  spec: ConnectSwitchToRouter,
+): { readonly routerPort: Uuid<'Logical_Router_Port'>; readonly switchPort: Uuid<'Logical_Switch_Port'> } {
+  const ls = getNamed(t, 'Logical_Switch', spec.switch);
+  const lr = getNamed(t, 'Logical_Router', spec.router);
+  const lsName = ls.name || ls._uuid;
+  const lrName = lr.name || lr._uuid;
+  const lrpName = spec.routerPort ?? `${lrName}-${lsName}`;
+  const lspName = spec.switchPort ?? `${lsName}-${lrName}`;
+  const mayExist = spec.mayExist === true;
+  const routerPort = lrpAdd(t, lr._uuid, lrpName, spec.mac, spec.networks, { mayExist });
+  const switchPort = lspAdd(t, ls._uuid, lspName, {
+    mayExist,
+    type: 'router',
+    addresses: ['router'],
+    options: { 'router-port': lrpName },
+  });
+  return { routerPort, switchPort };
+}

@@ -1,0 +1,88 @@
+/**
+ * The server side of one client connection: a byte stream (a unix, tcp or
+ * ssl socket) or a message pipe (an in-process connection). A
+ * {@link Session} reads and writes through it.
+ * @module
+ */
+
+import type * as net from 'node:net';
+
+/** What a channel reports to its session. */
+export interface ChannelHandlers {
+  /** Bytes from a stream channel (the session frames them). */
+  data(chunk: Uint8Array): void;
+  /** One whole message from a message channel. */
+  message(text: string): void;
+  /** The connection is gone (closed by either side). Reported once. */
+  close(): void;
+}
+
+/** One client connection as the server sees it. */
+export interface SessionChannel {
+  /** `stream` channels deliver bytes to frame; `message` channels whole messages. */
+  readonly kind: 'stream' | 'message';
+  /** The connection's name in logs, e.g. `unix#3` or `tcp:127.0.0.1:40512`. */
+  readonly name: string;
+  /** Whether the server probes this connection when it is idle (tcp and ssl). */
+  readonly probes: boolean;
+  /** Start delivering events. */
+  attach(handlers: ChannelHandlers): void;
+  /** Send one serialized message. */
+  write(text: string): void;
+  /** Close after sending what is queued. */
+  close(): void;
+  /** Drop the connection at once (a reset for tcp), as a killed server does. */
+  abort(): void;
+}
+
+/** A {@link SessionChannel} over a connected Node socket. */
+export class SocketChannel implements SessionChannel {
+  readonly kind = 'stream';
+  private closedReported = false;
+  private handlers: ChannelHandlers | undefined;
+
+  constructor(
+    private readonly socket: net.Socket,
+    readonly name: string,
+    readonly probes: boolean,
+  ) {
+    socket.on('error', () => {
+      // 'close' follows.
+    });
+    socket.on('close', () => this.reportClose());
+  }
+
+  attach(handlers: ChannelHandlers): void {
+    this.handlers = handlers;
+    this.socket.on('data', (chunk: Buffer) => handlers.data(chunk));
+    if (this.socket.destroyed) this.reportClose();
+  }
+
+  write(text: string): void {
+    if (!this.socket.destroyed && this.socket.writable) this.socket.write(text);
+  }
+
+  close(): void {
+    if (this.socket.destroyed) return;
+    this.socket.end();
+    const timer = setTimeout(() => this.socket.destroy(), 1000);
+    timer.unref();
+    this.socket.once('close', () => clearTimeout(timer));
+  }
+
+  abort(): void {
+    if (this.socket.destroyed) return;
+    const s = this.socket as net.Socket & { resetAndDestroy?: () => void };
+    if (typeof s.resetAndDestroy === 'function' && s.remoteAddress !== undefined) {
+      s.resetAndDestroy();
+    } else {
+      s.destroy();
+    }
+  }
+
+  private reportClose(): void {
+    if (this.closedReported || this.handlers === undefined) return;
+    this.closedReported = true;
+    this.handlers.close();
+  }
+}

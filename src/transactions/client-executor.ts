@@ -1,0 +1,100 @@
+/**
+ * A {@link TransactionExecutor} over the database client (`connectDatabase`):
+ * its replica serves `verify` and outcome resolution, its reconnection
+ * brings the connection back after a lost reply.
+ * @module
+ */
+
+import { ClientClosedError, TransactionOutcomeUnknownError } from '../ovsdb/client.js';
+import { SchemaDriftError } from '../ovsdb/compat.js';
+import { TransactionError } from '../ovsdb/errors.js';
+import type { DatabaseModel, TableMap } from '../ovsdb/model.js';
+import type { Operation } from '../ovsdb/wire.js';
+import type { ExecuteOptions, ReplicaReader, TransactionExecutor } from './executor.js';
+
+/** Options the client's raw `transact` accepts. */
+export interface ClientTransactOptions {
+  /** Abort waiting (for a connection, or for the reply). */
+  readonly signal?: AbortSignal | undefined;
+  /** Send `cancel` when `signal` aborts after the request was sent (if the client supports it). */
+  readonly cancelOnAbort?: boolean | undefined;
+  /** Called once the request is handed to the connection (if the client supports it). */
+  readonly onSent?: (() => void) | undefined;
+}
+
+/**
+ * What {@link clientExecutor} needs of a database client: the model, replica
+ * reads, and a raw `transact` that waits for the client to be in sync,
+ * resolves with the results once the replica shows the transaction
+ * (read-your-writes), and rejects with `TransactionError` (carrying
+ * `results`) when an operation failed. `whenSynced` is optional.
+ */
+export interface TransactingClient<DB extends TableMap> extends ReplicaReader<DB> {
+  /** The database model. */
+  readonly model: DatabaseModel<DB>;
+  /** Send raw operations as one transaction. */
+  transact(ops: readonly Operation[], options?: ClientTransactOptions): Promise<readonly unknown[]>;
+  /** True when `transact` honours `cancelOnAbort` (sends `cancel`). */
+  readonly cancels?: boolean | undefined;
+  /** Resolve once connected and in sync. */
+  whenSynced?(options?: { readonly signal?: AbortSignal | undefined }): Promise<void>;
+}
+
+/** True when `e` proves the request never left the client. */
+function neverSent(e: unknown): boolean {
+  // The client checks operations against the server's schema before sending.
+  return e instanceof ClientClosedError || e instanceof SchemaDriftError;
+}
+
+/**
+ * Run transactions through a database client.
+ *
+ * ```ts
+ * const nb = connectDatabase({ remotes: ['unix:/run/ovn/ovnnb_db.sock'], model: NB });
+ * const db = createTransactor(clientExecutor(nb));
+ * await db.transact((tx) => tx.insert('Logical_Switch', { name: 'sw0' }));
+ * ```
+ */
+export function clientExecutor<DB extends TableMap>(
+  client: TransactingClient<DB>,
+): TransactionExecutor<DB> {
+  return {
+    model: client.model,
+    cancels: client.cancels === true,
+    replica: client,
+    async transact(
+      ops: readonly Operation[],
+      options: ExecuteOptions,
+    ): Promise<readonly unknown[]> {
+      let sent = false;
+      const onSent = () => {
+        if (sent) return;
+        sent = true;
+        options.onSent?.();
+      };
+      const request: {
+        signal?: AbortSignal;
+        cancelOnAbort?: boolean;
+        onSent: () => void;
+      } = { onSent };
+      if (options.signal !== undefined) request.signal = options.signal;
+      if (options.cancelOnAbort !== undefined) request.cancelOnAbort = options.cancelOnAbort;
+      try {
+        return await client.transact(ops, request);
+      } catch (e) {
+        if (e instanceof TransactionError && e.results !== undefined) {
+          onSent();
+          return e.results;
+        }
+        // Unless the error proves the request was never sent, assume it may
+        // have been (the outcome is then resolved, which is always safe).
+        if (e instanceof TransactionOutcomeUnknownError || !neverSent(e)) onSent();
+        throw e;
+      }
+    },
+    async whenSynced(options?: { readonly signal?: AbortSignal | undefined }): Promise<void> {
+      if (client.whenSynced !== undefined) return client.whenSynced(options);
+      await client.transact([], options?.signal ? { signal: options.signal } : {});
+    },
+  };
+}

@@ -1,0 +1,110 @@
+/**
+ * The errors of the transaction layer, and {@link outcomeOf}, which says
+ * what an error from `transact` means for the transaction.
+ *
+ * The rule: **every error `transact` throws means the transaction did not
+ * commit, except a {@link TransactionOutcomeError} whose `outcome` is
+ * `committed` or `unknown`.** Validation errors (`DatumError`) come
+ * before anything is sent; a `TransactionError` (or a subclass) is the
+ * server's answer that an operation or the commit failed, which rolls the
+ * whole transaction back.
+ * @module
+ */
+
+import { OvsdbError, TransactionError } from '../ovsdb/errors.js';
+
+/** What happened to a transaction. */
+export type Outcome = 'committed' | 'not committed' | 'unknown';
+
+/**
+ * The server answered "constraint violation" because the transaction would
+ * make two rows share the value of a unique index. Names the index (its
+ * columns), the value and both rows.
+ *
+ * ```ts
+ * try { … } catch (e) {
+ *   if (e instanceof DuplicateIndexError) console.log(e.table, e.index, e.value); // Logical_Switch_Port ['name'] { name: 'lsp1' }
+ * }
+ * ```
+ */
+export class DuplicateIndexError extends TransactionError {
+  override name = 'DuplicateIndexError';
+  constructor(
+    opIndex: number,
+    details: string,
+    op: string | undefined,
+    /** The table of the index. */
+    override readonly table: string,
+    /** The index: its columns. */
+    readonly index: readonly string[],
+    /**
+     * The duplicated value, per index column (JS representation), when known:
+     * from this transaction's insert, or the replica's copy of the other row.
+     */
+    readonly value: Readonly<Record<string, unknown>> | undefined,
+    /** The value as the server wrote it, e.g. `lsp1` or `1 and x`. */
+    readonly valueText: string,
+    /** The two rows' UUIDs. */
+    readonly rows: readonly [string, string],
+    results: readonly unknown[] | undefined,
+  ) {
+    super(opIndex, 'constraint violation', details, true, op, table, results);
+    const shown = value === undefined ? `(${valueText})` : JSON.stringify(value);
+    this.message = `commit failed: constraint violation: ${table} rows ${rows[0]} and ${rows[1]} would have the same value ${shown} for the unique index (${index.join(', ')})`;
+  }
+}
+
+/**
+ * A `verify` assertion still failed after `replays` replays of the
+ * transaction callback: other clients kept changing the row.
+ */
+export class VerifyConflictError extends TransactionError {
+  override name = 'VerifyConflictError';
+  constructor(
+    base: TransactionError,
+    /** The verified row's UUID. */
+    readonly uuid: string,
+    /** The verified columns. */
+    readonly columns: readonly string[],
+    /** How many times the callback was replayed. */
+    readonly replays: number,
+  ) {
+    super(base.opIndex, base.error, base.details, false, base.op, base.table, base.results);
+    this.message = `verify of ${base.table ?? '?'} row ${uuid} (${columns.join(', ')}) failed after ${replays} replay${replays === 1 ? '' : 's'}: another client keeps changing it`;
+  }
+}
+
+/**
+ * A transaction was sent but its reply never came (the connection dropped,
+ * the timeout expired or the signal aborted), and `outcome` says what is
+ * known about it:
+ * - `committed`: it did commit (found out after reconnecting), but the
+ *   results of its operations (rows, counts) are lost, so the callback's
+ *   value could not be built;
+ * - `not committed`: it did not commit (found out after reconnecting);
+ * - `unknown`: it writes no row whose existence would tell, so whether it
+ *   committed cannot be known (see `reason`).
+ */
+export class TransactionOutcomeError extends OvsdbError {
+  override name = 'TransactionOutcomeError';
+  constructor(
+    /** What happened to the transaction. */
+    readonly outcome: Outcome,
+    /** Why the reply was lost, and how the outcome was found (or why it could not be). */
+    readonly reason: string,
+    options?: { cause?: unknown },
+  ) {
+    super(`transaction outcome ${outcome}: ${reason}`, options);
+  }
+}
+
+/**
+ * What an error thrown by `transact` means for the transaction: `committed`
+ * or `unknown` for a {@link TransactionOutcomeError} that says so, `not
+ * committed` for everything else (validation errors, server errors, errors
+ * before sending).
+ */
+export function outcomeOf(error: unknown): Outcome {
+  if (error instanceof TransactionOutcomeError) return error.outcome;
+  return 'not committed';
+}
