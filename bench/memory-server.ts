@@ -17,7 +17,8 @@
  *
  * Run: `node --import tsx bench/memory-server.ts [--quick]`.
  * Environment: `BENCH_RUNS` (default 3), `BENCH_W1_TXNS` (5000),
- * `BENCH_W2_PORTS` (100000), `BENCH_W2_BATCH` (1000).
+ * `BENCH_W2_PORTS` (100000), `BENCH_W2_BATCH` (1000), and `BENCH_MEMORY_CLI`
+ * (another `ovnkit-server` entry point to measure, e.g. a modified copy).
  */
 
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
@@ -35,6 +36,7 @@ const RUNS = Number(process.env['BENCH_RUNS'] ?? (QUICK ? 1 : 3));
 const W1_TXNS = Number(process.env['BENCH_W1_TXNS'] ?? (QUICK ? 500 : 5000));
 const W2_PORTS = Number(process.env['BENCH_W2_PORTS'] ?? (QUICK ? 5000 : 100_000));
 const W2_BATCH = Number(process.env['BENCH_W2_BATCH'] ?? 1000);
+const MEMORY_CLI = process.env['BENCH_MEMORY_CLI'] ?? join(ROOT, 'src/server/cli.ts');
 
 type Kind = 'ovsdb-server' | 'memory';
 
@@ -83,7 +85,7 @@ async function startServer(kind: Kind): Promise<Server> {
   } else {
     proc = spawn(
       process.execPath,
-      ['--import', 'tsx', join(ROOT, 'src/server/cli.ts'), '--schema', SCHEMA, '--listen', `punix:${sock}`],
+      ['--import', 'tsx', MEMORY_CLI, '--schema', SCHEMA, '--listen', `punix:${sock}`],
       { stdio: 'ignore', cwd: ROOT },
     );
   }

@@ -35,7 +35,7 @@ import { connect as netConnect } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { NB } from '../src/nb/index.js';
+import { NB, type NBTables } from '../src/nb/index.js';
 import { connectDatabase, type DialedTransport, dialSocket } from '../src/ovsdb/client.js';
 import { connect } from '../src/ovsdb/connect.js';
 import { JsonStreamFramer } from '../src/ovsdb/framer.js';
@@ -53,6 +53,23 @@ const gc = runInNewContext('gc') as () => void;
 
 function fullGc(): void {
   for (let i = 0; i < 3; i++) gc();
+}
+
+/**
+ * A heap baseline: what the previous run left behind (a closed socket keeps
+ * its client reachable until it is fully closed) must be gone, so wait until
+ * two full collections a while apart agree within 1 MB.
+ */
+async function baseline(): Promise<number> {
+  let last = Number.POSITIVE_INFINITY;
+  for (let i = 0; i < 20; i++) {
+    fullGc();
+    const now = process.memoryUsage().heapUsed;
+    if (Math.abs(now - last) < 1e6) return now;
+    last = now;
+    await new Promise((r) => setTimeout(r, 300));
+  }
+  return last;
 }
 
 function median(xs: readonly number[]): number {
@@ -140,8 +157,7 @@ const held: { value?: unknown } = {};
 
 async function replicaRun(remote: string, sink: { request?: string }): Promise<Sample> {
   held.value = undefined;
-  fullGc();
-  const before = process.memoryUsage().heapUsed;
+  const before = await baseline();
   const t0 = performance.now();
   const client = connectDatabase({ remotes: remote, model: NB, dial: recordingDial(sink) });
   held.value = client;
@@ -157,10 +173,9 @@ async function replicaRun(remote: string, sink: { request?: string }): Promise<S
   return { ms, heapBytes };
 }
 
-function rawRun(path: string, request: string): Promise<Sample & { bytes: Buffer }> {
+async function rawRun(path: string, request: string): Promise<Sample & { bytes: Buffer }> {
   held.value = undefined;
-  fullGc();
-  const before = process.memoryUsage().heapUsed;
+  const before = await baseline();
   const t0 = performance.now();
   return new Promise((resolve, reject) => {
     const socket = netConnect({ path });
@@ -190,68 +205,73 @@ function rawRun(path: string, request: string): Promise<Sample & { bytes: Buffer
   });
 }
 
+/** Offline, raw: concatenate the chunks, decode and `JSON.parse`; the result is held. */
+async function offlineRaw(chunks: readonly Buffer[]): Promise<Sample> {
+  held.value = undefined;
+  const h0 = await baseline();
+  const t0 = performance.now();
+  const parsed = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { id: unknown };
+  const ms = performance.now() - t0;
+  if (parsed.id === undefined) throw new Error('bad capture');
+  held.value = parsed;
+  fullGc();
+  return { ms, heapBytes: process.memoryUsage().heapUsed - h0 };
+}
+
+/** Offline, replica: frame the chunks and load the reply into a replica; the replica is held. */
+async function offlineReplica(chunks: readonly Buffer[]): Promise<Sample> {
+  held.value = undefined;
+  const h0 = await baseline();
+  const t0 = performance.now();
+  held.value = loadReplica(chunks);
+  const ms = performance.now() - t0;
+  fullGc();
+  return { ms, heapBytes: process.memoryUsage().heapUsed - h0 };
+}
+
+function loadReplica(chunks: readonly Buffer[]): Replica<NBTables> {
+  const framer = new JsonStreamFramer();
+  const messages: unknown[] = [];
+  for (const c of chunks) framer.pushInto(c, messages);
+  const updates = (messages[0] as { result: [boolean, string, TableUpdates2] }).result[2];
+  const replica = new Replica(NB);
+  for (const table of Object.keys(NB.schema.tables)) {
+    replica.configure(table, ['_version', ...NB.schema.tables[table]!.columnNames]);
+    replica.replace(table, updates[table] ?? {}, 'update2');
+  }
+  if (replica.count('Logical_Switch_Port') !== PORTS) throw new Error('offline replica incomplete');
+  return replica;
+}
+
 /**
- * Client-side CPU only, on the captured reply bytes (no server, no socket):
- * the framer and the replica (decode, freeze, index) against
+ * Client-side CPU and heap only, on the captured reply bytes (no server, no
+ * socket): the framer and the replica (decode, freeze, index) against
  * `Buffer.concat` + `toString` + `JSON.parse` of the same 64 KiB chunks.
  */
-function offline(bytes: Buffer): {
+async function offline(bytes: Buffer): Promise<{
   rawMs: number;
   replicaMs: number;
   rawHeap: number;
   replicaHeap: number;
-} {
+}> {
   const chunks: Buffer[] = [];
   for (let i = 0; i < bytes.length; i += 65536) chunks.push(bytes.subarray(i, i + 65536));
-  const raw: number[] = [];
-  const rep: number[] = [];
-  const rawHeaps: number[] = [];
-  const repHeaps: number[] = [];
+  const raw: Sample[] = [];
+  const rep: Sample[] = [];
   for (let run = 0; run < RUNS + 1; run++) {
-    held.value = undefined;
-    fullGc();
-    let h0 = process.memoryUsage().heapUsed;
-    let t0 = performance.now();
-    const parsed = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { id: unknown };
-    const rawMs = performance.now() - t0;
-    if (parsed.id === undefined) throw new Error('bad capture');
-    held.value = parsed;
-    fullGc();
-    const rawHeap = process.memoryUsage().heapUsed - h0;
-    held.value = undefined;
-    fullGc();
-    h0 = process.memoryUsage().heapUsed;
-    t0 = performance.now();
-    const framer = new JsonStreamFramer();
-    const messages: unknown[] = [];
-    for (const c of chunks) framer.pushInto(c, messages);
-    const reply = messages[0] as { result: [boolean, string, TableUpdates2] };
-    const replica = new Replica(NB);
-    const updates = reply.result[2];
-    for (const table of Object.keys(NB.schema.tables)) {
-      replica.configure(table, ['_version', ...NB.schema.tables[table]!.columnNames]);
-      replica.replace(table, updates[table] ?? {}, 'update2');
-    }
-    const repMs = performance.now() - t0;
-    if (replica.count('Logical_Switch_Port') !== PORTS)
-      throw new Error('offline replica incomplete');
-    messages.length = 0;
-    held.value = replica;
-    fullGc();
-    const repHeap = process.memoryUsage().heapUsed - h0;
-    held.value = undefined;
+    const r = await offlineRaw(chunks);
+    const p = await offlineReplica(chunks);
     if (run > 0) {
-      raw.push(rawMs);
-      rep.push(repMs);
-      rawHeaps.push(rawHeap);
-      repHeaps.push(repHeap);
+      raw.push(r);
+      rep.push(p);
     }
   }
+  held.value = undefined;
   return {
-    rawMs: median(raw),
-    replicaMs: median(rep),
-    rawHeap: median(rawHeaps) / PORTS,
-    replicaHeap: median(repHeaps) / PORTS,
+    rawMs: median(raw.map((x) => x.ms)),
+    replicaMs: median(rep.map((x) => x.ms)),
+    rawHeap: median(raw.map((x) => x.heapBytes)) / PORTS,
+    replicaHeap: median(rep.map((x) => x.heapBytes)) / PORTS,
   };
 }
 
@@ -297,7 +317,7 @@ async function main(): Promise<void> {
     );
     if (captured) {
       if (process.env['BENCH_CAPTURE']) writeFileSync(process.env['BENCH_CAPTURE'], captured);
-      const o = offline(captured);
+      const o = await offline(captured);
       console.log(
         `client CPU only (captured ${(captured.length / 1e6).toFixed(1)} MB reply, no server): ` +
           `JSON.parse ${o.rawMs.toFixed(0)} ms, framer+replica ${o.replicaMs.toFixed(0)} ms ` +

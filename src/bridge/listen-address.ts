@@ -28,7 +28,7 @@ const FORM =
 
 /**
  * Parse a WebSocket listen address.
- * @throws {@link RemoteSyntaxError} when it is not one.
+ * @throws `RemoteSyntaxError` when it is not one.
  */
 export function parseListenAddress(text: string): ListenAddress {
   const m = FORM.exec(text.trim());

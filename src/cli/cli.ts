@@ -5,7 +5,7 @@
  * @module
  */
 
-import { COMMANDS, type CliIo } from './commands.js';
+import { type CliIo, COMMANDS } from './commands.js';
 
 function usage(): string {
   const names = Object.keys(COMMANDS).sort();

@@ -11,8 +11,8 @@
 
 import { readFile } from 'node:fs/promises';
 import { NB, type NBTables } from '../nb/generated/model.js';
-import { connectDatabase, type DatabaseClient } from '../ovsdb/client.js';
 import { showNb } from '../nb/show.js';
+import { connectDatabase, type DatabaseClient } from '../ovsdb/client.js';
 import type { CliIo } from './commands.js';
 
 /** The remote used when neither `--db` nor `OVN_NB_DB` is given (as for `ovn-nbctl`). */
@@ -75,7 +75,10 @@ function parseArgs(argv: readonly string[], env: CliIo['env']): ShowArgs | 'help
       case '--timeout': {
         const v = value();
         const secs = Number(v);
-        if (!/^\d+(\.\d+)?$/.test(v) || secs <= 0) throw new UsageError(`--timeout: expected a positive number of seconds, got ${JSON.stringify(v)}`);
+        if (!/^\d+(\.\d+)?$/.test(v) || secs <= 0)
+          throw new UsageError(
+            `--timeout: expected a positive number of seconds, got ${JSON.stringify(v)}`,
+          );
         timeoutMs = secs * 1000;
         break;
       }
@@ -112,7 +115,9 @@ export async function runShowCli(argv: readonly string[], io: CliIo): Promise<nu
   try {
     args = parseArgs(argv, io.env);
   } catch (e) {
-    io.stderr.write(`ovnkit show: ${e instanceof Error ? e.message : String(e)}\nTry "ovnkit show --help".\n`);
+    io.stderr.write(
+      `ovnkit show: ${e instanceof Error ? e.message : String(e)}\nTry "ovnkit show --help".\n`,
+    );
     return 2;
   }
   if (args === 'help') {
@@ -149,7 +154,8 @@ export async function runShowCli(argv: readonly string[], io: CliIo): Promise<nu
   try {
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(
-        () => reject(new Error(`could not connect to ${args.db} within ${args.timeoutMs / 1000} s`)),
+        () =>
+          reject(new Error(`could not connect to ${args.db} within ${args.timeoutMs / 1000} s`)),
         args.timeoutMs,
       );
     });

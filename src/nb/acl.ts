@@ -26,7 +26,14 @@ export const ACL_DIRECTIONS = ['from-lport', 'to-lport'] as const;
 /** An ACL direction. */
 export type AclDirectionName = (typeof ACL_DIRECTIONS)[number];
 /** ACL actions. */
-export const ACL_ACTIONS = ['allow', 'allow-related', 'allow-stateless', 'drop', 'reject', 'pass'] as const;
+export const ACL_ACTIONS = [
+  'allow',
+  'allow-related',
+  'allow-stateless',
+  'drop',
+  'reject',
+  'pass',
+] as const;
 /** An ACL action. */
 export type AclActionName = (typeof ACL_ACTIONS)[number];
 /** ACL log severities. */
@@ -77,7 +84,10 @@ function describe(t: AclTarget): string {
 }
 
 /** The row holding the ACLs of `target`. */
-function owner(t: NbTxn, target: AclTarget): { table: 'Logical_Switch' | 'Port_Group'; row: NbRow<'Logical_Switch'> | NbRow<'Port_Group'> } {
+function owner(
+  t: NbTxn,
+  target: AclTarget,
+): { table: 'Logical_Switch' | 'Port_Group'; row: NbRow<'Logical_Switch'> | NbRow<'Port_Group'> } {
   if (target === null || typeof target !== 'object') {
     throw new InvalidArgumentError('ACL target', target, 'must be { switch } or { portGroup }');
   }
@@ -87,7 +97,11 @@ function owner(t: NbTxn, target: AclTarget): { table: 'Logical_Switch' | 'Port_G
   if ('portGroup' in target && !('switch' in target)) {
     return { table: 'Port_Group', row: getNamed(t, 'Port_Group', target.portGroup) };
   }
-  throw new InvalidArgumentError('ACL target', target, 'must be exactly one of { switch } or { portGroup }');
+  throw new InvalidArgumentError(
+    'ACL target',
+    target,
+    'must be exactly one of { switch } or { portGroup }',
+  );
 }
 
 /**
@@ -96,13 +110,20 @@ function owner(t: NbTxn, target: AclTarget): { table: 'Logical_Switch' | 'Port_G
  *   InvalidArgumentError for a bad direction, action, severity or name.
  */
 export function encodeAcl(spec: AclSpec): NbInsert<'ACL'> {
-  if (spec === null || typeof spec !== 'object') throw new InvalidArgumentError('ACL', spec, 'must be an object');
+  if (spec === null || typeof spec !== 'object')
+    throw new InvalidArgumentError('ACL', spec, 'must be an object');
   const direction = checkEnum('ACL.direction', spec.direction, ACL_DIRECTIONS);
   const priority = checkPriority('ACL.priority', spec.priority);
   const action = checkEnum('ACL.action', spec.action, ACL_ACTIONS);
   const match = matchText(spec.match, 'ACL.match');
-  const row: { -readonly [K in keyof NbInsert<'ACL'>]: NbInsert<'ACL'>[K] } = { direction, priority, match, action };
-  if (spec.severity !== undefined) row.severity = checkEnum('ACL.severity', spec.severity, ACL_SEVERITIES);
+  const row: { -readonly [K in keyof NbInsert<'ACL'>]: NbInsert<'ACL'>[K] } = {
+    direction,
+    priority,
+    match,
+    action,
+  };
+  if (spec.severity !== undefined)
+    row.severity = checkEnum('ACL.severity', spec.severity, ACL_SEVERITIES);
   if (spec.name !== undefined) {
     if (typeof spec.name !== 'string' || Buffer.byteLength(spec.name) > 63) {
       throw new InvalidArgumentError('ACL.name', spec.name, 'must be a string of at most 63 bytes');
@@ -110,23 +131,31 @@ export function encodeAcl(spec: AclSpec): NbInsert<'ACL'> {
     row.name = spec.name;
   }
   if (spec.meter !== undefined) {
-    if (typeof spec.meter !== 'string') throw new InvalidArgumentError('ACL.meter', spec.meter, 'must be a string');
+    if (typeof spec.meter !== 'string')
+      throw new InvalidArgumentError('ACL.meter', spec.meter, 'must be a string');
     row.meter = spec.meter;
   }
   if (spec.log !== undefined && typeof spec.log !== 'boolean') {
     throw new InvalidArgumentError('ACL.log', spec.log, 'must be a boolean');
   }
-  const log = spec.log ?? (spec.severity !== undefined || spec.name !== undefined || spec.meter !== undefined);
+  const log =
+    spec.log ??
+    (spec.severity !== undefined || spec.name !== undefined || spec.meter !== undefined);
   if (log) row.log = true;
   if (spec.label !== undefined) {
     if (action !== 'allow' && action !== 'allow-related') {
-      throw new InvalidArgumentError('ACL.label', spec.label, 'a label can only be set with actions "allow" or "allow-related"');
+      throw new InvalidArgumentError(
+        'ACL.label',
+        spec.label,
+        'a label can only be set with actions "allow" or "allow-related"',
+      );
     }
     row.label = checkIntRange('ACL.label', spec.label, 0, 4294967295);
   }
   if (spec.tier !== undefined) row.tier = checkIntRange('ACL.tier', spec.tier, 0, 3);
   if (spec.options !== undefined) row.options = checkStringMap('ACL.options', spec.options);
-  if (spec.externalIds !== undefined) row.external_ids = checkStringMap('ACL.external_ids', spec.externalIds);
+  if (spec.externalIds !== undefined)
+    row.external_ids = checkStringMap('ACL.external_ids', spec.externalIds);
   return row;
 }
 
@@ -152,7 +181,12 @@ function sameAcl(a: NbRow<'ACL'>, direction: string, priority: number, match: st
  *   and match exists there (unless `mayExist`); OutOfRangeError,
  *   InvalidArgumentError for bad fields; NotFoundError for an unknown target.
  */
-export function aclAdd(t: NbTxn, target: AclTarget, spec: AclSpec, options: CreateOptions = {}): Uuid<'ACL'> {
+export function aclAdd(
+  t: NbTxn,
+  target: AclTarget,
+  spec: AclSpec,
+  options: CreateOptions = {},
+): Uuid<'ACL'> {
   const row = encodeAcl(spec);
   const { table, row: parent } = owner(t, target);
   for (const uuid of parent.acls) {
@@ -185,27 +219,47 @@ export function aclAdd(t: NbTxn, target: AclTarget, spec: AclSpec, options: Crea
  *   match does not exist (unless `ifExists`); InvalidArgumentError for a
  *   priority without a match (or the reverse).
  */
-export function aclDel(t: NbTxn, target: AclTarget, filter: AclFilter = {}, options: DeleteOptions = {}): number {
+export function aclDel(
+  t: NbTxn,
+  target: AclTarget,
+  filter: AclFilter = {},
+  options: DeleteOptions = {},
+): number {
   const { table, row: parent } = owner(t, target);
-  const direction = filter.direction === undefined ? undefined : checkEnum('ACL.direction', filter.direction, ACL_DIRECTIONS);
+  const direction =
+    filter.direction === undefined
+      ? undefined
+      : checkEnum('ACL.direction', filter.direction, ACL_DIRECTIONS);
   if ((filter.priority === undefined) !== (filter.match === undefined)) {
     throw new InvalidArgumentError('aclDel', filter, 'give both priority and match, or neither');
   }
   if (filter.priority !== undefined && direction === undefined) {
     throw new InvalidArgumentError('aclDel', filter, 'priority and match need a direction');
   }
-  const priority = filter.priority === undefined ? undefined : checkPriority('ACL.priority', filter.priority);
+  const priority =
+    filter.priority === undefined ? undefined : checkPriority('ACL.priority', filter.priority);
   const match = filter.match === undefined ? undefined : matchText(filter.match, 'ACL.match');
-  const acls = parent.acls.map((u) => t.get('ACL', u)).filter((a): a is NbRow<'ACL'> => a !== undefined);
+  const acls = parent.acls
+    .map((u) => t.get('ACL', u))
+    .filter((a): a is NbRow<'ACL'> => a !== undefined);
   const victims = acls.filter(
     (a) =>
       (direction === undefined || a.direction === direction) &&
       (priority === undefined || (a.priority === priority && a.match === match)),
   );
   if (victims.length === 0 && priority !== undefined && !options.ifExists) {
-    throw new NotFoundError('ACL', `(${direction}, priority ${priority}, match ${JSON.stringify(match)})`, `on ${describe(target)}`);
+    throw new NotFoundError(
+      'ACL',
+      `(${direction}, priority ${priority}, match ${JSON.stringify(match)})`,
+      `on ${describe(target)}`,
+    );
   }
-  t.removeFromSet(table, parent._uuid, 'acls', victims.map((a) => a._uuid));
+  t.removeFromSet(
+    table,
+    parent._uuid,
+    'acls',
+    victims.map((a) => a._uuid),
+  );
   return victims.length;
 }
 

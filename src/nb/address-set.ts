@@ -9,7 +9,12 @@
  */
 
 import type { Uuid } from '../ovsdb/uuid.js';
-import { AlreadyExistsError, InvalidAddressError, InvalidArgumentError, NotFoundError } from './errors.js';
+import {
+  AlreadyExistsError,
+  InvalidAddressError,
+  InvalidArgumentError,
+  NotFoundError,
+} from './errors.js';
 import type { CreateOptions, DeleteOptions } from './existence.js';
 import { parsePrefix } from './ip.js';
 import { type AddressSetRef, findNamed, getNamed, rowsNamed } from './lookup.js';
@@ -24,11 +29,17 @@ export interface AddressSetAddOptions extends CreateOptions {
 }
 
 function checkAddresses(addresses: readonly string[]): string[] {
-  if (!Array.isArray(addresses)) throw new InvalidArgumentError('Address_Set.addresses', addresses, 'must be a list');
+  if (!Array.isArray(addresses))
+    throw new InvalidArgumentError('Address_Set.addresses', addresses, 'must be a list');
   const out: string[] = [];
   for (const a of addresses) {
     if (typeof a !== 'string' || (parsePrefix(a) === undefined && !isMac(a))) {
-      throw new InvalidAddressError('IP or CIDR', String(a), 'not an IP address, prefix or MAC', 'Address_Set.addresses');
+      throw new InvalidAddressError(
+        'IP or CIDR',
+        String(a),
+        'not an IP address, prefix or MAC',
+        'Address_Set.addresses',
+      );
     }
     if (!out.includes(a)) out.push(a);
   }
@@ -53,7 +64,10 @@ export function addressSetAdd(
 ): Uuid<'Address_Set'> {
   checkName('Address_Set.name', name);
   const list = checkAddresses(addresses);
-  const externalIds = options.externalIds === undefined ? undefined : checkStringMap('Address_Set.external_ids', options.externalIds);
+  const externalIds =
+    options.externalIds === undefined
+      ? undefined
+      : checkStringMap('Address_Set.external_ids', options.externalIds);
   const existing = rowsNamed(t, 'Address_Set', name)[0];
   if (existing !== undefined) {
     if (options.mayExist) return existing._uuid;
@@ -84,8 +98,16 @@ export function addressSetDel(t: NbTxn, as: AddressSetRef, options: DeleteOption
  * @throws NotFoundError (unless `ifExists`, which returns undefined).
  */
 export function addressSetGet(t: NbTxn, as: AddressSetRef): NbRow<'Address_Set'>;
-export function addressSetGet(t: NbTxn, as: AddressSetRef, options: DeleteOptions): NbRow<'Address_Set'> | undefined;
-export function addressSetGet(t: NbTxn, as: AddressSetRef, options: DeleteOptions = {}): NbRow<'Address_Set'> | undefined {
+export function addressSetGet(
+  t: NbTxn,
+  as: AddressSetRef,
+  options: DeleteOptions,
+): NbRow<'Address_Set'> | undefined;
+export function addressSetGet(
+  t: NbTxn,
+  as: AddressSetRef,
+  options: DeleteOptions = {},
+): NbRow<'Address_Set'> | undefined {
   return options.ifExists ? findNamed(t, 'Address_Set', as) : getNamed(t, 'Address_Set', as);
 }
 
@@ -97,20 +119,43 @@ export function addressSetGet(t: NbTxn, as: AddressSetRef, options: DeleteOption
  * // {"op":"mutate","table":"Address_Set",…,"mutations":[["addresses","insert",["set",["203.0.113.9"]]]]}
  * ```
  */
-export function addressSetAddAddresses(t: NbTxn, as: AddressSetRef, addresses: readonly string[]): void {
+export function addressSetAddAddresses(
+  t: NbTxn,
+  as: AddressSetRef,
+  addresses: readonly string[],
+): void {
   const row = getNamed(t, 'Address_Set', as);
-  t.addToSet('Address_Set', row._uuid, 'addresses', checkAddresses(addresses).filter((a) => !row.addresses.includes(a)));
+  t.addToSet(
+    'Address_Set',
+    row._uuid,
+    'addresses',
+    checkAddresses(addresses).filter((a) => !row.addresses.includes(a)),
+  );
 }
 
 /** Remove addresses from a set. */
-export function addressSetRemoveAddresses(t: NbTxn, as: AddressSetRef, addresses: readonly string[]): void {
+export function addressSetRemoveAddresses(
+  t: NbTxn,
+  as: AddressSetRef,
+  addresses: readonly string[],
+): void {
   const row = getNamed(t, 'Address_Set', as);
-  if (!Array.isArray(addresses)) throw new InvalidArgumentError('Address_Set.addresses', addresses, 'must be a list');
-  t.removeFromSet('Address_Set', row._uuid, 'addresses', addresses.filter((a) => row.addresses.includes(a)));
+  if (!Array.isArray(addresses))
+    throw new InvalidArgumentError('Address_Set.addresses', addresses, 'must be a list');
+  t.removeFromSet(
+    'Address_Set',
+    row._uuid,
+    'addresses',
+    addresses.filter((a) => row.addresses.includes(a)),
+  );
 }
 
 /** Make a set's addresses exactly `addresses`. */
-export function addressSetSetAddresses(t: NbTxn, as: AddressSetRef, addresses: readonly string[]): void {
+export function addressSetSetAddresses(
+  t: NbTxn,
+  as: AddressSetRef,
+  addresses: readonly string[],
+): void {
   const row = getNamed(t, 'Address_Set', as);
   t.update('Address_Set', row._uuid, { addresses: checkAddresses(addresses) });
 }

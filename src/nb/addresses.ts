@@ -121,22 +121,43 @@ export function parseLspAddress(s: string, field = FIELD): LspAddress {
     let ipv6: string | undefined;
     for (const w of words.slice(1)) {
       const ip = parseIp(w);
-      if (ip === undefined) throw new InvalidAddressError(kind, s, `bad IP address ${JSON.stringify(w)}`, field);
+      if (ip === undefined)
+        throw new InvalidAddressError(kind, s, `bad IP address ${JSON.stringify(w)}`, field);
       if (ip.family === 4) {
-        if (ipv4 !== undefined) throw new InvalidAddressError(kind, s, 'more than one IPv4 address after "dynamic"', field);
+        if (ipv4 !== undefined)
+          throw new InvalidAddressError(
+            kind,
+            s,
+            'more than one IPv4 address after "dynamic"',
+            field,
+          );
         ipv4 = w;
       } else {
-        if (ipv6 !== undefined) throw new InvalidAddressError(kind, s, 'more than one IPv6 address after "dynamic"', field);
+        if (ipv6 !== undefined)
+          throw new InvalidAddressError(
+            kind,
+            s,
+            'more than one IPv6 address after "dynamic"',
+            field,
+          );
         ipv6 = w;
       }
     }
     if (words.length === 3 && ipv4 !== words[1]) {
-      throw new InvalidAddressError(kind, s, 'after "dynamic", the IPv4 address comes before the IPv6 address', field);
+      throw new InvalidAddressError(
+        kind,
+        s,
+        'after "dynamic", the IPv4 address comes before the IPv6 address',
+        field,
+      );
     }
     return { kind: 'dynamic', ipv4, ipv6 };
   }
   if (!isMac(first)) {
-    const hint = parseIp(first) !== undefined ? ' (the Ethernet address must come before the IP addresses)' : '';
+    const hint =
+      parseIp(first) !== undefined
+        ? ' (the Ethernet address must come before the IP addresses)'
+        : '';
     throw new InvalidAddressError(kind, s, `bad MAC ${JSON.stringify(first)}${hint}`, field);
   }
   if (words.length === 2 && words[1] === 'dynamic') return { kind: 'dynamic', mac: first };
@@ -168,14 +189,33 @@ export function formatLspAddress(a: LspAddress | string, field = FIELD): string 
       text = [a.mac, ...a.ips].join(' ');
       break;
     default:
-      throw new InvalidAddressError('logical switch port address', JSON.stringify(a), 'unknown kind', field);
+      throw new InvalidAddressError(
+        'logical switch port address',
+        JSON.stringify(a),
+        'unknown kind',
+        field,
+      );
   }
   const parsed = parseLspAddress(text, field);
-  if (a.kind === 'dynamic' && a.mac !== undefined && (a.ipv4 !== undefined || a.ipv6 !== undefined)) {
-    throw new InvalidAddressError('logical switch port address', text, '"MAC dynamic" takes no IP addresses', field);
+  if (
+    a.kind === 'dynamic' &&
+    a.mac !== undefined &&
+    (a.ipv4 !== undefined || a.ipv6 !== undefined)
+  ) {
+    throw new InvalidAddressError(
+      'logical switch port address',
+      text,
+      '"MAC dynamic" takes no IP addresses',
+      field,
+    );
   }
   if (parsed.kind !== a.kind) {
-    throw new InvalidAddressError('logical switch port address', text, `does not read back as ${a.kind}`, field);
+    throw new InvalidAddressError(
+      'logical switch port address',
+      text,
+      `does not read back as ${a.kind}`,
+      field,
+    );
   }
   return text;
 }
@@ -184,7 +224,10 @@ export function formatLspAddress(a: LspAddress | string, field = FIELD): string 
  * Parse a port security entry: `MAC [IP[/len] ...]`.
  * @throws InvalidAddressError when it is not one.
  */
-export function parsePortSecurity(s: string, field = 'Logical_Switch_Port.port_security'): PortSecurityEntry {
+export function parsePortSecurity(
+  s: string,
+  field = 'Logical_Switch_Port.port_security',
+): PortSecurityEntry {
   const kind = 'port security entry';
   if (typeof s !== 'string') throw new InvalidAddressError(kind, String(s), 'not a string', field);
   const words = splitWords(s);
@@ -216,7 +259,9 @@ export function formatPortSecurity(
  * The IP addresses (without prefix lengths) an address element assigns:
  * the static IPs, or the requested ones of `dynamic`.
  */
-export function lspAddressIps(a: LspAddress): { readonly family: IpFamily; readonly text: string }[] {
+export function lspAddressIps(
+  a: LspAddress,
+): { readonly family: IpFamily; readonly text: string }[] {
   const words =
     a.kind === 'static'
       ? a.ips

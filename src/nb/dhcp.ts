@@ -183,10 +183,15 @@ function addressList(option: string, value: unknown, family: 4 | 6): string {
   } else {
     throw new InvalidDhcpOptionError(option, value, `must be one or more IPv${family} addresses`);
   }
-  if (list.length === 0) throw new InvalidDhcpOptionError(option, value, 'needs at least one address');
+  if (list.length === 0)
+    throw new InvalidDhcpOptionError(option, value, 'needs at least one address');
   for (const ip of list) {
     if (typeof ip !== 'string' || parseIp(ip)?.family !== family) {
-      throw new InvalidDhcpOptionError(option, value, `${JSON.stringify(ip)} is not an IPv${family} address`);
+      throw new InvalidDhcpOptionError(
+        option,
+        value,
+        `${JSON.stringify(ip)} is not an IPv${family} address`,
+      );
     }
   }
   return list.length === 1 ? list[0]! : `{${list.join(', ')}}`;
@@ -200,20 +205,33 @@ function routes(option: string, value: unknown): string {
       throw new InvalidDhcpOptionError(option, value, 'must be pairs "prefix,nexthop"');
     }
     const pairs: DhcpStaticRoute[] = [];
-    for (let i = 0; i < items.length; i += 2) pairs.push({ prefix: items[i]!, nexthop: items[i + 1]! });
+    for (let i = 0; i < items.length; i += 2)
+      pairs.push({ prefix: items[i]!, nexthop: items[i + 1]! });
     return routes(option, pairs);
   }
   if (!Array.isArray(value) || value.length === 0) {
-    throw new InvalidDhcpOptionError(option, value, 'must be a non-empty list of { prefix, nexthop }');
+    throw new InvalidDhcpOptionError(
+      option,
+      value,
+      'must be a non-empty list of { prefix, nexthop }',
+    );
   }
   const parts: string[] = [];
   for (const r of value as DhcpStaticRoute[]) {
     const p = parsePrefix(r?.prefix);
     if (p === undefined || p.family !== 4) {
-      throw new InvalidDhcpOptionError(option, value, `${JSON.stringify(r?.prefix)} is not an IPv4 prefix`);
+      throw new InvalidDhcpOptionError(
+        option,
+        value,
+        `${JSON.stringify(r?.prefix)} is not an IPv4 prefix`,
+      );
     }
     if (parseIp(r.nexthop)?.family !== 4) {
-      throw new InvalidDhcpOptionError(option, value, `${JSON.stringify(r.nexthop)} is not an IPv4 address`);
+      throw new InvalidDhcpOptionError(
+        option,
+        value,
+        `${JSON.stringify(r.nexthop)} is not an IPv4 address`,
+      );
     }
     parts.push(`${r.prefix},${r.nexthop}`);
   }
@@ -223,9 +241,11 @@ function routes(option: string, value: unknown): string {
 function encodeOption(option: string, kind: Kind, value: unknown): string {
   if (Array.isArray(kind)) {
     const [min, max] = kind as readonly [number, number];
-    if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
-      throw new OutOfRangeError(`DHCP option ${option}`, value, min, max);
+    if (typeof value !== 'number' || !Number.isInteger(value)) {
+      throw new InvalidDhcpOptionError(option, value, `must be an integer in ${min}..${max}`);
     }
+    if (value < min || value > max)
+      throw new OutOfRangeError(`DHCP option ${option}`, value, min, max);
     return String(value);
   }
   switch (kind) {
@@ -243,7 +263,8 @@ function encodeOption(option: string, kind: Kind, value: unknown): string {
       return value;
     case 'bool01':
     case 'booltf':
-      if (typeof value !== 'boolean') throw new InvalidDhcpOptionError(option, value, 'must be a boolean');
+      if (typeof value !== 'boolean')
+        throw new InvalidDhcpOptionError(option, value, 'must be a boolean');
       return kind === 'bool01' ? (value ? '1' : '0') : value ? 'true' : 'false';
     case 'string':
       if (typeof value !== 'string' || value === '') {
@@ -257,7 +278,11 @@ function encodeOption(option: string, kind: Kind, value: unknown): string {
       return parseIp(value)?.family === 4 ? value : quoteMatchString(value);
     case 'domains': {
       const list = typeof value === 'string' ? value.split(',').map((s) => s.trim()) : value;
-      if (!Array.isArray(list) || list.length === 0 || list.some((d) => typeof d !== 'string' || !/^[A-Za-z0-9_.-]+$/.test(d))) {
+      if (
+        !Array.isArray(list) ||
+        list.length === 0 ||
+        list.some((d) => typeof d !== 'string' || !/^[A-Za-z0-9_.-]+$/.test(d))
+      ) {
         throw new InvalidDhcpOptionError(option, value, 'must be a list of domain names');
       }
       return quoteMatchString(list.join(','));
@@ -302,7 +327,11 @@ export function encodeDhcpOptions(
   if (requireMandatory) {
     for (const m of MANDATORY[family]) {
       if (out[m] === undefined) {
-        throw new InvalidDhcpOptionError(m, undefined, `mandatory DHCP${family === 'IPv4' ? 'v4' : 'v6'} option missing`);
+        throw new InvalidDhcpOptionError(
+          m,
+          undefined,
+          `mandatory DHCP${family === 'IPv4' ? 'v4' : 'v6'} option missing`,
+        );
       }
     }
   }
@@ -315,9 +344,14 @@ export interface DhcpOptionsCreateOptions extends CreateOptions {
   readonly externalIds?: Readonly<Record<string, string>> | undefined;
 }
 
-function sameMap(a: Readonly<Record<string, string>>, b: Readonly<Record<string, string>>): boolean {
+function sameMap(
+  a: Readonly<Record<string, string>>,
+  b: Readonly<Record<string, string>>,
+): boolean {
   const ka = Object.keys(a);
-  return ka.length === Object.keys(b).length && ka.every((k) => Object.hasOwn(b, k) && a[k] === b[k]);
+  return (
+    ka.length === Object.keys(b).length && ka.every((k) => Object.hasOwn(b, k) && a[k] === b[k])
+  );
 }
 
 /**
@@ -330,8 +364,8 @@ function sameMap(a: Readonly<Record<string, string>>, b: Readonly<Record<string,
  *   { server_id: '10.0.0.1', server_mac: '00:00:00:00:00:01', lease_time: 3600, router: '10.0.0.1' },
  *   { externalIds: { subnet: 'sw0' } });
  * // {"op":"insert","table":"DHCP_Options","row":{"cidr":"10.0.0.0/24","external_ids":["map",[["subnet","sw0"]]],
- * //   "options":["map",[["lease_time","3600"],["router","10.0.0.1"],["server_id","10.0.0.1"],
- * //   ["server_mac","00:00:00:00:00:01"]]]},"uuid":"<dhcp>","uuid-name":"row0"}
+ * //   "options":["map",[["server_id","10.0.0.1"],["server_mac","00:00:00:00:00:01"],["lease_time","3600"],
+ * //   ["router","10.0.0.1"]]]},"uuid":"<dhcp>","uuid-name":"row0"}
  * lspSetDhcpv4Options(t, 'web-1', dhcp);
  * ```
  * @throws AlreadyExistsError when a row with this cidr and external_ids
@@ -345,7 +379,10 @@ export function dhcpOptionsCreate(
 ): Uuid<'DHCP_Options'> {
   const encoded = encodeDhcpOptions(cidr, options);
   const externalIds = checkStringMap('DHCP_Options.external_ids', createOptions.externalIds ?? {});
-  const existing = t.find('DHCP_Options', (r) => r.cidr === cidr && sameMap(r.external_ids, externalIds));
+  const existing = t.find(
+    'DHCP_Options',
+    (r) => r.cidr === cidr && sameMap(r.external_ids, externalIds),
+  );
   if (existing !== undefined) {
     if (createOptions.mayExist) return existing._uuid;
     throw new AlreadyExistsError(
@@ -385,7 +422,11 @@ export function dhcpOptionsSetOptions(
  * lose it.
  * @throws NotFoundError (unless `ifExists`).
  */
-export function dhcpOptionsDel(t: NbTxn, dhcp: Uuid<'DHCP_Options'> | string, options: DeleteOptions = {}): void {
+export function dhcpOptionsDel(
+  t: NbTxn,
+  dhcp: Uuid<'DHCP_Options'> | string,
+  options: DeleteOptions = {},
+): void {
   const row = dhcpRow(t, dhcp);
   if (row === undefined) {
     if (options.ifExists) return;
@@ -444,7 +485,10 @@ export const PORT_DHCP_KEYS = { port: 'lsp', protocol: 'protocol' } as const;
 export function reconcilePortDhcpOptions(
   t: NbTxn,
   port: PortRef,
-  desired: { readonly v4?: PortDhcpSpec | null | undefined; readonly v6?: PortDhcpSpec | null | undefined },
+  desired: {
+    readonly v4?: PortDhcpSpec | null | undefined;
+    readonly v6?: PortDhcpSpec | null | undefined;
+  },
 ): PortDhcpReconciliation {
   const lsp = getNamed(t, 'Logical_Switch_Port', port);
   let created = 0;
@@ -461,7 +505,9 @@ export function reconcilePortDhcpOptions(
     const column = family === 'v4' ? 'dhcpv4_options' : 'dhcpv6_options';
     const mine = t.filter(
       'DHCP_Options',
-      (r) => r.external_ids[PORT_DHCP_KEYS.port] === lsp.name && r.external_ids[PORT_DHCP_KEYS.protocol] === protocol,
+      (r) =>
+        r.external_ids[PORT_DHCP_KEYS.port] === lsp.name &&
+        r.external_ids[PORT_DHCP_KEYS.protocol] === protocol,
     );
     const attached = t.get('Logical_Switch_Port', lsp._uuid)![column];
     if (spec === null) {

@@ -101,7 +101,9 @@ export class InvalidDhcpOptionError extends NbError {
     /** Why it is invalid. */
     readonly reason: string,
   ) {
-    super(`DHCP option ${option}: ${reason}${value === undefined ? '' : ` (value: ${JSON.stringify(value)})`}`);
+    super(
+      `DHCP option ${option}: ${reason}${value === undefined ? '' : ` (value: ${JSON.stringify(value)})`}`,
+    );
   }
 }
 
@@ -114,7 +116,9 @@ export class MissingNexthopError extends NbError {
     /** The policy's match. */
     readonly match: string,
   ) {
-    super(`Logical_Router_Policy (priority ${priority}, match ${JSON.stringify(match)}): action "reroute" needs at least one nexthop`);
+    super(
+      `Logical_Router_Policy (priority ${priority}, match ${JSON.stringify(match)}): action "reroute" needs at least one nexthop`,
+    );
   }
 }
 
@@ -297,7 +301,8 @@ export class MatchSyntaxError extends NbError {
 function preview(value: unknown): string {
   let text: string;
   try {
-    text = typeof value === 'string' ? JSON.stringify(value) : (JSON.stringify(value) ?? String(value));
+    text =
+      typeof value === 'string' ? JSON.stringify(value) : (JSON.stringify(value) ?? String(value));
   } catch {
     text = String(value);
   }

@@ -15,12 +15,14 @@
  *   existing object's UUID**. The existing object is never modified: the
  *   other attributes given are *not* applied. To converge an existing object
  *   to a specification, use the `…Set…` operations or an `…Ensure`
- *   operation (`lrNatEnsure`, `lrRouteEnsure`, `lbAddVip` with
- *   `replace: true`).
+ *   operation (`lrNatEnsure`, `lrRouteEnsure`, `lbSetVip`,
+ *   `haChassisGroupSetChassisPriority`).
  * - `mayExist` never hides a conflict: an object of the same name that lives
- *   elsewhere (a port on another switch, a router port on another router), or
- *   a NAT rule that shares the key but differs (same external IP, another
- *   logical IP), still throws `AlreadyExistsError`.
+ *   elsewhere (a port on another switch, a router port on another router),
+ *   one that differs in what defines it (a router port's MAC, networks and
+ *   peer, a nested port's parent and tag), or a NAT rule that shares the key
+ *   but differs (same external IP, another logical IP), still throws
+ *   `AlreadyExistsError`.
  *
  * **Delete (`…Del`).** By default, deleting an object that does not exist
  * throws `NotFoundError`. With `ifExists: true`, the call then does

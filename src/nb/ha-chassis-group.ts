@@ -32,18 +32,29 @@ export interface HaChassisGroupAddOptions extends CreateOptions {
  * ```
  * @throws AlreadyExistsError (unless `mayExist`); OutOfRangeError for a priority.
  */
-export function haChassisGroupAdd(t: NbTxn, name: string, options: HaChassisGroupAddOptions = {}): Uuid<'HA_Chassis_Group'> {
+export function haChassisGroupAdd(
+  t: NbTxn,
+  name: string,
+  options: HaChassisGroupAddOptions = {},
+): Uuid<'HA_Chassis_Group'> {
   checkName('HA_Chassis_Group.name', name);
   const chassis = Object.entries(options.chassis ?? {}).map(([c, p]) => {
     checkName('HA_Chassis.chassis_name', c);
     return [c, checkPriority('HA_Chassis.priority', p)] as const;
   });
   const externalIds =
-    options.externalIds === undefined ? undefined : checkStringMap('HA_Chassis_Group.external_ids', options.externalIds);
+    options.externalIds === undefined
+      ? undefined
+      : checkStringMap('HA_Chassis_Group.external_ids', options.externalIds);
   const existing = rowsNamed(t, 'HA_Chassis_Group', name)[0];
   if (existing !== undefined) {
     if (options.mayExist) return existing._uuid;
-    throw new AlreadyExistsError('HA chassis group', JSON.stringify(name), undefined, existing._uuid);
+    throw new AlreadyExistsError(
+      'HA chassis group',
+      JSON.stringify(name),
+      undefined,
+      existing._uuid,
+    );
   }
   const refs = chassis.map(([c, p]) => t.insert('HA_Chassis', { chassis_name: c, priority: p }));
   return t.insert('HA_Chassis_Group', {
@@ -57,7 +68,11 @@ export function haChassisGroupAdd(t: NbTxn, name: string, options: HaChassisGrou
  * Delete an HA chassis group (ports that use it lose it).
  * @throws NotFoundError (unless `ifExists`).
  */
-export function haChassisGroupDel(t: NbTxn, group: HaChassisGroupRef, options: DeleteOptions = {}): void {
+export function haChassisGroupDel(
+  t: NbTxn,
+  group: HaChassisGroupRef,
+  options: DeleteOptions = {},
+): void {
   const row = findNamed(t, 'HA_Chassis_Group', group);
   if (row === undefined) {
     if (options.ifExists) return;
@@ -71,8 +86,14 @@ export function haChassisGroupDel(t: NbTxn, group: HaChassisGroupRef, options: D
   t.delete('HA_Chassis_Group', row._uuid);
 }
 
-function chassisOf(t: NbTxn, group: NbRow<'HA_Chassis_Group'>, chassis: string): NbRow<'HA_Chassis'> | undefined {
-  return group.ha_chassis.map((u) => t.get('HA_Chassis', u)).find((c) => c?.chassis_name === chassis);
+function chassisOf(
+  t: NbTxn,
+  group: NbRow<'HA_Chassis_Group'>,
+  chassis: string,
+): NbRow<'HA_Chassis'> | undefined {
+  return group.ha_chassis
+    .map((u) => t.get('HA_Chassis', u))
+    .find((c) => c?.chassis_name === chassis);
 }
 
 /**
@@ -94,7 +115,12 @@ export function haChassisGroupAddChassis(
   const existing = chassisOf(t, grp, chassis);
   if (existing !== undefined) {
     if (options.mayExist) return existing._uuid;
-    throw new AlreadyExistsError('HA chassis', JSON.stringify(chassis), `in HA chassis group ${grp.name}`, existing._uuid);
+    throw new AlreadyExistsError(
+      'HA chassis',
+      JSON.stringify(chassis),
+      `in HA chassis group ${grp.name}`,
+      existing._uuid,
+    );
   }
   const hc = t.insert('HA_Chassis', { chassis_name: chassis, priority: p });
   t.addToSet('HA_Chassis_Group', grp._uuid, 'ha_chassis', [hc]);

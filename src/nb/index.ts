@@ -26,7 +26,16 @@ export * from './errors.js';
 export * from './existence.js';
 export * from './generated/index.js';
 export * from './ha-chassis-group.js';
-export { checkCidr, type IpFamily, normalizeIp, normalizePrefix, type ParsedIp, type ParsedPrefix, parseIp, parsePrefix } from './ip.js';
+export {
+  checkCidr,
+  type IpFamily,
+  normalizeIp,
+  normalizePrefix,
+  type ParsedIp,
+  type ParsedPrefix,
+  parseIp,
+  parsePrefix,
+} from './ip.js';
 export * from './load-balancer.js';
 export * from './lookup.js';
 export { checkMac, isMac, normalizeMac } from './mac.js';

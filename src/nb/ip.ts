@@ -196,7 +196,12 @@ export function normalizeIp(s: string, field?: string, family?: IpFamily): strin
     throw new InvalidAddressError(kindOf(family, 'ip'), String(s), 'not an IP address', field);
   }
   if (family !== undefined && ip.family !== family) {
-    throw new InvalidAddressError(kindOf(family, 'ip'), s, `an IPv${ip.family} address, IPv${family} expected`, field);
+    throw new InvalidAddressError(
+      kindOf(family, 'ip'),
+      s,
+      `an IPv${ip.family} address, IPv${family} expected`,
+      field,
+    );
   }
   return ip.text;
 }
@@ -216,10 +221,20 @@ export function normalizeIp(s: string, field?: string, family?: IpFamily): strin
 export function normalizePrefix(s: string, field?: string, family?: IpFamily): string {
   const p = parsePrefix(s);
   if (p === undefined) {
-    throw new InvalidAddressError(kindOf(family, 'prefix'), String(s), 'not an address or address/length', field);
+    throw new InvalidAddressError(
+      kindOf(family, 'prefix'),
+      String(s),
+      'not an address or address/length',
+      field,
+    );
   }
   if (family !== undefined && p.family !== family) {
-    throw new InvalidAddressError(kindOf(family, 'prefix'), s, `an IPv${p.family} prefix, IPv${family} expected`, field);
+    throw new InvalidAddressError(
+      kindOf(family, 'prefix'),
+      s,
+      `an IPv${p.family} prefix, IPv${family} expected`,
+      field,
+    );
   }
   const max = p.family === 4 ? 32 : 128;
   const net = formatBytes(p.family, maskBytes(p.bytes, p.length));

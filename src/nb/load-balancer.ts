@@ -78,22 +78,33 @@ export function parseLbEndpoint(s: string): LbEndpoint | undefined {
     port = Number(portText);
     if (!/^[1-9]\d*$/.test(portText) || port > 65535) return undefined;
   }
-  const text = port === undefined ? ip.text : ip.family === 6 ? `[${ip.text}]:${port}` : `${ip.text}:${port}`;
+  const text =
+    port === undefined ? ip.text : ip.family === 6 ? `[${ip.text}]:${port}` : `${ip.text}:${port}`;
   return { family: ip.family, ip: ip.text, port, text };
 }
 
 function checkVip(vip: string): LbEndpoint {
   const e = parseLbEndpoint(vip);
   if (e === undefined) {
-    throw new InvalidAddressError('load balancer VIP', String(vip), 'expected IP, IP:PORT or [IPv6]:PORT', 'Load_Balancer.vips');
+    throw new InvalidAddressError(
+      'load balancer VIP',
+      String(vip),
+      'expected IP, IP:PORT or [IPv6]:PORT',
+      'Load_Balancer.vips',
+    );
   }
   return e;
 }
 
 function checkBackends(vip: LbEndpoint, backends: string | readonly string[]): string {
-  const list = typeof backends === 'string' ? backends.split(',').filter((b) => b !== '') : backends;
+  const list =
+    typeof backends === 'string' ? backends.split(',').filter((b) => b !== '') : backends;
   if (!Array.isArray(list)) {
-    throw new InvalidArgumentError(`Load_Balancer.vips:${vip.text}`, backends, 'backends must be a list');
+    throw new InvalidArgumentError(
+      `Load_Balancer.vips:${vip.text}`,
+      backends,
+      'backends must be a list',
+    );
   }
   for (const b of list) {
     const e = parseLbEndpoint(b);
@@ -101,12 +112,19 @@ function checkBackends(vip: LbEndpoint, backends: string | readonly string[]): s
       throw new InvalidAddressError(
         'load balancer backend',
         String(b),
-        vip.port !== undefined ? 'expected IP:PORT (the VIP has a port)' : 'expected an IP address (the VIP has no port)',
+        vip.port !== undefined
+          ? 'expected IP:PORT (the VIP has a port)'
+          : 'expected an IP address (the VIP has no port)',
         `Load_Balancer.vips:${vip.text}`,
       );
     }
     if (e.family !== vip.family) {
-      throw new InvalidAddressError('load balancer backend', b, `IPv${e.family}, but the VIP is IPv${vip.family}`, `Load_Balancer.vips:${vip.text}`);
+      throw new InvalidAddressError(
+        'load balancer backend',
+        b,
+        `IPv${e.family}, but the VIP is IPv${vip.family}`,
+        `Load_Balancer.vips:${vip.text}`,
+      );
     }
   }
   return list.join(',');
@@ -126,15 +144,24 @@ export interface LbAddOptions extends CreateOptions {
   readonly externalIds?: Readonly<Record<string, string>> | undefined;
 }
 
-function encodeVips(vips: Readonly<Record<string, string | readonly string[]>>, protocolGiven: boolean): Record<string, string> {
-  if (vips === null || typeof vips !== 'object') throw new InvalidArgumentError('Load_Balancer.vips', vips, 'must be an object');
+function encodeVips(
+  vips: Readonly<Record<string, string | readonly string[]>>,
+  protocolGiven: boolean,
+): Record<string, string> {
+  if (vips === null || typeof vips !== 'object')
+    throw new InvalidArgumentError('Load_Balancer.vips', vips, 'must be an object');
   const out: Record<string, string> = {};
   for (const [vip, backends] of Object.entries(vips)) {
     const e = checkVip(vip);
     if (e.port === undefined && protocolGiven) {
-      throw new InvalidArgumentError('Load_Balancer.protocol', vip, 'a protocol is only meaningful for VIPs with a port');
+      throw new InvalidArgumentError(
+        'Load_Balancer.protocol',
+        vip,
+        'a protocol is only meaningful for VIPs with a port',
+      );
     }
-    if (Object.hasOwn(out, e.text)) throw new InvalidArgumentError('Load_Balancer.vips', vip, `VIP ${e.text} is given twice`);
+    if (Object.hasOwn(out, e.text))
+      throw new InvalidArgumentError('Load_Balancer.vips', vip, `VIP ${e.text} is given twice`);
     out[e.text] = checkBackends(e, backends);
   }
   return out;
@@ -155,15 +182,30 @@ function encodeVips(vips: Readonly<Record<string, string | readonly string[]>>, 
  */
 export function lbAdd(t: NbTxn, name: string, options: LbAddOptions = {}): Uuid<'Load_Balancer'> {
   checkName('Load_Balancer.name', name);
-  const protocol = options.protocol === undefined ? 'tcp' : checkEnum('Load_Balancer.protocol', options.protocol, LB_PROTOCOLS);
+  const protocol =
+    options.protocol === undefined
+      ? 'tcp'
+      : checkEnum('Load_Balancer.protocol', options.protocol, LB_PROTOCOLS);
   const vips = encodeVips(options.vips ?? {}, options.protocol !== undefined);
-  const opts = options.options === undefined ? undefined : checkStringMap('Load_Balancer.options', options.options);
-  const externalIds = options.externalIds === undefined ? undefined : checkStringMap('Load_Balancer.external_ids', options.externalIds);
+  const opts =
+    options.options === undefined
+      ? undefined
+      : checkStringMap('Load_Balancer.options', options.options);
+  const externalIds =
+    options.externalIds === undefined
+      ? undefined
+      : checkStringMap('Load_Balancer.external_ids', options.externalIds);
   const existing = rowsNamed(t, 'Load_Balancer', name);
-  if (existing.length > 1) throw new AmbiguousNameError('load balancer', name, existing.map((r) => r._uuid).sort());
+  if (existing.length > 1)
+    throw new AmbiguousNameError('load balancer', name, existing.map((r) => r._uuid).sort());
   if (existing[0] !== undefined) {
     if (options.mayExist) return existing[0]._uuid;
-    throw new AlreadyExistsError('load balancer', JSON.stringify(name), undefined, existing[0]._uuid);
+    throw new AlreadyExistsError(
+      'load balancer',
+      JSON.stringify(name),
+      undefined,
+      existing[0]._uuid,
+    );
   }
   t.guardAbsent('Load_Balancer', 'name', name, () => new DuplicateNameError('load balancer', name));
   return t.insert('Load_Balancer', {
@@ -171,7 +213,9 @@ export function lbAdd(t: NbTxn, name: string, options: LbAddOptions = {}): Uuid<
     protocol,
     ...(Object.keys(vips).length > 0 ? { vips } : {}),
     ...(opts !== undefined ? { options: opts } : {}),
-    ...(options.selectionFields !== undefined ? { selection_fields: [...options.selectionFields] as never } : {}),
+    ...(options.selectionFields !== undefined
+      ? { selection_fields: [...options.selectionFields] as never }
+      : {}),
     ...(externalIds !== undefined ? { external_ids: externalIds } : {}),
   });
 }
@@ -194,8 +238,16 @@ export function lbDel(t: NbTxn, lb: LoadBalancerRef, options: DeleteOptions = {}
  * @throws NotFoundError (unless `ifExists`, which returns undefined); AmbiguousNameError.
  */
 export function lbGet(t: NbTxn, lb: LoadBalancerRef): NbRow<'Load_Balancer'>;
-export function lbGet(t: NbTxn, lb: LoadBalancerRef, options: DeleteOptions): NbRow<'Load_Balancer'> | undefined;
-export function lbGet(t: NbTxn, lb: LoadBalancerRef, options: DeleteOptions = {}): NbRow<'Load_Balancer'> | undefined {
+export function lbGet(
+  t: NbTxn,
+  lb: LoadBalancerRef,
+  options: DeleteOptions,
+): NbRow<'Load_Balancer'> | undefined;
+export function lbGet(
+  t: NbTxn,
+  lb: LoadBalancerRef,
+  options: DeleteOptions = {},
+): NbRow<'Load_Balancer'> | undefined {
   return options.ifExists ? findNamed(t, 'Load_Balancer', lb) : getNamed(t, 'Load_Balancer', lb);
 }
 
@@ -222,17 +274,28 @@ export function lbAddVip(
   const row = getNamed(t, 'Load_Balancer', lb);
   if (Object.hasOwn(row.vips, e.text)) {
     if (options.mayExist) return;
-    throw new AlreadyExistsError('load balancer VIP', e.text, `in load balancer ${row.name}`, row._uuid);
+    throw new AlreadyExistsError(
+      'load balancer VIP',
+      e.text,
+      `in load balancer ${row.name}`,
+      row._uuid,
+    );
   }
   t.setMapKeys('Load_Balancer', row._uuid, 'vips', { [e.text]: value });
 }
 
 /** Set a VIP's backends, adding the VIP when missing (`ovn-nbctl --may-exist lb-add`). */
-export function lbSetVip(t: NbTxn, lb: LoadBalancerRef, vip: string, backends: string | readonly string[]): void {
+export function lbSetVip(
+  t: NbTxn,
+  lb: LoadBalancerRef,
+  vip: string,
+  backends: string | readonly string[],
+): void {
   const e = checkVip(vip);
   const value = checkBackends(e, backends);
   const row = getNamed(t, 'Load_Balancer', lb);
-  if (row.vips[e.text] !== value) t.setMapKeys('Load_Balancer', row._uuid, 'vips', { [e.text]: value });
+  if (row.vips[e.text] !== value)
+    t.setMapKeys('Load_Balancer', row._uuid, 'vips', { [e.text]: value });
 }
 
 /**
@@ -240,7 +303,12 @@ export function lbSetVip(t: NbTxn, lb: LoadBalancerRef, vip: string, backends: s
  * balancer stays, even without VIPs.
  * @throws NotFoundError when the VIP is not there (unless `ifExists`).
  */
-export function lbDelVip(t: NbTxn, lb: LoadBalancerRef, vip: string, options: DeleteOptions = {}): void {
+export function lbDelVip(
+  t: NbTxn,
+  lb: LoadBalancerRef,
+  vip: string,
+  options: DeleteOptions = {},
+): void {
   const row = getNamed(t, 'Load_Balancer', lb);
   const key = parseLbEndpoint(vip)?.text ?? vip;
   if (!Object.hasOwn(row.vips, key)) {
@@ -268,8 +336,8 @@ export interface LbHealthCheckOptions {
  *
  * ```ts
  * lbHealthCheckAdd(t, 'lb-web', '10.0.0.10:80', { interval: 5, timeout: 20, success_count: 3, failure_count: 3 });
- * // {"op":"insert","table":"Load_Balancer_Health_Check","row":{"options":["map",[["failure_count","3"],
- * //   ["interval","5"],["success_count","3"],["timeout","20"]]],"vip":"10.0.0.10:80"},…}
+ * // {"op":"insert","table":"Load_Balancer_Health_Check","row":{"vip":"10.0.0.10:80","options":["map",[["interval","5"],
+ * //   ["timeout","20"],["success_count","3"],["failure_count","3"]]]},…}
  * // {"op":"mutate","table":"Load_Balancer",…,"mutations":[["health_check","insert",["set",[["named-uuid","row0"]]]]]}
  * ```
  * @throws NotFoundError when the VIP is not the load balancer's;
@@ -284,24 +352,43 @@ export function lbHealthCheckAdd(
 ): Uuid<'Load_Balancer_Health_Check'> {
   const e = checkVip(vip);
   const row = getNamed(t, 'Load_Balancer', lb);
-  if (!Object.hasOwn(row.vips, e.text)) throw new NotFoundError('load balancer VIP', e.text, `in load balancer ${row.name}`);
+  if (!Object.hasOwn(row.vips, e.text))
+    throw new NotFoundError('load balancer VIP', e.text, `in load balancer ${row.name}`);
   const opts: Record<string, string> = {};
   for (const [k, v] of Object.entries(options)) {
     if (v === undefined) continue;
     if (!['interval', 'timeout', 'success_count', 'failure_count'].includes(k)) {
-      throw new InvalidArgumentError(`Load_Balancer_Health_Check.options:${k}`, v, 'unknown health check option');
+      throw new InvalidArgumentError(
+        `Load_Balancer_Health_Check.options:${k}`,
+        v,
+        'unknown health check option',
+      );
     }
     if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 1) {
-      throw new InvalidArgumentError(`Load_Balancer_Health_Check.options:${k}`, v, 'must be a positive integer');
+      throw new InvalidArgumentError(
+        `Load_Balancer_Health_Check.options:${k}`,
+        v,
+        'must be a positive integer',
+      );
     }
     opts[k] = String(v);
   }
-  const existing = row.health_check.map((u) => t.get('Load_Balancer_Health_Check', u)).find((h) => h?.vip === e.text);
+  const existing = row.health_check
+    .map((u) => t.get('Load_Balancer_Health_Check', u))
+    .find((h) => h?.vip === e.text);
   if (existing !== undefined) {
     if (create.mayExist) return existing._uuid;
-    throw new AlreadyExistsError('load balancer health check', e.text, `in load balancer ${row.name}`, existing._uuid);
+    throw new AlreadyExistsError(
+      'load balancer health check',
+      e.text,
+      `in load balancer ${row.name}`,
+      existing._uuid,
+    );
   }
-  const hc = t.insert('Load_Balancer_Health_Check', { vip: e.text, ...(Object.keys(opts).length > 0 ? { options: opts } : {}) });
+  const hc = t.insert('Load_Balancer_Health_Check', {
+    vip: e.text,
+    ...(Object.keys(opts).length > 0 ? { options: opts } : {}),
+  });
   t.addToSet('Load_Balancer', row._uuid, 'health_check', [hc]);
   return hc;
 }
@@ -310,10 +397,17 @@ export function lbHealthCheckAdd(
  * Remove a VIP's health check.
  * @throws NotFoundError (unless `ifExists`).
  */
-export function lbHealthCheckDel(t: NbTxn, lb: LoadBalancerRef, vip: string, options: DeleteOptions = {}): void {
+export function lbHealthCheckDel(
+  t: NbTxn,
+  lb: LoadBalancerRef,
+  vip: string,
+  options: DeleteOptions = {},
+): void {
   const row = getNamed(t, 'Load_Balancer', lb);
   const key = parseLbEndpoint(vip)?.text ?? vip;
-  const existing = row.health_check.map((u) => t.get('Load_Balancer_Health_Check', u)).find((h) => h?.vip === key);
+  const existing = row.health_check
+    .map((u) => t.get('Load_Balancer_Health_Check', u))
+    .find((h) => h?.vip === key);
   if (existing === undefined) {
     if (options.ifExists) return;
     throw new NotFoundError('load balancer health check', vip, `in load balancer ${row.name}`);
@@ -332,7 +426,13 @@ export function lbSetIpPortMapping(
   mapping: { readonly port: PortRef; readonly sourceIp: string } | null,
 ): void {
   const ip = parseIp(backendIp);
-  if (ip === undefined) throw new InvalidAddressError('IP', backendIp, 'not an IP address', 'Load_Balancer.ip_port_mappings');
+  if (ip === undefined)
+    throw new InvalidAddressError(
+      'IP',
+      backendIp,
+      'not an IP address',
+      'Load_Balancer.ip_port_mappings',
+    );
   const row = getNamed(t, 'Load_Balancer', lb);
   if (mapping === null) {
     t.setMapKeys('Load_Balancer', row._uuid, 'ip_port_mappings', { [ip.text]: null });
@@ -341,10 +441,17 @@ export function lbSetIpPortMapping(
   const port = getNamed(t, 'Logical_Switch_Port', mapping.port).name;
   const src = parseIp(mapping.sourceIp);
   if (src === undefined || src.family !== ip.family) {
-    throw new InvalidAddressError(ip.family === 4 ? 'IPv4' : 'IPv6', mapping.sourceIp, 'not an address of the backend\'s family', 'Load_Balancer.ip_port_mappings');
+    throw new InvalidAddressError(
+      ip.family === 4 ? 'IPv4' : 'IPv6',
+      mapping.sourceIp,
+      "not an address of the backend's family",
+      'Load_Balancer.ip_port_mappings',
+    );
   }
   const value = ip.family === 6 ? `${port}:[${src.text}]` : `${port}:${src.text}`;
-  t.setMapKeys('Load_Balancer', row._uuid, 'ip_port_mappings', { [ip.family === 6 ? `[${ip.text}]` : ip.text]: value });
+  t.setMapKeys('Load_Balancer', row._uuid, 'ip_port_mappings', {
+    [ip.family === 6 ? `[${ip.text}]` : ip.text]: value,
+  });
 }
 
 function attach(
@@ -381,7 +488,11 @@ function detach(
   const row = findNamed(t, 'Load_Balancer', lb);
   if (row === undefined || !owner.load_balancer.includes(row._uuid)) {
     if (options.ifExists) return;
-    throw new NotFoundError('load balancer', lb, `on ${table === 'Logical_Switch' ? 'switch' : 'router'} ${owner.name || owner._uuid}`);
+    throw new NotFoundError(
+      'load balancer',
+      lb,
+      `on ${table === 'Logical_Switch' ? 'switch' : 'router'} ${owner.name || owner._uuid}`,
+    );
   }
   t.removeFromSet(table, owner._uuid, 'load_balancer', [row._uuid]);
 }
@@ -395,7 +506,12 @@ function detach(
  * ```
  * @throws AlreadyExistsError when attached already (unless `mayExist`).
  */
-export function lsLbAdd(t: NbTxn, sw: SwitchRef, lb: LoadBalancerRef, options: CreateOptions = {}): void {
+export function lsLbAdd(
+  t: NbTxn,
+  sw: SwitchRef,
+  lb: LoadBalancerRef,
+  options: CreateOptions = {},
+): void {
   attach(t, 'Logical_Switch', getNamed(t, 'Logical_Switch', sw), lb, options);
 }
 
@@ -404,16 +520,31 @@ export function lsLbAdd(t: NbTxn, sw: SwitchRef, lb: LoadBalancerRef, options: C
  * undefined (`ovn-nbctl ls-lb-del`).
  * @throws NotFoundError when that one is not attached (unless `ifExists`).
  */
-export function lsLbDel(t: NbTxn, sw: SwitchRef, lb?: LoadBalancerRef, options: DeleteOptions = {}): void {
+export function lsLbDel(
+  t: NbTxn,
+  sw: SwitchRef,
+  lb?: LoadBalancerRef,
+  options: DeleteOptions = {},
+): void {
   detach(t, 'Logical_Switch', getNamed(t, 'Logical_Switch', sw), lb, options);
 }
 
 /** Attach a load balancer to a router (`ovn-nbctl lr-lb-add`). */
-export function lrLbAdd(t: NbTxn, router: RouterRef, lb: LoadBalancerRef, options: CreateOptions = {}): void {
+export function lrLbAdd(
+  t: NbTxn,
+  router: RouterRef,
+  lb: LoadBalancerRef,
+  options: CreateOptions = {},
+): void {
   attach(t, 'Logical_Router', getNamed(t, 'Logical_Router', router), lb, options);
 }
 
 /** Detach a load balancer from a router, or all of them (`ovn-nbctl lr-lb-del`). */
-export function lrLbDel(t: NbTxn, router: RouterRef, lb?: LoadBalancerRef, options: DeleteOptions = {}): void {
+export function lrLbDel(
+  t: NbTxn,
+  router: RouterRef,
+  lb?: LoadBalancerRef,
+  options: DeleteOptions = {},
+): void {
   detach(t, 'Logical_Router', getNamed(t, 'Logical_Router', router), lb, options);
 }

@@ -10,7 +10,12 @@
  */
 
 import { isUuid } from '../ovsdb/uuid.js';
-import { AmbiguousNameError, InvalidArgumentError, type NbObjectKind, NotFoundError } from './errors.js';
+import {
+  AmbiguousNameError,
+  InvalidArgumentError,
+  type NbObjectKind,
+  NotFoundError,
+} from './errors.js';
 import type { NbRow, NbTable, NbTxn } from './txn.js';
 
 /** A logical switch: its name or UUID (or the ref `lsAdd` returned). */
@@ -30,8 +35,22 @@ export type LoadBalancerRef = string;
 /** An HA chassis group: its name or UUID. */
 export type HaChassisGroupRef = string;
 
-/** The tables looked up by a `name` column, with their kind. */
-const KINDS = {
+/** A table whose rows are found by name. */
+export type NamedTable = Extract<
+  NbTable,
+  | 'Logical_Switch'
+  | 'Logical_Switch_Port'
+  | 'Logical_Router'
+  | 'Logical_Router_Port'
+  | 'Port_Group'
+  | 'Address_Set'
+  | 'Load_Balancer'
+  | 'HA_Chassis_Group'
+  | 'Gateway_Chassis'
+>;
+
+/** The kind of object of each table found by name. */
+const KINDS: Readonly<Record<NamedTable, NbObjectKind>> = {
   Logical_Switch: 'logical switch',
   Logical_Switch_Port: 'logical switch port',
   Logical_Router: 'logical router',
@@ -41,16 +60,17 @@ const KINDS = {
   Load_Balancer: 'load balancer',
   HA_Chassis_Group: 'HA chassis group',
   Gateway_Chassis: 'gateway chassis',
-} as const satisfies Partial<Record<NbTable, NbObjectKind>>;
-
-/** A table whose rows are found by name. */
-export type NamedTable = keyof typeof KINDS;
+};
 
 /**
  * The row `ref` (a UUID or a name) of `table`, or undefined when none exists.
  * @throws AmbiguousNameError when several rows have the name.
  */
-export function findNamed<T extends NamedTable>(t: NbTxn, table: T, ref: string): NbRow<T> | undefined {
+export function findNamed<T extends NamedTable>(
+  t: NbTxn,
+  table: T,
+  ref: string,
+): NbRow<T> | undefined {
   const kind = KINDS[table];
   if (typeof ref !== 'string' || ref === '') {
     throw new InvalidArgumentError(`${kind} name`, ref, 'a name or UUID is required');

@@ -35,7 +35,12 @@ export function normalizeMac(s: string, field?: string): string {
  */
 export function checkMac(s: string, field?: string): string {
   if (!isMac(s)) {
-    throw new InvalidAddressError('MAC', String(s), 'expected six groups of hex digits separated by ":"', field);
+    throw new InvalidAddressError(
+      'MAC',
+      String(s),
+      'expected six groups of hex digits separated by ":"',
+      field,
+    );
   }
   return s;
 }

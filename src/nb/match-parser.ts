@@ -54,7 +54,12 @@ type Punct =
 type Token =
   | { readonly kind: 'id'; readonly text: string; readonly at: number }
   | { readonly kind: 'string'; readonly value: string; readonly at: number }
-  | { readonly kind: 'const'; readonly text: string; readonly format: ConstFormat; readonly at: number }
+  | {
+      readonly kind: 'const';
+      readonly text: string;
+      readonly format: ConstFormat;
+      readonly at: number;
+    }
   | { readonly kind: 'addressSet'; readonly name: string; readonly at: number }
   | { readonly kind: 'portGroup'; readonly name: string; readonly at: number }
   | { readonly kind: 'punct'; readonly text: Punct; readonly at: number }
@@ -151,7 +156,9 @@ class Lexer {
       case '>':
         return two === '>=' ? punct('>=', 2) : punct('>', 1);
       case '.':
-        return two === '..' ? punct('..', 2) : this.fail(at, '`.` is only valid as part of `..` or a number');
+        return two === '..'
+          ? punct('..', 2)
+          : this.fail(at, '`.` is only valid as part of `..` or a number');
       case '-':
         return two === '--' ? punct('--', 2) : punct('-', 1);
       case '$':
@@ -181,7 +188,9 @@ class Lexer {
     const code = c.codePointAt(0)!;
     return this.fail(
       at,
-      code >= 0x20 && code < 0x7f ? `invalid character \`${c}\`` : `invalid character U+${code.toString(16).padStart(4, '0')}`,
+      code >= 0x20 && code < 0x7f
+        ? `invalid character \`${c}\``
+        : `invalid character U+${code.toString(16).padStart(4, '0')}`,
     );
   }
 
@@ -212,7 +221,8 @@ class Lexer {
     if (text.length === 0) this.fail(at, 'integer constant expected');
     if (text.length === 17 && MAC17.test(text)) return { text, format: 'mac', at };
     if (/^\d+$/.test(text)) {
-      if (text.length > 1 && text[0] === '0') this.fail(at, 'decimal constants must not have leading zeros');
+      if (text.length > 1 && text[0] === '0')
+        this.fail(at, 'decimal constants must not have leading zeros');
       if (BigInt(text) >= 1n << 64n) this.fail(at, 'decimal constants must be less than 2**64');
       return { text, format: 'decimal', at };
     }
@@ -230,7 +240,8 @@ class Lexer {
 
   private constant(): Token {
     const value = this.word();
-    if (this.input[this.p] !== '/') return { kind: 'const', text: value.text, format: value.format, at: value.at };
+    if (this.input[this.p] !== '/')
+      return { kind: 'const', text: value.text, format: value.format, at: value.at };
     this.p++;
     if (this.p >= this.input.length) this.fail(this.p, 'integer constant expected');
     const mask = this.word();
@@ -400,7 +411,10 @@ class Parser {
         this.fail('a comparison must have the field on the left', t.at);
       }
       if (t.text === '0' || t.text === '1') return { type: 'bool', value: t.text === '1' };
-      return this.fail(`constant \`${t.text}\` is not a boolean (only 0 and 1 may stand alone)`, t.at);
+      return this.fail(
+        `constant \`${t.text}\` is not a boolean (only 0 and 1 may stand alone)`,
+        t.at,
+      );
     }
     if (t.kind === 'end') return this.fail('unexpected end of input');
     return this.fail('expecting a field, `(`, `!` or a constant');
@@ -466,6 +480,7 @@ class Parser {
  * @throws MatchSyntaxError with the offset and reason when it does not parse.
  */
 export function parseMatch(input: string): MatchExpr {
-  if (typeof input !== 'string') throw new MatchSyntaxError(String(input), 0, 'the input must be a string');
+  if (typeof input !== 'string')
+    throw new MatchSyntaxError(String(input), 0, 'the input must be a string');
   return new Parser(input).parse();
 }

@@ -104,13 +104,13 @@ function checkString(what: string, s: unknown): string {
 }
 
 const SHORT_ESCAPES: Readonly<Record<number, string>> = {
-  0x22: '\\"',
-  0x5c: '\\\\',
-  0x08: '\\b',
-  0x0c: '\\f',
-  0x0a: '\\n',
-  0x0d: '\\r',
-  0x09: '\\t',
+  34: '\\"',
+  92: '\\\\',
+  8: '\\b',
+  12: '\\f',
+  10: '\\n',
+  13: '\\r',
+  9: '\\t',
 };
 
 /**
@@ -150,7 +150,11 @@ function checkIdentifier(what: string, name: unknown): string {
 
 function checkField(field: unknown): string {
   if (typeof field !== 'string' || !FIELD.test(field)) {
-    throw new InvalidMatchError('field', field, 'must be a field name such as ip4.src or reg0[0..3]');
+    throw new InvalidMatchError(
+      'field',
+      field,
+      'must be a field name such as ip4.src or reg0[0..3]',
+    );
   }
   return field;
 }
@@ -162,7 +166,8 @@ function constantFromAddress(what: string, s: string): MatchValue {
     const mac = normalizeMac(head);
     if (slash < 0) return { type: 'constant', text: mac };
     const mask = s.slice(slash + 1);
-    if (!isMac(mask)) throw new InvalidMatchError(what, s, 'an Ethernet mask must be an Ethernet address');
+    if (!isMac(mask))
+      throw new InvalidMatchError(what, s, 'an Ethernet mask must be an Ethernet address');
     return { type: 'constant', text: `${mac}/${normalizeMac(mask)}` };
   }
   const p = parsePrefix(s);
@@ -178,7 +183,8 @@ function toValue(field: string, v: MatchValueInput): MatchValue {
   if (typeof v === 'string') {
     return ADDRESS_FIELD.test(field) ? constantFromAddress(field, v) : match.str(v);
   }
-  if (v === null || typeof v !== 'object') throw new InvalidMatchError('value', v, 'unsupported value');
+  if (v === null || typeof v !== 'object')
+    throw new InvalidMatchError('value', v, 'unsupported value');
   switch (v.type) {
     case 'string':
       return match.str(v.value);
@@ -199,12 +205,14 @@ function compare(
   value: MatchValueInput | readonly MatchValueInput[],
 ): MatchExpr {
   const f = checkField(field);
-  if (!isOperator(op)) throw new InvalidMatchError('operator', op, 'must be ==, !=, <, <=, > or >=');
+  if (!isOperator(op))
+    throw new InvalidMatchError('operator', op, 'must be ==, !=, <, <=, > or >=');
   if (Array.isArray(value)) {
     if (op !== '==' && op !== '!=') {
       throw new InvalidMatchError('operator', op, 'only == and != compare with a set');
     }
-    if (value.length === 0) throw new InvalidMatchError('set', value, 'a set needs at least one value');
+    if (value.length === 0)
+      throw new InvalidMatchError('set', value, 'a set needs at least one value');
     return { type: 'compare', field: f, op, value: value.map((v) => toValue(f, v)) };
   }
   const single = toValue(f, value as MatchValueInput);
@@ -273,7 +281,11 @@ export const match = {
     return compare(field, '!=', value);
   },
   /** `field op value`. */
-  compare(field: string, op: MatchOperator, value: MatchValueInput | readonly MatchValueInput[]): MatchExpr {
+  compare(
+    field: string,
+    op: MatchOperator,
+    value: MatchValueInput | readonly MatchValueInput[],
+  ): MatchExpr {
     return compare(field, op, value);
   },
   /** `inport == "name"` (or `inport == @pg` for a port group value, or a set for a list). */
@@ -313,13 +325,18 @@ export const match = {
       return { type: 'constant', text: String(value) };
     }
     if (typeof value !== 'string' || !(HEX.test(value) || DECIMAL.test(value))) {
-      throw new InvalidMatchError('integer', value, 'must be decimal (no leading zeros) or 0x… hex');
+      throw new InvalidMatchError(
+        'integer',
+        value,
+        'must be decimal (no leading zeros) or 0x… hex',
+      );
     }
     return { type: 'constant', text: value };
   },
   /** An IPv4/IPv6 address or prefix, or an Ethernet address (optionally `/mask`), checked. */
   addr(value: string): MatchValue {
-    if (typeof value !== 'string') throw new InvalidMatchError('address', value, 'must be a string');
+    if (typeof value !== 'string')
+      throw new InvalidMatchError('address', value, 'must be a string');
     return constantFromAddress('address', value);
   },
   /** Any constant: an integer, address, prefix or Ethernet address (checked). */
@@ -363,7 +380,11 @@ function formatExpr(e: MatchExpr): string {
     case 'and':
     case 'or': {
       if (!Array.isArray(e.terms) || e.terms.length < 2) {
-        throw new InvalidMatchError(e.type, e, 'needs at least two terms (use match.and / match.or)');
+        throw new InvalidMatchError(
+          e.type,
+          e,
+          'needs at least two terms (use match.and / match.or)',
+        );
       }
       return e.terms.map(formatTerm).join(e.type === 'and' ? ' && ' : ' || ');
     }
@@ -408,7 +429,8 @@ export type MatchInput = string | MatchExpr;
 /** The text of a {@link MatchInput}. */
 export function matchText(m: MatchInput, field = 'match'): string {
   if (typeof m === 'string') {
-    if (m.includes('\u0000')) throw new InvalidMatchError(field, m, 'OVN matches cannot contain NUL');
+    if (m.includes('\u0000'))
+      throw new InvalidMatchError(field, m, 'OVN matches cannot contain NUL');
     return m;
   }
   return formatMatch(m);

@@ -14,7 +14,12 @@
  */
 
 import type { Uuid } from '../ovsdb/uuid.js';
-import { AlreadyExistsError, InvalidArgumentError, NatLogicalIpError, NotFoundError } from './errors.js';
+import {
+  AlreadyExistsError,
+  InvalidArgumentError,
+  NatLogicalIpError,
+  NotFoundError,
+} from './errors.js';
 import type { CreateOptions, DeleteOptions } from './existence.js';
 import { normalizePrefix, parseIp, parsePrefix, prefixContains } from './ip.js';
 import { type AddressSetRef, getNamed, type RouterPortRef, type RouterRef } from './lookup.js';
@@ -75,62 +80,114 @@ function checkPortRange(range: string): string {
   const lo = m ? Number(m[1]) : Number.NaN;
   const hi = m?.[2] === undefined ? lo : Number(m[2]);
   if (!m || lo > 65535 || hi > 65535 || (m[2] !== undefined && lo >= hi)) {
-    throw new InvalidArgumentError('NAT.external_port_range', range, 'must be N or N-M with 1 <= N < M <= 65535');
+    throw new InvalidArgumentError(
+      'NAT.external_port_range',
+      range,
+      'must be N or N-M with 1 <= N < M <= 65535',
+    );
   }
   return range;
 }
 
 /** Check a spec, resolve its references, and compute the row and its key. */
-function encode(t: NbTxn, lr: NbRow<'Logical_Router'>, spec: NatSpec): { row: NatColumns; key: string } {
-  if (spec === null || typeof spec !== 'object') throw new InvalidArgumentError('NAT', spec, 'must be an object');
+function encode(
+  t: NbTxn,
+  lr: NbRow<'Logical_Router'>,
+  spec: NatSpec,
+): { row: NatColumns; key: string } {
+  if (spec === null || typeof spec !== 'object')
+    throw new InvalidArgumentError('NAT', spec, 'must be an object');
   const type = checkEnum('NAT.type', spec.type, NAT_TYPES);
   const ext = parseIp(spec.externalIp);
   if (ext === undefined) {
-    throw new InvalidArgumentError('NAT.external_ip', spec.externalIp, 'must be an IPv4 or IPv6 address');
+    throw new InvalidArgumentError(
+      'NAT.external_ip',
+      spec.externalIp,
+      'must be an IPv4 or IPv6 address',
+    );
   }
   const logical = typeof spec.logicalIp === 'string' ? parsePrefix(spec.logicalIp) : undefined;
   if (logical === undefined) {
     throw new NatLogicalIpError(type, String(spec.logicalIp), 'is not an IP address or network');
   }
   if (logical.family !== ext.family) {
-    throw new NatLogicalIpError(type, spec.logicalIp, `is IPv${logical.family} but the external IP is IPv${ext.family}`);
+    throw new NatLogicalIpError(
+      type,
+      spec.logicalIp,
+      `is IPv${logical.family} but the external IP is IPv${ext.family}`,
+    );
   }
   const max = logical.family === 4 ? 32 : 128;
   if (type !== 'snat' && logical.hasLength && logical.length !== max) {
-    throw new NatLogicalIpError(type, spec.logicalIp, `must be a single IP address for ${type} (a network is only valid for snat)`);
+    throw new NatLogicalIpError(
+      type,
+      spec.logicalIp,
+      `must be a single IP address for ${type} (a network is only valid for snat)`,
+    );
   }
   const logicalIp = normalizePrefix(spec.logicalIp);
   const row: NatColumns = { type, external_ip: ext.text, logical_ip: logicalIp };
   if ((spec.logicalPort === undefined) !== (spec.externalMac === undefined)) {
-    throw new InvalidArgumentError('NAT.logical_port', spec.logicalPort, 'logicalPort and externalMac go together');
+    throw new InvalidArgumentError(
+      'NAT.logical_port',
+      spec.logicalPort,
+      'logicalPort and externalMac go together',
+    );
   }
   if (spec.logicalPort !== undefined) {
     if (type !== 'dnat_and_snat') {
-      throw new InvalidArgumentError('NAT.logical_port', spec.logicalPort, 'logicalPort and externalMac are only valid for dnat_and_snat');
+      throw new InvalidArgumentError(
+        'NAT.logical_port',
+        spec.logicalPort,
+        'logicalPort and externalMac are only valid for dnat_and_snat',
+      );
     }
     row.logical_port = getNamed(t, 'Logical_Switch_Port', spec.logicalPort).name;
     row.external_mac = checkMac(spec.externalMac!, 'NAT.external_mac');
   }
-  if (spec.externalPortRange !== undefined) row.external_port_range = checkPortRange(spec.externalPortRange);
+  if (spec.externalPortRange !== undefined)
+    row.external_port_range = checkPortRange(spec.externalPortRange);
   if (spec.stateless !== undefined && typeof spec.stateless !== 'boolean') {
     throw new InvalidArgumentError('NAT.options:stateless', spec.stateless, 'must be a boolean');
   }
   if (spec.stateless && type !== 'dnat_and_snat') {
-    throw new InvalidArgumentError('NAT.options:stateless', spec.stateless, 'stateless is only valid for dnat_and_snat');
+    throw new InvalidArgumentError(
+      'NAT.options:stateless',
+      spec.stateless,
+      'stateless is only valid for dnat_and_snat',
+    );
   }
-  const ports = lr.ports.map((u) => t.get('Logical_Router_Port', u)).filter((p): p is NbRow<'Logical_Router_Port'> => p !== undefined);
+  const ports = lr.ports
+    .map((u) => t.get('Logical_Router_Port', u))
+    .filter((p): p is NbRow<'Logical_Router_Port'> => p !== undefined);
   if (spec.gatewayPort !== undefined) {
     const gw = getNamed(t, 'Logical_Router_Port', spec.gatewayPort);
     if (!lr.ports.includes(gw._uuid)) {
-      throw new InvalidArgumentError('NAT.gateway_port', spec.gatewayPort, `is not a port of router ${lr.name || lr._uuid}`);
+      throw new InvalidArgumentError(
+        'NAT.gateway_port',
+        spec.gatewayPort,
+        `is not a port of router ${lr.name || lr._uuid}`,
+      );
     }
     if (!isDgp(gw)) {
-      throw new InvalidArgumentError('NAT.gateway_port', spec.gatewayPort, 'is not a distributed gateway port (no gateway chassis or HA chassis group)');
+      throw new InvalidArgumentError(
+        'NAT.gateway_port',
+        spec.gatewayPort,
+        'is not a distributed gateway port (no gateway chassis or HA chassis group)',
+      );
     }
     row.gateway_port = gw._uuid;
   } else {
     const dgps = ports.filter(isDgp);
-    if (dgps.length > 1 && !dgps.some((p) => p.networks.some((n) => { const net = parsePrefix(n); return net !== undefined && prefixContains(net, ext); }))) {
+    if (
+      dgps.length > 1 &&
+      !dgps.some((p) =>
+        p.networks.some((n) => {
+          const net = parsePrefix(n);
+          return net !== undefined && prefixContains(net, ext);
+        }),
+      )
+    ) {
       throw new InvalidArgumentError(
         'NAT.gateway_port',
         undefined,
@@ -139,13 +196,20 @@ function encode(t: NbTxn, lr: NbRow<'Logical_Router'>, spec: NatSpec): { row: Na
     }
   }
   if (spec.allowedExtIps !== undefined && spec.exemptedExtIps !== undefined) {
-    throw new InvalidArgumentError('NAT.allowed_ext_ips', spec.allowedExtIps, 'allowedExtIps and exemptedExtIps exclude each other');
+    throw new InvalidArgumentError(
+      'NAT.allowed_ext_ips',
+      spec.allowedExtIps,
+      'allowedExtIps and exemptedExtIps exclude each other',
+    );
   }
-  if (spec.allowedExtIps !== undefined) row.allowed_ext_ips = getNamed(t, 'Address_Set', spec.allowedExtIps)._uuid;
-  if (spec.exemptedExtIps !== undefined) row.exempted_ext_ips = getNamed(t, 'Address_Set', spec.exemptedExtIps)._uuid;
+  if (spec.allowedExtIps !== undefined)
+    row.allowed_ext_ips = getNamed(t, 'Address_Set', spec.allowedExtIps)._uuid;
+  if (spec.exemptedExtIps !== undefined)
+    row.exempted_ext_ips = getNamed(t, 'Address_Set', spec.exemptedExtIps)._uuid;
   const options = spec.options === undefined ? {} : checkStringMap('NAT.options', spec.options);
   row.options = { ...options, stateless: spec.stateless ? 'true' : 'false' };
-  if (spec.externalIds !== undefined) row.external_ids = checkStringMap('NAT.external_ids', spec.externalIds);
+  if (spec.externalIds !== undefined)
+    row.external_ids = checkStringMap('NAT.external_ids', spec.externalIds);
   return { row, key: type === 'snat' ? logicalIp : ext.text };
 }
 
@@ -190,7 +254,12 @@ function describeKey(row: NatColumns): string {
  *   AlreadyExistsError when a rule with the same key exists (unless
  *   `mayExist` and its other IP is the same too).
  */
-export function lrNatAdd(t: NbTxn, router: RouterRef, spec: NatSpec, options: CreateOptions = {}): Uuid<'NAT'> {
+export function lrNatAdd(
+  t: NbTxn,
+  router: RouterRef,
+  spec: NatSpec,
+  options: CreateOptions = {},
+): Uuid<'NAT'> {
   const lr = getNamed(t, 'Logical_Router', router);
   const { row, key } = encode(t, lr, spec);
   for (const n of natsOf(t, lr)) {
@@ -201,14 +270,24 @@ export function lrNatAdd(t: NbTxn, router: RouterRef, spec: NatSpec, options: Cr
       throw new AlreadyExistsError(
         'NAT',
         describeKey(row),
-        otherOld === otherNew ? undefined : `a rule with this key maps it to ${row.type === 'snat' ? n.external_ip : n.logical_ip}`,
+        otherOld === otherNew
+          ? undefined
+          : `a rule with this key maps it to ${row.type === 'snat' ? n.external_ip : n.logical_ip}`,
         n._uuid,
       );
     }
-    if ((row.type === 'dnat_and_snat' || n.type === 'dnat_and_snat') && normalized(n.external_ip) === row.external_ip) {
+    if (
+      (row.type === 'dnat_and_snat' || n.type === 'dnat_and_snat') &&
+      normalized(n.external_ip) === row.external_ip
+    ) {
       const stateless = row.options?.['stateless'] === 'true' || n.options['stateless'] === 'true';
       if (stateless) {
-        throw new AlreadyExistsError('NAT', describeKey(row), 'an external IP cannot be shared across stateless and stateful NAT rules', n._uuid);
+        throw new AlreadyExistsError(
+          'NAT',
+          describeKey(row),
+          'an external IP cannot be shared across stateless and stateful NAT rules',
+          n._uuid,
+        );
       }
     }
   }
@@ -231,7 +310,9 @@ export function lrNatAdd(t: NbTxn, router: RouterRef, spec: NatSpec, options: Cr
 export function lrNatEnsure(t: NbTxn, router: RouterRef, spec: NatSpec): Uuid<'NAT'> {
   const lr = getNamed(t, 'Logical_Router', router);
   const { row, key } = encode(t, lr, spec);
-  const existing = natsOf(t, lr).find((n) => n.type === row.type && keyOf(n) === key && sameGateway(n, row.gateway_port));
+  const existing = natsOf(t, lr).find(
+    (n) => n.type === row.type && keyOf(n) === key && sameGateway(n, row.gateway_port),
+  );
   if (existing === undefined) return lrNatAdd(t, lr._uuid, spec);
   const update: Record<string, unknown> = {};
   const want: Record<string, unknown> = {
@@ -248,13 +329,23 @@ export function lrNatEnsure(t: NbTxn, router: RouterRef, spec: NatSpec): Uuid<'N
     if ((existing as unknown as Record<string, unknown>)[k] !== v) update[k] = v;
   }
   if (Object.keys(update).length > 0) t.update('NAT', existing._uuid, update as never);
-  t.setMapKeys('NAT', existing._uuid, 'options', Object.fromEntries(
-    Object.entries(row.options ?? {}).filter(([k, v]) => existing.options[k] !== v),
-  ));
+  t.setMapKeys(
+    'NAT',
+    existing._uuid,
+    'options',
+    Object.fromEntries(
+      Object.entries(row.options ?? {}).filter(([k, v]) => existing.options[k] !== v),
+    ),
+  );
   if (row.external_ids !== undefined) {
-    t.setMapKeys('NAT', existing._uuid, 'external_ids', Object.fromEntries(
-      Object.entries(row.external_ids).filter(([k, v]) => existing.external_ids[k] !== v),
-    ));
+    t.setMapKeys(
+      'NAT',
+      existing._uuid,
+      'external_ids',
+      Object.fromEntries(
+        Object.entries(row.external_ids).filter(([k, v]) => existing.external_ids[k] !== v),
+      ),
+    );
   }
   return existing._uuid;
 }
@@ -271,14 +362,23 @@ export function lrNatEnsure(t: NbTxn, router: RouterRef, spec: NatSpec): Uuid<'N
  * @throws NotFoundError when a rule named by type and IP does not exist
  *   (unless `ifExists`); InvalidArgumentError for an IP without a type.
  */
-export function lrNatDel(t: NbTxn, router: RouterRef, filter: NatFilter = {}, options: DeleteOptions = {}): number {
+export function lrNatDel(
+  t: NbTxn,
+  router: RouterRef,
+  filter: NatFilter = {},
+  options: DeleteOptions = {},
+): number {
   const lr = getNamed(t, 'Logical_Router', router);
   if (filter.type === undefined && (filter.ip !== undefined || filter.gatewayPort !== undefined)) {
     throw new InvalidArgumentError('lrNatDel', filter, 'an IP or gateway port needs a type');
   }
-  const type = filter.type === undefined ? undefined : checkEnum('NAT.type', filter.type, NAT_TYPES);
+  const type =
+    filter.type === undefined ? undefined : checkEnum('NAT.type', filter.type, NAT_TYPES);
   const ip = filter.ip === undefined ? undefined : normalizePrefix(filter.ip, 'lrNatDel ip');
-  const gw = filter.gatewayPort === undefined ? undefined : getNamed(t, 'Logical_Router_Port', filter.gatewayPort)._uuid;
+  const gw =
+    filter.gatewayPort === undefined
+      ? undefined
+      : getNamed(t, 'Logical_Router_Port', filter.gatewayPort)._uuid;
   const victims = natsOf(t, lr).filter(
     (n) =>
       (type === undefined || n.type === type) &&
@@ -288,7 +388,12 @@ export function lrNatDel(t: NbTxn, router: RouterRef, filter: NatFilter = {}, op
   if (victims.length === 0 && ip !== undefined && !options.ifExists) {
     throw new NotFoundError('NAT', `(${type}, ${ip})`, `on router ${lr.name || lr._uuid}`);
   }
-  t.removeFromSet('Logical_Router', lr._uuid, 'nat', victims.map((n) => n._uuid));
+  t.removeFromSet(
+    'Logical_Router',
+    lr._uuid,
+    'nat',
+    victims.map((n) => n._uuid),
+  );
   return victims.length;
 }
 
@@ -296,6 +401,14 @@ export function lrNatDel(t: NbTxn, router: RouterRef, filter: NatFilter = {}, op
 export function lrNatList(t: NbTxn, router: RouterRef): NatRow[] {
   const lr = getNamed(t, 'Logical_Router', router);
   return natsOf(t, lr).sort((a, b) =>
-    a.type !== b.type ? (a.type < b.type ? -1 : 1) : a.external_ip < b.external_ip ? -1 : a.external_ip > b.external_ip ? 1 : 0,
+    a.type !== b.type
+      ? a.type < b.type
+        ? -1
+        : 1
+      : a.external_ip < b.external_ip
+        ? -1
+        : a.external_ip > b.external_ip
+          ? 1
+          : 0,
   );
 }

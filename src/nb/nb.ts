@@ -29,16 +29,15 @@
  * @module
  */
 
-import type { DatabaseModel } from '../ovsdb/model.js';
 import { TransactionError } from '../ovsdb/errors.js';
+import type { DatabaseModel } from '../ovsdb/model.js';
 import type { Operation } from '../ovsdb/wire.js';
 import type { TransactingClient } from '../transactions/client-executor.js';
 import { clientExecutor } from '../transactions/client-executor.js';
 import { compileTransaction } from '../transactions/compile.js';
 import type { TransactionResult, TransactOptions } from '../transactions/execute.js';
-import type { OperationHandle } from '../transactions/handles.js';
+import type { OperationHandle, Resolved } from '../transactions/handles.js';
 import type { Resolution } from '../transactions/outcome.js';
-import type { Resolved } from '../transactions/handles.js';
 import { createTransactor, type Transactor } from '../transactions/transactor.js';
 import { NB, type NBTables } from './generated/model.js';
 import { type ShowOptions, showNb } from './show.js';
@@ -46,6 +45,7 @@ import { NbTxn } from './txn.js';
 import {
   bumpNbCfg,
   ensureNbGlobal,
+  NbGlobalRaceError,
   type NbWaitClient,
   type NbWaitOptions,
   type WaitTarget,
@@ -126,31 +126,40 @@ export class Nb {
    *   errors of `transact`; `NbWaitTimeoutError` when the wait timed out
    *   (the transaction did commit).
    */
-  async transact<R>(build: (t: NbTxn) => R, options: NbTransactOptions = {}): Promise<NbTransactResult<Resolved<R>>> {
+  async transact<R>(
+    build: (t: NbTxn) => R,
+    options: NbTransactOptions = {},
+  ): Promise<NbTransactResult<Resolved<R>>> {
     const { wait, waitTimeoutMs, ...txOptions } = options;
     if (wait !== undefined && wait !== 'sb' && wait !== 'hv') {
       throw new TypeError(`wait must be "sb" or "hv", got ${String(wait)}`);
     }
-    let last: NbTxn | undefined;
-    let result: TransactionResult<Resolved<Built<R>>>;
-    try {
-      result = await this.run(build, wait !== undefined, txOptions, (t) => {
-        last = t;
-      });
-    } catch (e) {
-      if (e instanceof TransactionError && last !== undefined) {
-        const mapped = last.guardError(e.opIndex);
-        if (mapped !== undefined) {
-          mapped.cause = e;
-          throw mapped;
-        }
+    let result: TransactionResult<Resolved<Built<R>>> | undefined;
+    for (let attempt = 0; result === undefined; attempt++) {
+      let last: NbTxn | undefined;
+      try {
+        result = await this.run(build, wait !== undefined, txOptions, (t) => {
+          last = t;
+        });
+      } catch (e) {
+        const mapped = e instanceof TransactionError ? last?.guardError(e.opIndex) : undefined;
+        if (mapped === undefined) throw e;
+        mapped.cause = e;
+        if (!(mapped instanceof NbGlobalRaceError) || attempt >= 2) throw mapped;
+        // Another client created NB_Global meanwhile: wait for it, and run again.
+        await this.client.waitFor('NB_Global', () => true, {
+          timeout: 5000,
+          signal: options.signal,
+        });
       }
-      throw e;
     }
     const rows = result.value.cfg;
     const nbCfg = rows === undefined ? undefined : rows[0]?.nb_cfg;
     if (wait !== undefined && nbCfg !== undefined) {
-      await waitForNbCfg(this.client, wait, nbCfg, { timeoutMs: waitTimeoutMs, signal: options.signal });
+      await waitForNbCfg(this.client, wait, nbCfg, {
+        timeoutMs: waitTimeoutMs,
+        signal: options.signal,
+      });
     }
     return {
       value: result.value.value,
@@ -187,11 +196,15 @@ export class Nb {
    * ```
    */
   dryRun<R>(build: (t: NbTxn) => R): NbDryRun<R> {
-    const { compiled, value } = compileTransaction(this.client.model, (tx) => {
-      const t = new NbTxn(tx, this.client);
-      ensureNbGlobal(t);
-      return build(t);
-    }, { replica: this.client });
+    const { compiled, value } = compileTransaction(
+      this.client.model,
+      (tx) => {
+        const t = new NbTxn(tx, this.client);
+        ensureNbGlobal(t);
+        return build(t);
+      },
+      { replica: this.client },
+    );
     return { database: compiled.database, ops: compiled.ops, value };
   }
 
@@ -223,7 +236,9 @@ export class Nb {
  */
 export function createNb(client: NbClient): Nb {
   if (client?.model?.name !== NB.name) {
-    throw new TypeError(`createNb: the client's model must be ${NB.name}, got ${String(client?.model?.name)}`);
+    throw new TypeError(
+      `createNb: the client's model must be ${NB.name}, got ${String(client?.model?.name)}`,
+    );
   }
   return new Nb(client);
 }

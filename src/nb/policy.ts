@@ -7,7 +7,12 @@
  */
 
 import type { Uuid } from '../ovsdb/uuid.js';
-import { AlreadyExistsError, InvalidArgumentError, MissingNexthopError, NotFoundError } from './errors.js';
+import {
+  AlreadyExistsError,
+  InvalidArgumentError,
+  MissingNexthopError,
+  NotFoundError,
+} from './errors.js';
 import type { CreateOptions, DeleteOptions } from './existence.js';
 import { normalizeIp, parseIp } from './ip.js';
 import { getNamed, type RouterRef } from './lookup.js';
@@ -55,41 +60,64 @@ type PolicyRow = NbRow<'Logical_Router_Policy'>;
  *   InvalidArgumentError for the rest.
  */
 export function encodePolicy(spec: PolicySpec): NbInsert<'Logical_Router_Policy'> {
-  if (spec === null || typeof spec !== 'object') throw new InvalidArgumentError('Logical_Router_Policy', spec, 'must be an object');
+  if (spec === null || typeof spec !== 'object')
+    throw new InvalidArgumentError('Logical_Router_Policy', spec, 'must be an object');
   const priority = checkPriority('Logical_Router_Policy.priority', spec.priority);
   const match = matchText(spec.match, 'Logical_Router_Policy.match');
   const action = checkEnum('Logical_Router_Policy.action', spec.action, POLICY_ACTIONS);
-  const row: { -readonly [K in keyof NbInsert<'Logical_Router_Policy'>]: NbInsert<'Logical_Router_Policy'>[K] } = {
+  const row: {
+    -readonly [K in keyof NbInsert<'Logical_Router_Policy'>]: NbInsert<'Logical_Router_Policy'>[K];
+  } = {
     priority,
     match,
     action,
   };
   if (action === 'reroute') {
-    if (spec.nexthops === undefined || !Array.isArray(spec.nexthops) || spec.nexthops.length === 0) {
+    if (
+      spec.nexthops === undefined ||
+      !Array.isArray(spec.nexthops) ||
+      spec.nexthops.length === 0
+    ) {
       throw new MissingNexthopError(priority, match);
     }
     const families = new Set(spec.nexthops.map((n) => parseIp(n)?.family));
     const nexthops = spec.nexthops.map((n) => normalizeIp(n, 'Logical_Router_Policy.nexthops'));
     if (families.size > 1) {
-      throw new InvalidArgumentError('Logical_Router_Policy.nexthops', spec.nexthops, 'nexthops must all be IPv4 or all IPv6');
+      throw new InvalidArgumentError(
+        'Logical_Router_Policy.nexthops',
+        spec.nexthops,
+        'nexthops must all be IPv4 or all IPv6',
+      );
     }
     row.nexthops = [...new Set(nexthops)];
   } else if (spec.nexthops !== undefined && spec.nexthops.length > 0) {
-    throw new InvalidArgumentError('Logical_Router_Policy.nexthops', spec.nexthops, `nexthops are only valid with action "reroute", not "${action}"`);
+    throw new InvalidArgumentError(
+      'Logical_Router_Policy.nexthops',
+      spec.nexthops,
+      `nexthops are only valid with action "reroute", not "${action}"`,
+    );
   }
   if (spec.options !== undefined) {
     const options = checkStringMap('Logical_Router_Policy.options', spec.options);
     for (const [k, v] of Object.entries(options)) {
-      if (v === '') throw new InvalidArgumentError(`Logical_Router_Policy.options:${k}`, v, 'no value given for the option');
+      if (v === '')
+        throw new InvalidArgumentError(
+          `Logical_Router_Policy.options:${k}`,
+          v,
+          'no value given for the option',
+        );
     }
     row.options = options;
   }
-  if (spec.externalIds !== undefined) row.external_ids = checkStringMap('Logical_Router_Policy.external_ids', spec.externalIds);
+  if (spec.externalIds !== undefined)
+    row.external_ids = checkStringMap('Logical_Router_Policy.external_ids', spec.externalIds);
   return row;
 }
 
 function policiesOf(t: NbTxn, lr: NbRow<'Logical_Router'>): PolicyRow[] {
-  return lr.policies.map((u) => t.get('Logical_Router_Policy', u)).filter((p): p is PolicyRow => p !== undefined);
+  return lr.policies
+    .map((u) => t.get('Logical_Router_Policy', u))
+    .filter((p): p is PolicyRow => p !== undefined);
 }
 
 /**
@@ -98,7 +126,7 @@ function policiesOf(t: NbTxn, lr: NbRow<'Logical_Router'>): PolicyRow[] {
  * ```ts
  * lrPolicyAdd(t, 'lr0', { priority: 100, match: match.ip4Src('10.0.0.0/24'), action: 'reroute', nexthops: ['172.16.0.254'] });
  * // {"op":"insert","table":"Logical_Router_Policy","row":{"action":"reroute","match":"ip4.src == 10.0.0.0/24",
- * //   "nexthops":"172.16.0.254","priority":100},"uuid":"<p>","uuid-name":"row0"}
+ * //   "nexthops":["set",["172.16.0.254"]],"priority":100},"uuid":"<p>","uuid-name":"row0"}
  * // {"op":"mutate","table":"Logical_Router",…,"mutations":[["policies","insert",["set",[["named-uuid","row0"]]]]]}
  * ```
  * @throws AlreadyExistsError when a policy with this priority and match
@@ -112,7 +140,9 @@ export function lrPolicyAdd(
 ): Uuid<'Logical_Router_Policy'> {
   const row = encodePolicy(spec);
   const lr = getNamed(t, 'Logical_Router', router);
-  const existing = policiesOf(t, lr).find((p) => p.priority === row.priority && p.match === row.match);
+  const existing = policiesOf(t, lr).find(
+    (p) => p.priority === row.priority && p.match === row.match,
+  );
   if (existing !== undefined) {
     if (options.mayExist) return existing._uuid;
     throw new AlreadyExistsError(
@@ -138,7 +168,12 @@ export function lrPolicyAdd(
  * @throws NotFoundError when the one policy named by priority and match, or
  *   by UUID, does not exist (unless `ifExists`).
  */
-export function lrPolicyDel(t: NbTxn, router: RouterRef, filter?: PolicyFilter, options: DeleteOptions = {}): number {
+export function lrPolicyDel(
+  t: NbTxn,
+  router: RouterRef,
+  filter?: PolicyFilter,
+  options: DeleteOptions = {},
+): number {
   const lr = getNamed(t, 'Logical_Router', router);
   const all = policiesOf(t, lr);
   let victims: PolicyRow[];
@@ -154,13 +189,20 @@ export function lrPolicyDel(t: NbTxn, router: RouterRef, filter?: PolicyFilter, 
   } else {
     const priority = checkPriority('Logical_Router_Policy.priority', filter.priority);
     const match = filter.match === undefined ? undefined : matchText(filter.match);
-    victims = all.filter((p) => p.priority === priority && (match === undefined || p.match === match));
+    victims = all.filter(
+      (p) => p.priority === priority && (match === undefined || p.match === match),
+    );
     if (match !== undefined) single = `(priority ${priority}, match ${JSON.stringify(match)})`;
   }
   if (victims.length === 0 && single !== undefined && !options.ifExists) {
     throw new NotFoundError('router policy', single, `on router ${lr.name || lr._uuid}`);
   }
-  t.removeFromSet('Logical_Router', lr._uuid, 'policies', victims.map((p) => p._uuid));
+  t.removeFromSet(
+    'Logical_Router',
+    lr._uuid,
+    'policies',
+    victims.map((p) => p._uuid),
+  );
   return victims.length;
 }
 
@@ -168,6 +210,12 @@ export function lrPolicyDel(t: NbTxn, router: RouterRef, filter?: PolicyFilter, 
 export function lrPolicyList(t: NbTxn, router: RouterRef): PolicyRow[] {
   const lr = getNamed(t, 'Logical_Router', router);
   return policiesOf(t, lr).sort((a, b) =>
-    a.priority !== b.priority ? b.priority - a.priority : a.match < b.match ? -1 : a.match > b.match ? 1 : 0,
+    a.priority !== b.priority
+      ? b.priority - a.priority
+      : a.match < b.match
+        ? -1
+        : a.match > b.match
+          ? 1
+          : 0,
   );
 }

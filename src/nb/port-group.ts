@@ -28,7 +28,8 @@ export interface PgAddOptions extends CreateOptions {
 }
 
 function resolvePorts(t: NbTxn, ports: readonly PortRef[]): Uuid<'Logical_Switch_Port'>[] {
-  if (!Array.isArray(ports)) throw new InvalidArgumentError('Port_Group.ports', ports, 'must be a list');
+  if (!Array.isArray(ports))
+    throw new InvalidArgumentError('Port_Group.ports', ports, 'must be a list');
   const out: Uuid<'Logical_Switch_Port'>[] = [];
   for (const p of ports) {
     const u = getNamed(t, 'Logical_Switch_Port', p)._uuid;
@@ -53,7 +54,10 @@ export function pgAdd(t: NbTxn, name: string, options: PgAddOptions = {}): Uuid<
   checkName('Port_Group.name', name);
   const ports = options.ports === undefined ? [] : resolvePorts(t, options.ports);
   const acls = (options.acls ?? []).map(encodeAcl);
-  const externalIds = options.externalIds === undefined ? undefined : checkStringMap('Port_Group.external_ids', options.externalIds);
+  const externalIds =
+    options.externalIds === undefined
+      ? undefined
+      : checkStringMap('Port_Group.external_ids', options.externalIds);
   const existing = rowsNamed(t, 'Port_Group', name)[0];
   if (existing !== undefined) {
     if (options.mayExist) return existing._uuid;
@@ -86,8 +90,16 @@ export function pgDel(t: NbTxn, pg: PortGroupRef, options: DeleteOptions = {}): 
  * @throws NotFoundError (unless `ifExists`, which returns undefined).
  */
 export function pgGet(t: NbTxn, pg: PortGroupRef): NbRow<'Port_Group'>;
-export function pgGet(t: NbTxn, pg: PortGroupRef, options: DeleteOptions): NbRow<'Port_Group'> | undefined;
-export function pgGet(t: NbTxn, pg: PortGroupRef, options: DeleteOptions = {}): NbRow<'Port_Group'> | undefined {
+export function pgGet(
+  t: NbTxn,
+  pg: PortGroupRef,
+  options: DeleteOptions,
+): NbRow<'Port_Group'> | undefined;
+export function pgGet(
+  t: NbTxn,
+  pg: PortGroupRef,
+  options: DeleteOptions = {},
+): NbRow<'Port_Group'> | undefined {
   return options.ifExists ? findNamed(t, 'Port_Group', pg) : getNamed(t, 'Port_Group', pg);
 }
 

@@ -51,11 +51,17 @@ export interface LrpAddOptions extends Omit<LrpSpec, 'mac' | 'networks'>, Create
   readonly gatewayChassis?: Readonly<Record<string, number>> | undefined;
 }
 
-type LrpColumns = { -readonly [K in keyof NbUpdate<'Logical_Router_Port'>]: NbUpdate<'Logical_Router_Port'>[K] };
+type LrpColumns = {
+  -readonly [K in keyof NbUpdate<'Logical_Router_Port'>]: NbUpdate<'Logical_Router_Port'>[K];
+};
 
 function checkNetworks(networks: readonly string[]): string[] {
   if (!Array.isArray(networks) || networks.length === 0) {
-    throw new InvalidArgumentError('Logical_Router_Port.networks', networks, 'a router port needs at least one network');
+    throw new InvalidArgumentError(
+      'Logical_Router_Port.networks',
+      networks,
+      'a router port needs at least one network',
+    );
   }
   for (const n of networks) checkCidr(n, 'Logical_Router_Port.networks');
   return [...networks];
@@ -65,19 +71,30 @@ function encodeSpec(t: NbTxn, spec: LrpSpec): LrpColumns {
   const row: LrpColumns = {};
   if (spec.mac !== undefined) row.mac = checkMac(spec.mac, 'Logical_Router_Port.mac');
   if (spec.networks !== undefined) row.networks = checkNetworks(spec.networks);
-  if (spec.peer !== undefined) row.peer = spec.peer === null ? null : checkName('Logical_Router_Port.peer', spec.peer);
-  if (spec.options !== undefined) row.options = checkStringMap('Logical_Router_Port.options', spec.options);
+  if (spec.peer !== undefined)
+    row.peer = spec.peer === null ? null : checkName('Logical_Router_Port.peer', spec.peer);
+  if (spec.options !== undefined)
+    row.options = checkStringMap('Logical_Router_Port.options', spec.options);
   if (spec.enabled !== undefined) {
     if (spec.enabled !== null && typeof spec.enabled !== 'boolean') {
-      throw new InvalidArgumentError('Logical_Router_Port.enabled', spec.enabled, 'must be a boolean or null');
+      throw new InvalidArgumentError(
+        'Logical_Router_Port.enabled',
+        spec.enabled,
+        'must be a boolean or null',
+      );
     }
     row.enabled = spec.enabled;
   }
   if (spec.haChassisGroup !== undefined) {
-    row.ha_chassis_group = spec.haChassisGroup === null ? null : getNamed(t, 'HA_Chassis_Group', spec.haChassisGroup)._uuid;
+    row.ha_chassis_group =
+      spec.haChassisGroup === null
+        ? null
+        : getNamed(t, 'HA_Chassis_Group', spec.haChassisGroup)._uuid;
   }
-  if (spec.ipv6RaConfigs !== undefined) row.ipv6_ra_configs = checkStringMap('Logical_Router_Port.ipv6_ra_configs', spec.ipv6RaConfigs);
-  if (spec.externalIds !== undefined) row.external_ids = checkStringMap('Logical_Router_Port.external_ids', spec.externalIds);
+  if (spec.ipv6RaConfigs !== undefined)
+    row.ipv6_ra_configs = checkStringMap('Logical_Router_Port.ipv6_ra_configs', spec.ipv6RaConfigs);
+  if (spec.externalIds !== undefined)
+    row.external_ids = checkStringMap('Logical_Router_Port.external_ids', spec.externalIds);
   return row;
 }
 
@@ -123,25 +140,53 @@ export function lrpAdd(
   const existing = rowsNamed(t, 'Logical_Router_Port', name)[0];
   if (existing !== undefined) {
     const key = JSON.stringify(name);
-    if (!mayExist) throw new AlreadyExistsError('logical router port', key, undefined, existing._uuid);
+    if (!mayExist)
+      throw new AlreadyExistsError('logical router port', key, undefined, existing._uuid);
     const owners = routersOf(t, existing._uuid);
     if (!owners.some((o) => o._uuid === lr._uuid)) {
-      const where = owners[0] === undefined ? 'in no router' : `in router ${owners[0].name || owners[0]._uuid}`;
-      throw new AlreadyExistsError('logical router port', key, `it exists ${where}`, existing._uuid);
+      const where =
+        owners[0] === undefined ? 'in no router' : `in router ${owners[0].name || owners[0]._uuid}`;
+      throw new AlreadyExistsError(
+        'logical router port',
+        key,
+        `it exists ${where}`,
+        existing._uuid,
+      );
     }
     if (normalizeMac(existing.mac) !== normalizeMac(mac)) {
-      throw new AlreadyExistsError('logical router port', key, `it exists with MAC ${existing.mac}`, existing._uuid);
+      throw new AlreadyExistsError(
+        'logical router port',
+        key,
+        `it exists with MAC ${existing.mac}`,
+        existing._uuid,
+      );
     }
     if (!sameNetworks(existing.networks, networks)) {
-      throw new AlreadyExistsError('logical router port', key, 'it exists with different networks', existing._uuid);
+      throw new AlreadyExistsError(
+        'logical router port',
+        key,
+        'it exists with different networks',
+        existing._uuid,
+      );
     }
     if ((rest.peer ?? null) !== existing.peer) {
-      throw new AlreadyExistsError('logical router port', key, `it exists with peer ${JSON.stringify(existing.peer)}`, existing._uuid);
+      throw new AlreadyExistsError(
+        'logical router port',
+        key,
+        `it exists with peer ${JSON.stringify(existing.peer)}`,
+        existing._uuid,
+      );
     }
     return existing._uuid;
   }
-  const gcRefs = gc.map(([c, p]) => t.insert('Gateway_Chassis', { name: `${name}-${c}`, chassis_name: c, priority: p }));
-  const lrp = t.insert('Logical_Router_Port', { name, ...columns, ...(gcRefs.length > 0 ? { gateway_chassis: gcRefs } : {}) });
+  const gcRefs = gc.map(([c, p]) =>
+    t.insert('Gateway_Chassis', { name: `${name}-${c}`, chassis_name: c, priority: p }),
+  );
+  const lrp = t.insert('Logical_Router_Port', {
+    name,
+    ...columns,
+    ...(gcRefs.length > 0 ? { gateway_chassis: gcRefs } : {}),
+  });
   t.addToSet('Logical_Router', lr._uuid, 'ports', [lrp]);
   return lrp;
 }
@@ -166,9 +211,19 @@ export function lrpDel(t: NbTxn, port: RouterPortRef, options: DeleteOptions = {
  * @throws NotFoundError (unless `ifExists`, which returns undefined).
  */
 export function lrpGet(t: NbTxn, port: RouterPortRef): NbRow<'Logical_Router_Port'>;
-export function lrpGet(t: NbTxn, port: RouterPortRef, options: DeleteOptions): NbRow<'Logical_Router_Port'> | undefined;
-export function lrpGet(t: NbTxn, port: RouterPortRef, options: DeleteOptions = {}): NbRow<'Logical_Router_Port'> | undefined {
-  return options.ifExists ? findNamed(t, 'Logical_Router_Port', port) : getNamed(t, 'Logical_Router_Port', port);
+export function lrpGet(
+  t: NbTxn,
+  port: RouterPortRef,
+  options: DeleteOptions,
+): NbRow<'Logical_Router_Port'> | undefined;
+export function lrpGet(
+  t: NbTxn,
+  port: RouterPortRef,
+  options: DeleteOptions = {},
+): NbRow<'Logical_Router_Port'> | undefined {
+  return options.ifExists
+    ? findNamed(t, 'Logical_Router_Port', port)
+    : getNamed(t, 'Logical_Router_Port', port);
 }
 
 /** The ports of a router, sorted by name (`ovn-nbctl lrp-list`). */
@@ -235,9 +290,16 @@ export function lrpSetGatewayChassis(
  * Remove a gateway chassis from a port (`ovn-nbctl lrp-del-gateway-chassis`).
  * @throws NotFoundError when the port has no such chassis (unless `ifExists`).
  */
-export function lrpDelGatewayChassis(t: NbTxn, port: RouterPortRef, chassis: string, options: DeleteOptions = {}): void {
+export function lrpDelGatewayChassis(
+  t: NbTxn,
+  port: RouterPortRef,
+  chassis: string,
+  options: DeleteOptions = {},
+): void {
   const lrp = getNamed(t, 'Logical_Router_Port', port);
-  const gc = lrp.gateway_chassis.map((u) => t.get('Gateway_Chassis', u)).find((g) => g?.chassis_name === chassis);
+  const gc = lrp.gateway_chassis
+    .map((u) => t.get('Gateway_Chassis', u))
+    .find((g) => g?.chassis_name === chassis);
   if (gc === undefined) {
     if (options.ifExists) return;
     throw new NotFoundError('gateway chassis', chassis, `on router port ${lrp.name}`);
@@ -270,14 +332,17 @@ export interface ConnectSwitchToRouter extends CreateOptions {
  * ```ts
  * connectSwitchToRouter(t, { switch: 'sw0', router: 'lr0', mac: '00:00:00:00:ff:01', networks: ['10.0.0.1/24'] });
  * // lr0-sw0: {"op":"insert","table":"Logical_Router_Port",…} + mutate Logical_Router ports
- * // sw0-lr0: {"op":"insert","table":"Logical_Switch_Port","row":{"addresses":"router","name":"sw0-lr0",
- * //   "options":["map",[["router-port","lr0-sw0"]]],"type":"router"},…} + mutate Logical_Switch ports
+ * // sw0-lr0: {"op":"insert","table":"Logical_Switch_Port","row":{"name":"sw0-lr0","type":"router","addresses":["set",["router"]],
+ * //   "options":["map",[["router-port","lr0-sw0"]]]},…} + mutate Logical_Switch ports
  * ```
  */
 export function connectSwitchToRouter(
   t: NbTxn,
   spec: ConnectSwitchToRouter,
-): { readonly routerPort: Uuid<'Logical_Router_Port'>; readonly switchPort: Uuid<'Logical_Switch_Port'> } {
+): {
+  readonly routerPort: Uuid<'Logical_Router_Port'>;
+  readonly switchPort: Uuid<'Logical_Switch_Port'>;
+} {
   const ls = getNamed(t, 'Logical_Switch', spec.switch);
   const lr = getNamed(t, 'Logical_Router', spec.router);
   const lsName = ls.name || ls._uuid;

@@ -7,7 +7,13 @@
  */
 
 import type { Uuid } from '../ovsdb/uuid.js';
-import { AlreadyExistsError, AmbiguousNameError, DuplicateNameError, InvalidArgumentError, NotFoundError } from './errors.js';
+import {
+  AlreadyExistsError,
+  AmbiguousNameError,
+  DuplicateNameError,
+  InvalidArgumentError,
+  NotFoundError,
+} from './errors.js';
 import type { CreateOptions, DeleteOptions } from './existence.js';
 import { findNamed, getNamed, type RouterRef, rowsNamed } from './lookup.js';
 import type { NbRow, NbTxn } from './txn.js';
@@ -34,8 +40,14 @@ export interface LrAddOptions extends CreateOptions {
  * @throws AlreadyExistsError (unless `mayExist`); AmbiguousNameError.
  */
 export function lrAdd(t: NbTxn, name?: string, options: LrAddOptions = {}): Uuid<'Logical_Router'> {
-  const opts = options.options === undefined ? undefined : checkStringMap('Logical_Router.options', options.options);
-  const externalIds = options.externalIds === undefined ? undefined : checkStringMap('Logical_Router.external_ids', options.externalIds);
+  const opts =
+    options.options === undefined
+      ? undefined
+      : checkStringMap('Logical_Router.options', options.options);
+  const externalIds =
+    options.externalIds === undefined
+      ? undefined
+      : checkStringMap('Logical_Router.external_ids', options.externalIds);
   if (options.enabled !== undefined && typeof options.enabled !== 'boolean') {
     throw new InvalidArgumentError('Logical_Router.enabled', options.enabled, 'must be a boolean');
   }
@@ -50,7 +62,12 @@ export function lrAdd(t: NbTxn, name?: string, options: LrAddOptions = {}): Uuid
       if (options.mayExist) return found._uuid;
       throw new AlreadyExistsError('logical router', JSON.stringify(name), undefined, found._uuid);
     }
-    t.guardAbsent('Logical_Router', 'name', name, () => new DuplicateNameError('logical router', name));
+    t.guardAbsent(
+      'Logical_Router',
+      'name',
+      name,
+      () => new DuplicateNameError('logical router', name),
+    );
   } else if (options.mayExist) {
     throw new InvalidArgumentError('lrAdd', undefined, 'mayExist needs a name');
   }
@@ -81,9 +98,19 @@ export function lrDel(t: NbTxn, router: RouterRef, options: DeleteOptions = {}):
  * @throws NotFoundError (unless `ifExists`, which returns undefined); AmbiguousNameError.
  */
 export function lrGet(t: NbTxn, router: RouterRef): NbRow<'Logical_Router'>;
-export function lrGet(t: NbTxn, router: RouterRef, options: DeleteOptions): NbRow<'Logical_Router'> | undefined;
-export function lrGet(t: NbTxn, router: RouterRef, options: DeleteOptions = {}): NbRow<'Logical_Router'> | undefined {
-  return options.ifExists ? findNamed(t, 'Logical_Router', router) : getNamed(t, 'Logical_Router', router);
+export function lrGet(
+  t: NbTxn,
+  router: RouterRef,
+  options: DeleteOptions,
+): NbRow<'Logical_Router'> | undefined;
+export function lrGet(
+  t: NbTxn,
+  router: RouterRef,
+  options: DeleteOptions = {},
+): NbRow<'Logical_Router'> | undefined {
+  return options.ifExists
+    ? findNamed(t, 'Logical_Router', router)
+    : getNamed(t, 'Logical_Router', router);
 }
 
 /** Every logical router, sorted by name (`ovn-nbctl lr-list`). */
@@ -92,13 +119,31 @@ export function lrList(t: NbTxn): NbRow<'Logical_Router'>[] {
 }
 
 /** Set keys of a router's `options` (others are kept; `null` removes a key). */
-export function lrSetOptions(t: NbTxn, router: RouterRef, options: Readonly<Record<string, string | null>>): void {
+export function lrSetOptions(
+  t: NbTxn,
+  router: RouterRef,
+  options: Readonly<Record<string, string | null>>,
+): void {
   const row = getNamed(t, 'Logical_Router', router);
-  t.setMapKeys('Logical_Router', row._uuid, 'options', checkMapPatch('Logical_Router.options', options));
+  t.setMapKeys(
+    'Logical_Router',
+    row._uuid,
+    'options',
+    checkMapPatch('Logical_Router.options', options),
+  );
 }
 
 /** Set keys of a router's `external_ids` (others are kept; `null` removes a key). */
-export function lrSetExternalIds(t: NbTxn, router: RouterRef, ids: Readonly<Record<string, string | null>>): void {
+export function lrSetExternalIds(
+  t: NbTxn,
+  router: RouterRef,
+  ids: Readonly<Record<string, string | null>>,
+): void {
   const row = getNamed(t, 'Logical_Router', router);
-  t.setMapKeys('Logical_Router', row._uuid, 'external_ids', checkMapPatch('Logical_Router.external_ids', ids));
+  t.setMapKeys(
+    'Logical_Router',
+    row._uuid,
+    'external_ids',
+    checkMapPatch('Logical_Router.external_ids', ids),
+  );
 }

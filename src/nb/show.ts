@@ -35,7 +35,15 @@ export interface ShowOptions {
 }
 
 function byName<T extends { readonly name: string; readonly _uuid: string }>(a: T, b: T): number {
-  return a.name < b.name ? -1 : a.name > b.name ? 1 : a._uuid < b._uuid ? -1 : a._uuid > b._uuid ? 1 : 0;
+  return a.name < b.name
+    ? -1
+    : a.name > b.name
+      ? 1
+      : a._uuid < b._uuid
+        ? -1
+        : a._uuid > b._uuid
+          ? 1
+          : 0;
 }
 
 function alias(ids: Readonly<Record<string, string>>, key: string): string {
@@ -47,7 +55,11 @@ function quotedList(values: readonly string[]): string {
   return `[${values.map((v) => `"${v}"`).join(', ')}]`;
 }
 
-function rowsOf<T extends NbTable>(reader: NbReader, table: T, uuids: readonly string[]): NbRow<T>[] {
+function rowsOf<T extends NbTable>(
+  reader: NbReader,
+  table: T,
+  uuids: readonly string[],
+): NbRow<T>[] {
   return uuids.map((u) => reader.get(table, u)).filter((r): r is NbRow<T> => r !== undefined);
 }
 
@@ -58,7 +70,10 @@ function showSwitch(reader: NbReader, ls: NbRow<'Logical_Switch'>, out: string[]
     if (lsp.type !== '') out.push(`        type: ${lsp.type}`);
     if (lsp.parent_name !== null) out.push(`        parent: ${lsp.parent_name}`);
     if (lsp.tag !== null) out.push(`        tag: ${lsp.tag}`);
-    if (lsp.addresses.length > 0 && !(lsp.addresses.length === 1 && lsp.addresses[0] === 'router')) {
+    if (
+      lsp.addresses.length > 0 &&
+      !(lsp.addresses.length === 1 && lsp.addresses[0] === 'router')
+    ) {
       out.push(`        addresses: ${quotedList(lsp.addresses)}`);
     }
     const routerPort = lsp.options['router-port'];
@@ -76,7 +91,13 @@ function showRouter(reader: NbReader, lr: NbRow<'Logical_Router'>, out: string[]
     if (routeTable !== undefined) out.push(`        route-table: ${routeTable}`);
     if (lrp.gateway_chassis.length > 0) {
       const gcs = rowsOf(reader, 'Gateway_Chassis', lrp.gateway_chassis).sort((a, b) =>
-        a.priority !== b.priority ? b.priority - a.priority : a.name < b.name ? 1 : a.name > b.name ? -1 : 0,
+        a.priority !== b.priority
+          ? b.priority - a.priority
+          : a.name < b.name
+            ? 1
+            : a.name > b.name
+              ? -1
+              : 0,
       );
       out.push(`        gateway chassis: [${gcs.map((g) => g.chassis_name).join(' ')}]`);
     }
@@ -97,13 +118,18 @@ function showRouter(reader: NbReader, lr: NbRow<'Logical_Router'>, out: string[]
   for (const nat of nats) {
     out.push(`    nat ${nat._uuid}`);
     out.push(`        external ip: "${nat.external_ip}"`);
-    if (nat.external_port_range !== '') out.push(`        external port(s): "${nat.external_port_range}"`);
+    if (nat.external_port_range !== '')
+      out.push(`        external port(s): "${nat.external_port_range}"`);
     out.push(`        logical ip: "${nat.logical_ip}"`);
     out.push(`        type: "${nat.type}"`);
   }
 }
 
-function named<T extends 'Logical_Switch' | 'Logical_Router'>(reader: NbReader, table: T, key: string): NbRow<T>[] {
+function named<T extends 'Logical_Switch' | 'Logical_Router'>(
+  reader: NbReader,
+  table: T,
+  key: string,
+): NbRow<T>[] {
   if (isUuid(key)) {
     const row = reader.get(table, key);
     if (row !== undefined) return [row];
@@ -118,9 +144,13 @@ function named<T extends 'Logical_Switch' | 'Logical_Router'>(reader: NbReader, 
 export function showNb(reader: NbReader, options: ShowOptions = {}): string {
   const out: string[] = [];
   const switches =
-    options.only === undefined ? [...reader.rows('Logical_Switch')] : named(reader, 'Logical_Switch', options.only);
+    options.only === undefined
+      ? [...reader.rows('Logical_Switch')]
+      : named(reader, 'Logical_Switch', options.only);
   const routers =
-    options.only === undefined ? [...reader.rows('Logical_Router')] : named(reader, 'Logical_Router', options.only);
+    options.only === undefined
+      ? [...reader.rows('Logical_Router')]
+      : named(reader, 'Logical_Router', options.only);
   for (const ls of switches.sort(byName)) showSwitch(reader, ls, out);
   for (const lr of routers.sort(byName)) showRouter(reader, lr, out);
   return out.length === 0 ? '' : `${out.join('\n')}\n`;

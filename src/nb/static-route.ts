@@ -74,7 +74,10 @@ interface Encoded {
   readonly table: string;
   readonly ecmp: boolean;
   /** The BFD to use: an existing row, or one to create for (port, ip). */
-  readonly bfd: { readonly uuid: Uuid<'BFD'> } | { readonly create: { port: string; ip: string } } | undefined;
+  readonly bfd:
+    | { readonly uuid: Uuid<'BFD'> }
+    | { readonly create: { port: string; ip: string } }
+    | undefined;
 }
 
 function normalizedOrUndefined(s: string): string | undefined {
@@ -86,23 +89,46 @@ function normalizedOrUndefined(s: string): string | undefined {
 }
 
 function encode(t: NbTxn, spec: RouteSpec): Encoded {
-  if (spec === null || typeof spec !== 'object') throw new InvalidArgumentError('Logical_Router_Static_Route', spec, 'must be an object');
+  if (spec === null || typeof spec !== 'object')
+    throw new InvalidArgumentError('Logical_Router_Static_Route', spec, 'must be an object');
   const p = parsePrefix(spec.prefix);
   const prefix = normalizePrefix(spec.prefix, 'Logical_Router_Static_Route.ip_prefix');
   const family = p!.family;
-  const policy = spec.policy === undefined ? undefined : checkEnum('Logical_Router_Static_Route.policy', spec.policy, ROUTE_POLICIES);
+  const policy =
+    spec.policy === undefined
+      ? undefined
+      : checkEnum('Logical_Router_Static_Route.policy', spec.policy, ROUTE_POLICIES);
   const table = spec.routeTable ?? '';
-  if (typeof table !== 'string') throw new InvalidArgumentError('Logical_Router_Static_Route.route_table', table, 'must be a string');
-  const outputPort = spec.outputPort === undefined ? undefined : getNamed(t, 'Logical_Router_Port', spec.outputPort).name;
+  if (typeof table !== 'string')
+    throw new InvalidArgumentError(
+      'Logical_Router_Static_Route.route_table',
+      table,
+      'must be a string',
+    );
+  const outputPort =
+    spec.outputPort === undefined
+      ? undefined
+      : getNamed(t, 'Logical_Router_Port', spec.outputPort).name;
   let nexthop: string;
   if (spec.nexthop === 'discard') {
     nexthop = 'discard';
-    if (spec.ecmp || spec.ecmpSymmetricReply) throw new InvalidArgumentError('ecmp', true, 'ECMP is not valid for discard routes');
-    if (spec.bfd) throw new InvalidArgumentError('bfd', spec.bfd, 'BFD is not valid for discard routes');
-    if (outputPort !== undefined) throw new InvalidArgumentError('outputPort', outputPort, 'an output port is not valid for discard routes');
+    if (spec.ecmp || spec.ecmpSymmetricReply)
+      throw new InvalidArgumentError('ecmp', true, 'ECMP is not valid for discard routes');
+    if (spec.bfd)
+      throw new InvalidArgumentError('bfd', spec.bfd, 'BFD is not valid for discard routes');
+    if (outputPort !== undefined)
+      throw new InvalidArgumentError(
+        'outputPort',
+        outputPort,
+        'an output port is not valid for discard routes',
+      );
   } else if (spec.nexthop === undefined) {
     if (outputPort === undefined) {
-      throw new InvalidArgumentError('Logical_Router_Static_Route.nexthop', undefined, 'give a nexthop, or an output port');
+      throw new InvalidArgumentError(
+        'Logical_Router_Static_Route.nexthop',
+        undefined,
+        'give a nexthop, or an output port',
+      );
     }
     nexthop = '';
   } else {
@@ -113,10 +139,14 @@ function encode(t: NbTxn, spec: RouteSpec): Encoded {
   if (outputPort !== undefined) row.output_port = outputPort;
   if (policy !== undefined) row.policy = policy;
   if (table !== '') row.route_table = table;
-  const options = spec.options === undefined ? {} : checkStringMap('Logical_Router_Static_Route.options', spec.options);
+  const options =
+    spec.options === undefined
+      ? {}
+      : checkStringMap('Logical_Router_Static_Route.options', spec.options);
   if (spec.ecmpSymmetricReply) options['ecmp_symmetric_reply'] = 'true';
   if (Object.keys(options).length > 0) row.options = options;
-  if (spec.externalIds !== undefined) row.external_ids = checkStringMap('Logical_Router_Static_Route.external_ids', spec.externalIds);
+  if (spec.externalIds !== undefined)
+    row.external_ids = checkStringMap('Logical_Router_Static_Route.external_ids', spec.externalIds);
   let bfd: Encoded['bfd'];
   if (spec.bfd === true) {
     const found = t.find(
@@ -138,7 +168,9 @@ function encode(t: NbTxn, spec: RouteSpec): Encoded {
 }
 
 function routesOf(t: NbTxn, lr: NbRow<'Logical_Router'>): RouteRow[] {
-  return lr.static_routes.map((u) => t.get('Logical_Router_Static_Route', u)).filter((r): r is RouteRow => r !== undefined);
+  return lr.static_routes
+    .map((u) => t.get('Logical_Router_Static_Route', u))
+    .filter((r): r is RouteRow => r !== undefined);
 }
 
 /** The route with the same (prefix, policy, table), and nexthop when `nexthop` is given. */
@@ -199,16 +231,26 @@ export function lrRouteAdd(
     throw new AlreadyExistsError(
       'static route',
       describe(e),
-      e.ecmp ? 'duplicate nexthop for the same ECMP route' : 'use ecmp to add several routes for one prefix',
+      e.ecmp
+        ? 'duplicate nexthop for the same ECMP route'
+        : 'use ecmp to add several routes for one prefix',
       existing._uuid,
     );
   }
   const discard = findRoute(routes, e.prefix, e.srcRoute, e.table, 'discard');
   if (discard !== undefined) {
-    throw new AlreadyExistsError('static route', describe(e), 'a discard route exists for this prefix', discard._uuid);
+    throw new AlreadyExistsError(
+      'static route',
+      describe(e),
+      'a discard route exists for this prefix',
+      discard._uuid,
+    );
   }
   const bfd = bfdRef(t, e.bfd);
-  const route = t.insert('Logical_Router_Static_Route', { ...e.row, ...(bfd !== undefined ? { bfd } : {}) });
+  const route = t.insert('Logical_Router_Static_Route', {
+    ...e.row,
+    ...(bfd !== undefined ? { bfd } : {}),
+  });
   t.addToSet('Logical_Router', lr._uuid, 'static_routes', [route]);
   return route;
 }
@@ -223,7 +265,11 @@ export function lrRouteAdd(
  * // an existing default route: {"op":"update","table":"Logical_Router_Static_Route",…,"row":{"nexthop":"172.16.0.253"}}
  * ```
  */
-export function lrRouteEnsure(t: NbTxn, router: RouterRef, spec: RouteSpec): Uuid<'Logical_Router_Static_Route'> {
+export function lrRouteEnsure(
+  t: NbTxn,
+  router: RouterRef,
+  spec: RouteSpec,
+): Uuid<'Logical_Router_Static_Route'> {
   if (spec.ecmp || spec.ecmpSymmetricReply) {
     throw new InvalidArgumentError('lrRouteEnsure', spec, 'ECMP routes are added with lrRouteAdd');
   }
@@ -234,11 +280,14 @@ export function lrRouteEnsure(t: NbTxn, router: RouterRef, spec: RouteSpec): Uui
   const update: Record<string, unknown> = {};
   if (existing.ip_prefix !== e.prefix) update['ip_prefix'] = e.prefix;
   if (existing.nexthop !== e.nexthop) update['nexthop'] = e.nexthop;
-  if (e.row.output_port !== undefined && existing.output_port !== e.row.output_port) update['output_port'] = e.row.output_port;
-  if (e.row.policy !== undefined && existing.policy !== e.row.policy) update['policy'] = e.row.policy;
+  if (e.row.output_port !== undefined && existing.output_port !== e.row.output_port)
+    update['output_port'] = e.row.output_port;
+  if (e.row.policy !== undefined && existing.policy !== e.row.policy)
+    update['policy'] = e.row.policy;
   const bfd = bfdRef(t, e.bfd);
   if (bfd !== undefined && existing.bfd !== bfd) update['bfd'] = bfd;
-  if (Object.keys(update).length > 0) t.update('Logical_Router_Static_Route', existing._uuid, update as never);
+  if (Object.keys(update).length > 0)
+    t.update('Logical_Router_Static_Route', existing._uuid, update as never);
   return existing._uuid;
 }
 
@@ -254,20 +303,36 @@ export function lrRouteEnsure(t: NbTxn, router: RouterRef, spec: RouteSpec): Uui
  * ```
  * @throws NotFoundError when a prefix was given and no route matches (unless `ifExists`).
  */
-export function lrRouteDel(t: NbTxn, router: RouterRef, filter: RouteFilter = {}, options: DeleteOptions = {}): number {
+export function lrRouteDel(
+  t: NbTxn,
+  router: RouterRef,
+  filter: RouteFilter = {},
+  options: DeleteOptions = {},
+): number {
   const lr = getNamed(t, 'Logical_Router', router);
-  const policy = filter.policy === undefined ? undefined : checkEnum('Logical_Router_Static_Route.policy', filter.policy, ROUTE_POLICIES);
+  const policy =
+    filter.policy === undefined
+      ? undefined
+      : checkEnum('Logical_Router_Static_Route.policy', filter.policy, ROUTE_POLICIES);
   const all = routesOf(t, lr);
   let victims: RouteRow[];
   const everything =
-    filter.prefix === undefined && filter.policy === undefined && filter.nexthop === undefined &&
-    filter.outputPort === undefined && filter.routeTable === undefined;
+    filter.prefix === undefined &&
+    filter.policy === undefined &&
+    filter.nexthop === undefined &&
+    filter.outputPort === undefined &&
+    filter.routeTable === undefined;
   if (everything) {
     victims = all;
   } else {
-    const prefix = filter.prefix === undefined ? undefined : normalizePrefix(filter.prefix, 'lrRouteDel prefix');
+    const prefix =
+      filter.prefix === undefined ? undefined : normalizePrefix(filter.prefix, 'lrRouteDel prefix');
     const nexthop =
-      filter.nexthop === undefined ? undefined : filter.nexthop === 'discard' ? 'discard' : normalizePrefix(filter.nexthop, 'lrRouteDel nexthop');
+      filter.nexthop === undefined
+        ? undefined
+        : filter.nexthop === 'discard'
+          ? 'discard'
+          : normalizePrefix(filter.nexthop, 'lrRouteDel nexthop');
     const table = filter.routeTable ?? '';
     victims = all.filter(
       (r) =>
@@ -286,7 +351,12 @@ export function lrRouteDel(t: NbTxn, router: RouterRef, filter: RouteFilter = {}
       );
     }
   }
-  t.removeFromSet('Logical_Router', lr._uuid, 'static_routes', victims.map((r) => r._uuid));
+  t.removeFromSet(
+    'Logical_Router',
+    lr._uuid,
+    'static_routes',
+    victims.map((r) => r._uuid),
+  );
   for (const r of victims) {
     if (r.bfd !== null && t.get('BFD', r.bfd) !== undefined) t.delete('BFD', r.bfd);
   }
@@ -298,7 +368,17 @@ export function lrRouteList(t: NbTxn, router: RouterRef): RouteRow[] {
   const lr = getNamed(t, 'Logical_Router', router);
   return routesOf(t, lr).sort((a, b) =>
     a.route_table !== b.route_table
-      ? a.route_table < b.route_table ? -1 : 1
-      : a.ip_prefix < b.ip_prefix ? -1 : a.ip_prefix > b.ip_prefix ? 1 : a.nexthop < b.nexthop ? -1 : a.nexthop > b.nexthop ? 1 : 0,
+      ? a.route_table < b.route_table
+        ? -1
+        : 1
+      : a.ip_prefix < b.ip_prefix
+        ? -1
+        : a.ip_prefix > b.ip_prefix
+          ? 1
+          : a.nexthop < b.nexthop
+            ? -1
+            : a.nexthop > b.nexthop
+              ? 1
+              : 0,
   );
 }

@@ -9,14 +9,19 @@
 
 import type { Uuid } from '../ovsdb/uuid.js';
 import {
-  type LspAddress,
   formatLspAddress,
   formatPortSecurity,
+  type LspAddress,
   lspAddressIps,
-  parseLspAddress,
   type PortSecurityEntry,
+  parseLspAddress,
 } from './addresses.js';
-import { AlreadyExistsError, InvalidAddressError, InvalidArgumentError, NotFoundError } from './errors.js';
+import {
+  AlreadyExistsError,
+  InvalidAddressError,
+  InvalidArgumentError,
+  NotFoundError,
+} from './errors.js';
 import type { CreateOptions, DeleteOptions } from './existence.js';
 import { parseIp, parsePrefix } from './ip.js';
 import {
@@ -100,16 +105,23 @@ export interface LspSpec {
 export interface LspAddOptions extends LspSpec, CreateOptions {}
 
 type LspRow = NbRow<'Logical_Switch_Port'>;
-type LspColumns = { -readonly [K in keyof NbUpdate<'Logical_Switch_Port'>]: NbUpdate<'Logical_Switch_Port'>[K] };
+type LspColumns = {
+  -readonly [K in keyof NbUpdate<'Logical_Switch_Port'>]: NbUpdate<'Logical_Switch_Port'>[K];
+};
 
 function checkOptions(options: LspOptions): Record<string, string> {
   const out = checkStringMap('Logical_Switch_Port.options', options);
   const vip = out['virtual-ip'];
   if (vip !== undefined && parseIp(vip) === undefined) {
-    throw new InvalidAddressError('IP', vip, 'not an IP address', 'Logical_Switch_Port.options:virtual-ip');
+    throw new InvalidAddressError(
+      'IP',
+      vip,
+      'not an IP address',
+      'Logical_Switch_Port.options:virtual-ip',
+    );
   }
   const parents = out['virtual-parents'];
-  if (parents !== undefined && parents.split(',').some((p) => p.trim() === '')) {
+  if (parents?.split(',').some((p) => p.trim() === '')) {
     throw new InvalidArgumentError(
       'Logical_Switch_Port.options:virtual-parents',
       parents,
@@ -119,13 +131,22 @@ function checkOptions(options: LspOptions): Record<string, string> {
   return out;
 }
 
-function dhcpRef(t: NbTxn, ref: string | null, family: 4 | 6, field: string): Uuid<'DHCP_Options'> | null {
+function dhcpRef(
+  t: NbTxn,
+  ref: string | null,
+  family: 4 | 6,
+  field: string,
+): Uuid<'DHCP_Options'> | null {
   if (ref === null) return null;
   const row = t.get('DHCP_Options', ref);
   if (row === undefined) throw new NotFoundError('DHCP options', ref);
   const p = parsePrefix(row.cidr);
   if (p === undefined || p.family !== family) {
-    throw new InvalidArgumentError(field, ref, `DHCP options cidr ${JSON.stringify(row.cidr)} is not IPv${family}`);
+    throw new InvalidArgumentError(
+      field,
+      ref,
+      `DHCP options cidr ${JSON.stringify(row.cidr)} is not IPv${family}`,
+    );
   }
   return row._uuid;
 }
@@ -135,30 +156,50 @@ function encodeSpec(t: NbTxn, spec: LspSpec): LspColumns {
   const row: LspColumns = {};
   if (spec.addresses !== undefined) {
     if (!Array.isArray(spec.addresses)) {
-      throw new InvalidArgumentError('Logical_Switch_Port.addresses', spec.addresses, 'must be a list');
+      throw new InvalidArgumentError(
+        'Logical_Switch_Port.addresses',
+        spec.addresses,
+        'must be a list',
+      );
     }
     row.addresses = spec.addresses.map((a) => formatLspAddress(a));
   }
   if (spec.portSecurity !== undefined) {
     if (!Array.isArray(spec.portSecurity)) {
-      throw new InvalidArgumentError('Logical_Switch_Port.port_security', spec.portSecurity, 'must be a list');
+      throw new InvalidArgumentError(
+        'Logical_Switch_Port.port_security',
+        spec.portSecurity,
+        'must be a list',
+      );
     }
     row.port_security = spec.portSecurity.map((e) => formatPortSecurity(e));
   }
-  if (spec.type !== undefined) row.type = checkEnum('Logical_Switch_Port.type', spec.type, LSP_TYPES);
+  if (spec.type !== undefined)
+    row.type = checkEnum('Logical_Switch_Port.type', spec.type, LSP_TYPES);
   if (spec.options !== undefined) row.options = checkOptions(spec.options);
   if (spec.parentName !== undefined) {
-    row.parent_name = spec.parentName === null ? null : checkName('Logical_Switch_Port.parent_name', spec.parentName);
+    row.parent_name =
+      spec.parentName === null
+        ? null
+        : checkName('Logical_Switch_Port.parent_name', spec.parentName);
   }
   if (spec.tagRequest !== undefined) {
-    row.tag_request = spec.tagRequest === null ? null : checkIntRange('Logical_Switch_Port.tag_request', spec.tagRequest, 0, 4095);
+    row.tag_request =
+      spec.tagRequest === null
+        ? null
+        : checkIntRange('Logical_Switch_Port.tag_request', spec.tagRequest, 0, 4095);
   }
   if (spec.tag !== undefined) {
-    row.tag = spec.tag === null ? null : checkIntRange('Logical_Switch_Port.tag', spec.tag, 1, 4095);
+    row.tag =
+      spec.tag === null ? null : checkIntRange('Logical_Switch_Port.tag', spec.tag, 1, 4095);
   }
   if (spec.enabled !== undefined) {
     if (spec.enabled !== null && typeof spec.enabled !== 'boolean') {
-      throw new InvalidArgumentError('Logical_Switch_Port.enabled', spec.enabled, 'must be a boolean or null');
+      throw new InvalidArgumentError(
+        'Logical_Switch_Port.enabled',
+        spec.enabled,
+        'must be a boolean or null',
+      );
     }
     row.enabled = spec.enabled;
   }
@@ -170,7 +211,9 @@ function encodeSpec(t: NbTxn, spec: LspSpec): LspColumns {
   }
   if (spec.haChassisGroup !== undefined) {
     row.ha_chassis_group =
-      spec.haChassisGroup === null ? null : getNamed(t, 'HA_Chassis_Group', spec.haChassisGroup)._uuid;
+      spec.haChassisGroup === null
+        ? null
+        : getNamed(t, 'HA_Chassis_Group', spec.haChassisGroup)._uuid;
   }
   if (spec.externalIds !== undefined) {
     row.external_ids = checkStringMap('Logical_Switch_Port.external_ids', spec.externalIds);
@@ -182,9 +225,15 @@ function encodeSpec(t: NbTxn, spec: LspSpec): LspColumns {
  * Refuse addresses whose IPs another port of the switch already has (as
  * `ovn-nbctl lsp-set-addresses` does).
  */
-function checkDuplicateIps(t: NbTxn, sw: NbRow<'Logical_Switch'>, port: string | undefined, addresses: readonly string[]): void {
+function checkDuplicateIps(
+  t: NbTxn,
+  sw: NbRow<'Logical_Switch'>,
+  port: string | undefined,
+  addresses: readonly string[],
+): void {
   const mine = new Map<string, string>();
-  for (const a of addresses) for (const ip of lspAddressIps(parseLspAddress(a))) mine.set(ip.text, a);
+  for (const a of addresses)
+    for (const ip of lspAddressIps(parseLspAddress(a))) mine.set(ip.text, a);
   if (mine.size === 0) return;
   for (const uuid of sw.ports) {
     if (uuid === port) continue;
@@ -225,8 +274,8 @@ function switchesOf(t: NbTxn, port: string): NbRow<'Logical_Switch'>[] {
  *
  * ```ts
  * const p = lspAdd(t, 'sw0', 'web-1', { addresses: ['00:00:00:00:00:05 10.0.0.5'], portSecurity: ['00:00:00:00:00:05 10.0.0.5'] });
- * // {"op":"insert","table":"Logical_Switch_Port","row":{"addresses":"00:00:00:00:00:05 10.0.0.5","name":"web-1",
- * //   "port_security":"00:00:00:00:00:05 10.0.0.5"},"uuid":"<p>","uuid-name":"row0"}
+ * // {"op":"insert","table":"Logical_Switch_Port","row":{"name":"web-1","addresses":["set",["00:00:00:00:00:05 10.0.0.5"]],
+ * //   "port_security":["set",["00:00:00:00:00:05 10.0.0.5"]]},"uuid":"<p>","uuid-name":"row0"}
  * // {"op":"mutate","table":"Logical_Switch","where":[["_uuid","==",["uuid","<sw0>"]]],
  * //   "mutations":[["ports","insert",["set",[["named-uuid","row0"]]]]]}
  * ```
@@ -235,7 +284,12 @@ function switchesOf(t: NbTxn, port: string): NbRow<'Logical_Switch'>[] {
  *   parent and tag request) or an address's IP is already used on the
  *   switch; InvalidAddressError, OutOfRangeError, InvalidArgumentError for bad attributes.
  */
-export function lspAdd(t: NbTxn, sw: SwitchRef, name: string, options: LspAddOptions = {}): Uuid<'Logical_Switch_Port'> {
+export function lspAdd(
+  t: NbTxn,
+  sw: SwitchRef,
+  name: string,
+  options: LspAddOptions = {},
+): Uuid<'Logical_Switch_Port'> {
   checkName('Logical_Switch_Port.name', name);
   const ls = getNamed(t, 'Logical_Switch', sw);
   const { mayExist, ...spec } = options;
@@ -243,17 +297,34 @@ export function lspAdd(t: NbTxn, sw: SwitchRef, name: string, options: LspAddOpt
   const existing = rowsNamed(t, 'Logical_Switch_Port', name)[0];
   if (existing !== undefined) {
     const key = JSON.stringify(name);
-    if (!mayExist) throw new AlreadyExistsError('logical switch port', key, undefined, existing._uuid);
+    if (!mayExist)
+      throw new AlreadyExistsError('logical switch port', key, undefined, existing._uuid);
     const owners = switchesOf(t, existing._uuid);
     if (!owners.some((o) => o._uuid === ls._uuid)) {
-      const where = owners[0] === undefined ? 'in no switch' : `in switch ${owners[0].name || owners[0]._uuid}`;
-      throw new AlreadyExistsError('logical switch port', key, `it exists ${where}`, existing._uuid);
+      const where =
+        owners[0] === undefined ? 'in no switch' : `in switch ${owners[0].name || owners[0]._uuid}`;
+      throw new AlreadyExistsError(
+        'logical switch port',
+        key,
+        `it exists ${where}`,
+        existing._uuid,
+      );
     }
     if (spec.parentName !== undefined && (spec.parentName ?? null) !== existing.parent_name) {
-      throw new AlreadyExistsError('logical switch port', key, `it exists with parent ${JSON.stringify(existing.parent_name)}`, existing._uuid);
+      throw new AlreadyExistsError(
+        'logical switch port',
+        key,
+        `it exists with parent ${JSON.stringify(existing.parent_name)}`,
+        existing._uuid,
+      );
     }
     if (spec.tagRequest !== undefined && (spec.tagRequest ?? null) !== existing.tag_request) {
-      throw new AlreadyExistsError('logical switch port', key, `it exists with tag_request ${existing.tag_request}`, existing._uuid);
+      throw new AlreadyExistsError(
+        'logical switch port',
+        key,
+        `it exists with tag_request ${existing.tag_request}`,
+        existing._uuid,
+      );
     }
     return existing._uuid;
   }
@@ -296,7 +367,9 @@ export function lspDel(t: NbTxn, port: PortRef, options: DeleteOptions = {}): vo
 export function lspGet(t: NbTxn, port: PortRef): LspRow;
 export function lspGet(t: NbTxn, port: PortRef, options: DeleteOptions): LspRow | undefined;
 export function lspGet(t: NbTxn, port: PortRef, options: DeleteOptions = {}): LspRow | undefined {
-  return options.ifExists ? findNamed(t, 'Logical_Switch_Port', port) : getNamed(t, 'Logical_Switch_Port', port);
+  return options.ifExists
+    ? findNamed(t, 'Logical_Switch_Port', port)
+    : getNamed(t, 'Logical_Switch_Port', port);
 }
 
 /** The ports of a switch, sorted by name (`ovn-nbctl lsp-list`). */
@@ -333,18 +406,27 @@ export function lspSet(t: NbTxn, port: PortRef, spec: LspSpec): void {
   const row = getNamed(t, 'Logical_Switch_Port', port);
   const columns = encodeSpec(t, spec);
   if (columns.addresses !== undefined) {
-    for (const ls of switchesOf(t, row._uuid)) checkDuplicateIps(t, ls, row._uuid, columns.addresses);
+    for (const ls of switchesOf(t, row._uuid))
+      checkDuplicateIps(t, ls, row._uuid, columns.addresses);
   }
   if (Object.keys(columns).length > 0) t.update('Logical_Switch_Port', row._uuid, columns);
 }
 
 /** Set `addresses` (`ovn-nbctl lsp-set-addresses`). */
-export function lspSetAddresses(t: NbTxn, port: PortRef, addresses: readonly (string | LspAddress)[]): void {
+export function lspSetAddresses(
+  t: NbTxn,
+  port: PortRef,
+  addresses: readonly (string | LspAddress)[],
+): void {
   lspSet(t, port, { addresses });
 }
 
 /** Set `port_security` (`ovn-nbctl lsp-set-port-security`). */
-export function lspSetPortSecurity(t: NbTxn, port: PortRef, entries: readonly (string | PortSecurityEntry)[]): void {
+export function lspSetPortSecurity(
+  t: NbTxn,
+  port: PortRef,
+  entries: readonly (string | PortSecurityEntry)[],
+): void {
   lspSet(t, port, { portSecurity: entries });
 }
 
@@ -368,7 +450,11 @@ export function lspSetEnabled(t: NbTxn, port: PortRef, enabled: boolean): void {
  * (`ovn-nbctl lsp-set-dhcpv4-options`).
  * @throws InvalidArgumentError when the row's cidr is not IPv4.
  */
-export function lspSetDhcpv4Options(t: NbTxn, port: PortRef, dhcp: Uuid<'DHCP_Options'> | string | null): void {
+export function lspSetDhcpv4Options(
+  t: NbTxn,
+  port: PortRef,
+  dhcp: Uuid<'DHCP_Options'> | string | null,
+): void {
   lspSet(t, port, { dhcpv4Options: dhcp });
 }
 
@@ -377,7 +463,11 @@ export function lspSetDhcpv4Options(t: NbTxn, port: PortRef, dhcp: Uuid<'DHCP_Op
  * (`ovn-nbctl lsp-set-dhcpv6-options`).
  * @throws InvalidArgumentError when the row's cidr is not IPv6.
  */
-export function lspSetDhcpv6Options(t: NbTxn, port: PortRef, dhcp: Uuid<'DHCP_Options'> | string | null): void {
+export function lspSetDhcpv6Options(
+  t: NbTxn,
+  port: PortRef,
+  dhcp: Uuid<'DHCP_Options'> | string | null,
+): void {
   lspSet(t, port, { dhcpv6Options: dhcp });
 }
 
@@ -402,6 +492,7 @@ export function lspMove(t: NbTxn, port: PortRef, to: SwitchRef): void {
   checkDuplicateIps(t, target, row._uuid, row.addresses);
   t.addToSet('Logical_Switch', target._uuid, 'ports', [row._uuid]);
   for (const ls of owners) {
-    if (ls._uuid !== target._uuid) t.removeFromSet('Logical_Switch', ls._uuid, 'ports', [row._uuid]);
+    if (ls._uuid !== target._uuid)
+      t.removeFromSet('Logical_Switch', ls._uuid, 'ports', [row._uuid]);
   }
 }

@@ -14,7 +14,8 @@ import type { Uuid } from '../ovsdb/uuid.js';
 import {
   AlreadyExistsError,
   AmbiguousNameError,
-  DuplicateNameError,   InvalidArgumentError,
+  DuplicateNameError,
+  InvalidArgumentError,
   NotFoundError,
 } from './errors.js';
 import type { CreateOptions, DeleteOptions } from './existence.js';
@@ -70,7 +71,12 @@ export interface LsAddOptions extends CreateOptions {
   readonly externalIds?: Readonly<Record<string, string>> | undefined;
 }
 
-const BOOLEAN_KEYS = new Set(['mac_only', 'mcast_snoop', 'mcast_querier', 'mcast_flood_unregistered']);
+const BOOLEAN_KEYS = new Set([
+  'mac_only',
+  'mcast_snoop',
+  'mcast_querier',
+  'mcast_flood_unregistered',
+]);
 
 function encodeOtherConfigValue(key: string, value: unknown): string | null {
   const field = `Logical_Switch.other_config:${key}`;
@@ -91,7 +97,11 @@ function encodeOtherConfigValue(key: string, value: unknown): string | null {
   } else if (typeof value === 'string') {
     text = value;
   } else {
-    throw new InvalidArgumentError(field, value, 'must be a string, number, boolean or list of strings');
+    throw new InvalidArgumentError(
+      field,
+      value,
+      'must be a string, number, boolean or list of strings',
+    );
   }
   switch (key) {
     case 'subnet': {
@@ -109,14 +119,22 @@ function encodeOtherConfigValue(key: string, value: unknown): string | null {
           parseIp(a ?? '')?.family !== 4 ||
           (b !== undefined && parseIp(b)?.family !== 4)
         ) {
-          throw new InvalidArgumentError(field, text, `bad address or range ${JSON.stringify(item)}`);
+          throw new InvalidArgumentError(
+            field,
+            text,
+            `bad address or range ${JSON.stringify(item)}`,
+          );
         }
       }
       break;
     case 'ipv6_prefix': {
       const ip = parseIp(text);
       if (ip === undefined || ip.family !== 6 || !text.endsWith('::')) {
-        throw new InvalidArgumentError(field, text, 'must be an IPv6 address ending with "::", such as fd00::');
+        throw new InvalidArgumentError(
+          field,
+          text,
+          'must be an IPv6 address ending with "::", such as fd00::',
+        );
       }
       break;
     }
@@ -162,7 +180,13 @@ export function encodeLsOtherConfig(config: LsOtherConfig): Record<string, strin
 function withoutNulls(map: Record<string, string | null>): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [k, v] of Object.entries(map)) {
-    if (v !== null) Object.defineProperty(out, k, { value: v, enumerable: true, writable: true, configurable: true });
+    if (v !== null)
+      Object.defineProperty(out, k, {
+        value: v,
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
   }
   return out;
 }
@@ -176,16 +200,21 @@ function withoutNulls(map: Record<string, string | null>): Record<string, string
  * const sw = lsAdd(t, 'sw0', { otherConfig: { subnet: '10.0.0.0/24', exclude_ips: ['10.0.0.1'] } });
  * // {"op":"wait","table":"Logical_Switch","where":[["name","==","sw0"]],"columns":["name"],"until":"==","rows":[],"timeout":0}
  * // {"op":"insert","table":"Logical_Switch","row":{"name":"sw0",
- * //   "other_config":["map",[["exclude_ips","10.0.0.1"],["subnet","10.0.0.0/24"]]]},"uuid":"<sw>","uuid-name":"row0"}
+ * //   "other_config":["map",[["subnet","10.0.0.0/24"],["exclude_ips","10.0.0.1"]]]},"uuid":"<sw>","uuid-name":"row0"}
  * ```
  * @throws AlreadyExistsError when a switch with this name exists (unless
  *   `mayExist`); AmbiguousNameError when several do; InvalidArgumentError for
  *   a bad `other_config` value.
  */
 export function lsAdd(t: NbTxn, name?: string, options: LsAddOptions = {}): Uuid<'Logical_Switch'> {
-  const otherConfig = options.otherConfig === undefined ? undefined : withoutNulls(encodeLsOtherConfig(options.otherConfig));
+  const otherConfig =
+    options.otherConfig === undefined
+      ? undefined
+      : withoutNulls(encodeLsOtherConfig(options.otherConfig));
   const externalIds =
-    options.externalIds === undefined ? undefined : checkStringMap('Logical_Switch.external_ids', options.externalIds);
+    options.externalIds === undefined
+      ? undefined
+      : checkStringMap('Logical_Switch.external_ids', options.externalIds);
   if (name !== undefined) {
     checkName('Logical_Switch.name', name);
     const existing = rowsNamed(t, 'Logical_Switch', name);
@@ -197,7 +226,12 @@ export function lsAdd(t: NbTxn, name?: string, options: LsAddOptions = {}): Uuid
       if (options.mayExist) return found._uuid;
       throw new AlreadyExistsError('logical switch', JSON.stringify(name), undefined, found._uuid);
     }
-    t.guardAbsent('Logical_Switch', 'name', name, () => new DuplicateNameError('logical switch', name));
+    t.guardAbsent(
+      'Logical_Switch',
+      'name',
+      name,
+      () => new DuplicateNameError('logical switch', name),
+    );
   } else if (options.mayExist) {
     throw new InvalidArgumentError('lsAdd', undefined, 'mayExist needs a name');
   }
@@ -233,8 +267,16 @@ export function lsDel(t: NbTxn, sw: SwitchRef, options: DeleteOptions = {}): voi
  * @throws NotFoundError (unless `ifExists`, which returns undefined); AmbiguousNameError.
  */
 export function lsGet(t: NbTxn, sw: SwitchRef): NbRow<'Logical_Switch'>;
-export function lsGet(t: NbTxn, sw: SwitchRef, options: DeleteOptions): NbRow<'Logical_Switch'> | undefined;
-export function lsGet(t: NbTxn, sw: SwitchRef, options: DeleteOptions = {}): NbRow<'Logical_Switch'> | undefined {
+export function lsGet(
+  t: NbTxn,
+  sw: SwitchRef,
+  options: DeleteOptions,
+): NbRow<'Logical_Switch'> | undefined;
+export function lsGet(
+  t: NbTxn,
+  sw: SwitchRef,
+  options: DeleteOptions = {},
+): NbRow<'Logical_Switch'> | undefined {
   return options.ifExists ? findNamed(t, 'Logical_Switch', sw) : getNamed(t, 'Logical_Switch', sw);
 }
 
@@ -249,8 +291,8 @@ export function lsList(t: NbTxn): NbRow<'Logical_Switch'>[] {
  * ```ts
  * lsSetOtherConfig(t, 'sw0', { subnet: '10.0.0.0/24', mcast_snoop: true, exclude_ips: null });
  * // {"op":"mutate","table":"Logical_Switch","where":[["_uuid","==",["uuid","<sw0>"]]],"mutations":[
- * //   ["other_config","delete",["set",["exclude_ips","mcast_snoop","subnet"]]],
- * //   ["other_config","insert",["map",[["mcast_snoop","true"],["subnet","10.0.0.0/24"]]]]]}
+ * //   ["other_config","delete",["set",["subnet","mcast_snoop","exclude_ips"]]],
+ * //   ["other_config","insert",["map",[["subnet","10.0.0.0/24"],["mcast_snoop","true"]]]]]}
  * ```
  */
 export function lsSetOtherConfig(t: NbTxn, sw: SwitchRef, config: LsOtherConfig): void {
@@ -265,7 +307,12 @@ export function lsSetExternalIds(
   ids: Readonly<Record<string, string | null>>,
 ): void {
   const row = getNamed(t, 'Logical_Switch', sw);
-  t.setMapKeys('Logical_Switch', row._uuid, 'external_ids', checkMapPatch('Logical_Switch.external_ids', ids));
+  t.setMapKeys(
+    'Logical_Switch',
+    row._uuid,
+    'external_ids',
+    checkMapPatch('Logical_Switch.external_ids', ids),
+  );
 }
 
 /**
@@ -299,18 +346,29 @@ export function lsSetDnsRecords(
   if (records === null) {
     if (current === undefined) return undefined;
     t.removeFromSet('Logical_Switch', row._uuid, 'dns_records', [current]);
-    if (t.referrers('Logical_Switch', 'dns_records', current).length === 0) t.delete('DNS', current);
+    if (t.referrers('Logical_Switch', 'dns_records', current).length === 0)
+      t.delete('DNS', current);
     return undefined;
   }
-  if (typeof records !== 'object') throw new InvalidArgumentError('DNS.records', records, 'must be an object');
+  if (typeof records !== 'object')
+    throw new InvalidArgumentError('DNS.records', records, 'must be an object');
   const encoded: Record<string, string> = {};
   for (const [host, ips] of Object.entries(records)) {
     const list = typeof ips === 'string' ? ips.split(' ').filter((w) => w !== '') : ips;
     if (!Array.isArray(list) || list.length === 0) {
-      throw new InvalidArgumentError(`DNS.records:${host}`, ips, 'must be one or more IP addresses');
+      throw new InvalidArgumentError(
+        `DNS.records:${host}`,
+        ips,
+        'must be one or more IP addresses',
+      );
     }
     for (const ip of list) normalizeIp(ip, `DNS.records:${host}`);
-    Object.defineProperty(encoded, host, { value: list.join(' '), enumerable: true, writable: true, configurable: true });
+    Object.defineProperty(encoded, host, {
+      value: list.join(' '),
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
   }
   if (current !== undefined) {
     t.update('DNS', current, { records: encoded });

@@ -69,7 +69,11 @@ function copyRow(row: Readonly<Rec>): Rec {
   const out: Rec = {};
   for (const k of Object.keys(row)) {
     const v = row[k];
-    setMember(out, k, Array.isArray(v) ? [...v] : v !== null && typeof v === 'object' ? { ...v } : v);
+    setMember(
+      out,
+      k,
+      Array.isArray(v) ? [...v] : v !== null && typeof v === 'object' ? { ...v } : v,
+    );
   }
   return out;
 }
@@ -205,7 +209,9 @@ export class NbTxn {
     const schema = this.schema(table);
     const col = schema.columns[column];
     if (col === undefined) return [];
-    return this.rows(table).filter((r) => refsIn(col, (r as unknown as Rec)[column]).includes(uuid));
+    return this.rows(table).filter((r) =>
+      refsIn(col, (r as unknown as Rec)[column]).includes(uuid),
+    );
   }
 
   /** True when this transaction inserted row `uuid` of `table`. */
@@ -294,7 +300,12 @@ export class NbTxn {
    * Add elements to a set column of row `uuid` (one `mutate` … `insert`).
    * Does nothing for an empty list.
    */
-  addToSet<T extends NbTable>(table: T, uuid: string, column: string, values: readonly unknown[]): void {
+  addToSet<T extends NbTable>(
+    table: T,
+    uuid: string,
+    column: string,
+    values: readonly unknown[],
+  ): void {
     if (values.length === 0) return;
     this.mutate(table, uuid, [[column, 'insert', values]] as unknown as MutationOf<NBTables, T>[]);
   }
@@ -320,7 +331,7 @@ export class NbTxn {
    *
    * ```ts
    * t.setMapKeys('Logical_Switch', sw, 'other_config', { subnet: '10.0.0.0/24', mcast_snoop: null });
-   * // {"op":"mutate",…,"mutations":[["other_config","delete",["set",["mcast_snoop","subnet"]]],
+   * // {"op":"mutate",…,"mutations":[["other_config","delete",["set",["subnet","mcast_snoop"]]],
    * //                               ["other_config","insert",["map",[["subnet","10.0.0.0/24"]]]]]}
    * ```
    */
@@ -361,7 +372,8 @@ export class NbTxn {
 
   /**
    * Add a server-side check that no row of `table` has `column` equal to
-   * `value` at this point of the transaction (a `wait` with timeout 0); when
+   * `value` (no row at all, for `undefined`) at this point of the
+   * transaction (a `wait` with timeout 0); when
    * it fails, `nb.transact` throws `error()` instead of the server's
    * "timed out".
    *
@@ -370,11 +382,11 @@ export class NbTxn {
    * //  "until":"==","rows":[],"timeout":0}
    * ```
    */
-  guardAbsent(table: NbTable, column: string, value: string, error: () => Error): void {
+  guardAbsent(table: NbTable, column: string, value: string | undefined, error: () => Error): void {
     const index = this.tx.size;
     this.tx.wait(
       table,
-      [[column, '==', value]] as never,
+      (value === undefined ? [] : [[column, '==', value]]) as never,
       { columns: [column], until: '==', rows: [], timeout: 0 } as never,
     );
     this.guards.set(index, error);
@@ -472,7 +484,11 @@ export class NbTxn {
       for (const [t, column, strong] of refSites(tables).get(table) ?? []) {
         if (!strong) continue;
         const col = tables[t]!.columns[column]!;
-        if ((this.rows(t as NbTable) as unknown as Rec[]).some((r) => refsIn(col, r[column]).includes(uuid))) {
+        if (
+          (this.rows(t as NbTable) as unknown as Rec[]).some((r) =>
+            refsIn(col, r[column]).includes(uuid),
+          )
+        ) {
           referenced = true;
           break;
         }
@@ -482,12 +498,18 @@ export class NbTxn {
   }
 }
 
-function applyMutation(column: ColumnSchema, current: unknown, mutator: string, value: unknown): unknown {
+function applyMutation(
+  column: ColumnSchema,
+  current: unknown,
+  mutator: string,
+  value: unknown,
+): unknown {
   const t = column.type;
   if (t.kind === 'map') {
     const out: Rec = { ...(current as Rec) };
     if (mutator === 'insert') {
-      for (const [k, v] of Object.entries(value as Rec)) if (!Object.hasOwn(out, k)) setMember(out, k, v);
+      for (const [k, v] of Object.entries(value as Rec))
+        if (!Object.hasOwn(out, k)) setMember(out, k, v);
     } else if (mutator === 'delete') {
       if (Array.isArray(value)) {
         for (const k of value) delete out[String(k)];
@@ -498,7 +520,13 @@ function applyMutation(column: ColumnSchema, current: unknown, mutator: string, 
     return out;
   }
   const list: unknown[] =
-    t.kind === 'optional' ? (current === null ? [] : [current]) : Array.isArray(current) ? [...current] : [current];
+    t.kind === 'optional'
+      ? current === null
+        ? []
+        : [current]
+      : Array.isArray(current)
+        ? [...current]
+        : [current];
   let next: unknown[];
   if (mutator === 'insert') {
     next = [...list];

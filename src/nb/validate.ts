@@ -34,7 +34,11 @@ export function checkPriority(field: string, value: unknown): number {
  * Check that `value` is one of `allowed`.
  * @throws InvalidArgumentError when it is not.
  */
-export function checkEnum<const E extends string>(field: string, value: unknown, allowed: readonly E[]): E {
+export function checkEnum<const E extends string>(
+  field: string,
+  value: unknown,
+  allowed: readonly E[],
+): E {
   if (typeof value !== 'string' || !(allowed as readonly string[]).includes(value)) {
     throw new InvalidArgumentError(
       field,
@@ -60,10 +64,7 @@ export function checkName(field: string, value: unknown): string {
  * Check a string-to-string map (options, external_ids) and return a plain copy.
  * @throws InvalidArgumentError when a key or value is not a string.
  */
-export function checkStringMap(
-  field: string,
-  value: unknown,
-): Record<string, string> {
+export function checkStringMap(field: string, value: unknown): Record<string, string> {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
     throw new InvalidArgumentError(field, value, 'must be an object of strings');
   }
@@ -72,7 +73,12 @@ export function checkStringMap(
     if (typeof v !== 'string') {
       throw new InvalidArgumentError(`${field}:${k}`, v, 'must be a string');
     }
-    Object.defineProperty(out, k, { value: v, enumerable: true, writable: true, configurable: true });
+    Object.defineProperty(out, k, {
+      value: v,
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
   }
   return out;
 }
@@ -81,20 +87,30 @@ export function checkStringMap(
  * Check a map whose values may be `null` (a key to remove).
  * @throws InvalidArgumentError when a value is neither a string nor null.
  */
-export function checkMapPatch(
-  field: string,
-  value: unknown,
-): Record<string, string | null> {
+export function checkMapPatch(field: string, value: unknown): Record<string, string | null> {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-    throw new InvalidArgumentError(field, value, 'must be an object of strings (or null to remove a key)');
+    throw new InvalidArgumentError(
+      field,
+      value,
+      'must be an object of strings (or null to remove a key)',
+    );
   }
   const out: Record<string, string | null> = {};
   for (const [k, v] of Object.entries(value)) {
     if (v === undefined) continue;
     if (typeof v !== 'string' && v !== null) {
-      throw new InvalidArgumentError(`${field}:${k}`, v, 'must be a string, or null to remove the key');
+      throw new InvalidArgumentError(
+        `${field}:${k}`,
+        v,
+        'must be a string, or null to remove the key',
+      );
     }
-    Object.defineProperty(out, k, { value: v, enumerable: true, writable: true, configurable: true });
+    Object.defineProperty(out, k, {
+      value: v,
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
   }
   return out;
 }

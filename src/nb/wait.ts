@@ -8,9 +8,9 @@
  * @module
  */
 
-import type { OperationHandle } from '../transactions/handles.js';
 import { WaitTimeoutError } from '../ovsdb/replica.js';
-import { NbWaitTimeoutError } from './errors.js';
+import type { OperationHandle } from '../transactions/handles.js';
+import { NbError, NbWaitTimeoutError } from './errors.js';
 import type { NbReader, NbRow, NbTable, NbTxn } from './txn.js';
 
 /** What to wait for: `sb` (ovn-northd updated the Southbound DB) or `hv` (every chassis applied it too). */
@@ -45,14 +45,30 @@ export interface NbWaitClient extends NbReader {
  * command) and return it.
  *
  * ```ts
- * // on an empty database: {"op":"insert","table":"NB_Global","row":{},"uuid":"<g>","uuid-name":"row0"}
+ * // on an empty database:
+ * // {"op":"wait","table":"NB_Global","where":[],"columns":["name"],"until":"==","rows":[],"timeout":0}
+ * // {"op":"insert","table":"NB_Global","row":{},"uuid":"<g>","uuid-name":"row0"}
  * ```
  */
 export function ensureNbGlobal(t: NbTxn): NbRow<'NB_Global'> {
   const existing = t.rows('NB_Global')[0];
   if (existing !== undefined) return existing;
+  t.guardAbsent('NB_Global', 'name', undefined, () => new NbGlobalRaceError());
   const uuid = t.insert('NB_Global', {});
   return t.get('NB_Global', uuid)!;
+}
+
+/**
+ * `NB_Global` was missing from the replica, but another client (typically
+ * `ovn-northd` starting) created it before the transaction ran. `nb.transact`
+ * handles it by waiting for the replica to show the row and running the
+ * transaction again.
+ */
+export class NbGlobalRaceError extends NbError {
+  override name = 'NbGlobalRaceError';
+  constructor() {
+    super('NB_Global was created by another client while this transaction was being sent');
+  }
 }
 
 /**
@@ -89,7 +105,8 @@ export async function waitForNbCfg(
   expected: number,
   options: NbWaitOptions = {},
 ): Promise<void> {
-  if (target !== 'sb' && target !== 'hv') throw new TypeError(`waitFor: target must be "sb" or "hv", got ${String(target)}`);
+  if (target !== 'sb' && target !== 'hv')
+    throw new TypeError(`waitFor: target must be "sb" or "hv", got ${String(target)}`);
   const timeoutMs = options.timeoutMs ?? DEFAULT_WAIT_TIMEOUT_MS;
   if (!Number.isFinite(timeoutMs) || timeoutMs <= 0) {
     throw new TypeError(`waitFor: timeoutMs must be a positive number of ms, got ${timeoutMs}`);

@@ -125,7 +125,9 @@ export interface TableMonitorOptions<R = Record<string, unknown>> {
   readonly columns?: readonly Extract<keyof R, string>[] | undefined;
   /**
    * `monitor_cond` conditions in wire form; a row is monitored when **any**
-   * condition holds (ovsdb-server ORs them). Default: every row.
+   * condition holds (ovsdb-server ORs them). Default: every row. A server
+   * that only knows plain `monitor` cannot filter: there, every row is
+   * monitored.
    */
   readonly where?: readonly Condition[] | undefined;
   /** The monitor (by name) this table belongs to; tables sharing a name share one monitor. */
@@ -1180,6 +1182,10 @@ export class DatabaseClient<
           const info = await this.monitorOnce(s, g, requests as MonitorRequests, fromTxnId);
           g.needFull = false;
           g.syncedConditions = conditionsVersion;
+          // Notifications that arrived after the reply, in order.
+          const held = g.pending ?? [];
+          g.pending = undefined;
+          if (s.endReason === undefined) for (const b of held) this.applyNotification(s, g, b);
           return info;
         } catch (e) {
           if (!isUnknownMethod(e) || s.method === 'plain') throw e;
@@ -1193,9 +1199,8 @@ export class DatabaseClient<
         }
       }
     } finally {
-      const held = g.pending;
+      // On failure the session ends: what was held is dropped with it.
       g.pending = undefined;
-      if (s.endReason === undefined) for (const b of held) this.applyNotification(s, g, b);
     }
   }
 

@@ -76,7 +76,10 @@ export interface MonitorCondSinceResult {
   readonly updates: TableUpdates2;
 }
 
-type Listener<K extends keyof ConnectionEvents> = (...args: ConnectionEvents[K]) => void;
+/** A listener of connection event `K`. */
+export type ConnectionListener<K extends keyof ConnectionEvents> = (
+  ...args: ConnectionEvents[K]
+) => void;
 
 /**
  * A connection to an OVSDB server over a {@link Transport}.
@@ -141,19 +144,19 @@ export class OvsdbConnection {
   }
 
   /** Listen to `event`. */
-  on<E extends keyof ConnectionEvents>(event: E, listener: Listener<E>): this {
+  on<E extends keyof ConnectionEvents>(event: E, listener: ConnectionListener<E>): this {
     this.events.on(event, listener);
     return this;
   }
 
   /** Stop listening to `event` with `listener`. */
-  off<E extends keyof ConnectionEvents>(event: E, listener: Listener<E>): this {
+  off<E extends keyof ConnectionEvents>(event: E, listener: ConnectionListener<E>): this {
     this.events.off(event, listener);
     return this;
   }
 
   /** Listen to the next `event` only. */
-  once<E extends keyof ConnectionEvents>(event: E, listener: Listener<E>): this {
+  once<E extends keyof ConnectionEvents>(event: E, listener: ConnectionListener<E>): this {
     this.events.once(event, listener);
     return this;
   }

@@ -19,19 +19,29 @@
  * ```
  * @module
  */
+
+export * from './backoff.js';
+export * from './client.js';
+export * from './cluster.js';
+export * from './compat.js';
 export * from './connect.js';
+export * from './connect-ws.js';
 export * from './connection.js';
 export * from './datum.js';
 export * from './emitter.js';
 export * from './errors.js';
 export * from './framer.js';
+export * from './indexes.js';
 export * from './model.js';
 export * from './remote.js';
+export * from './replica.js';
 export * from './rpc.js';
 export * from './schema.js';
 export * from './schema-types.js';
 export * from './socket-transport.js';
 export * from './transport.js';
+export * from './updates.js';
 export * from './uuid.js';
 export * from './validators.js';
 export * from './wire.js';
+export * from './ws-transport.js';

@@ -36,8 +36,8 @@ import { promisify } from 'node:util';
 import { parseSchema } from '../ovsdb/schema.js';
 import type { DatabaseSchema } from '../ovsdb/schema-types.js';
 import { createServer, type Database, type OvsdbServer } from '../ovsdb/server/index.js';
-import type { OvsdbServerHandle, ServerRemoteKind, ServerRemotes } from './ovsdb-server.js';
 import { findOvsdbServer, OvsdbServerMissingError } from './ovs-tools.js';
+import type { OvsdbServerHandle, ServerRemoteKind, ServerRemotes } from './ovsdb-server.js';
 import { createPki, type Pki } from './pki.js';
 
 const run = promisify(execFile);
@@ -233,7 +233,9 @@ class MemoryRunner {
         const path = rest[0] ?? '';
         const db = resolve(path) === this.dbPath ? this.removed.get(this.schema.name) : undefined;
         if (db === undefined) {
-          throw new Error(`ovs-appctl: ${path}: only this server's own removed database can be added back`);
+          throw new Error(
+            `ovs-appctl: ${path}: only this server's own removed database can be added back`,
+          );
         }
         this.removed.delete(this.schema.name);
         server.addDatabase(db);
@@ -261,7 +263,9 @@ class MemoryRunner {
   async ovsdbClient(args: string[]): Promise<string> {
     const tools = findOvsdbServer();
     if (tools === undefined) {
-      throw new OvsdbServerMissingError('ovsdbClient needs the ovsdb-client program, which is not installed');
+      throw new OvsdbServerMissingError(
+        'ovsdbClient needs the ovsdb-client program, which is not installed',
+      );
     }
     const firstCommand = args.findIndex((a) => !a.startsWith('-'));
     const at = firstCommand < 0 ? args.length : firstCommand + 1;
@@ -274,9 +278,12 @@ class MemoryRunner {
       return stdout;
     } catch (e) {
       const err = e as Error & { stderr?: string };
-      throw new Error(`ovsdb-client ${full.join(' ')} failed: ${err.stderr?.trim() || err.message}`, {
-        cause: e,
-      });
+      throw new Error(
+        `ovsdb-client ${full.join(' ')} failed: ${err.stderr?.trim() || err.message}`,
+        {
+          cause: e,
+        },
+      );
     }
   }
 

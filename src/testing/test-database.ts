@@ -28,8 +28,7 @@ import {
   type Dialer,
 } from '../ovsdb/client.js';
 import { OvsdbConnection } from '../ovsdb/connection.js';
-import type { TableMap } from '../ovsdb/model.js';
-import type { DatabaseModel } from '../ovsdb/model.js';
+import type { DatabaseModel, TableMap } from '../ovsdb/model.js';
 import { createServer, type OvsdbServer } from '../ovsdb/server/index.js';
 
 /** Options of {@link createTestDatabase}. */

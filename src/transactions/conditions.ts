@@ -32,10 +32,12 @@ export type InclusionFunction = 'includes' | 'excludes';
 /** `<`, `<=`, `>`, `>=`: numbers only. */
 export type ComparisonFunction = '<' | '<=' | '>' | '>=';
 
-type Atomic = string | number | boolean;
+/** An atomic JS value: what a single OVSDB atom decodes to. */
+export type Atomic = string | number | boolean;
 
 /** True when `V` (a column's JS type) is a set or a map. */
-type IsCollection<V> = [V] extends [readonly unknown[]]
+/** `true` when `V` is a set (array) or map (record) column value. */
+export type IsCollection<V> = [V] extends [readonly unknown[]]
   ? true
   : [V] extends [Atomic | null]
     ? false

@@ -22,19 +22,20 @@ import type { ColumnSchema, TableSchema } from '../ovsdb/schema-types.js';
 import { columnValueProblem, describeColumnType } from '../ovsdb/validators.js';
 import type { Mutation, Mutator, WireValue } from '../ovsdb/wire.js';
 import { bareAtomType, elementsType, keysType, pairsType } from './argument-types.js';
+import type { Atomic } from './conditions.js';
 
 /** The arithmetic mutators. `%=` applies to integers only. */
 export type ArithmeticMutator = '+=' | '-=' | '*=' | '/=' | '%=';
 
-type Atomic = string | number | boolean;
-
-type SetMutation<C extends string, E> =
+/** A set mutation: insert or delete elements. */
+export type SetMutation<C extends string, E> =
   | readonly [column: C, mutator: 'insert' | 'delete', elements: readonly E[]]
   | ([E] extends [number]
       ? readonly [column: C, mutator: ArithmeticMutator, value: number]
       : never);
 
-type MapMutation<C extends string, V> =
+/** A map mutation: insert pairs, delete by key, or delete by pair. */
+export type MapMutation<C extends string, V> =
   | readonly [column: C, mutator: 'insert', pairs: V]
   | readonly [
       column: C,

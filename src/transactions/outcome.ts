@@ -29,7 +29,7 @@ export type Resolution =
   /** A retry failed with "duplicate uuid": an earlier attempt had inserted the row. */
   | 'duplicate uuid';
 
-/** What {@link resolveOutcome} found. */
+/** What `resolveOutcome` found. */
 export interface ResolvedOutcome {
   /** True when the transaction committed. */
   readonly committed: boolean;

@@ -61,7 +61,9 @@ function suite(
       for (const ids of pair.memory.txnIdsByMonitor.values()) {
         expect(new Set(ids).size).toBe(ids.length);
       }
-      expect(new Set(pair.real.sinceIds)).toEqual(new Set(['00000000-0000-0000-0000-000000000000']));
+      expect(new Set(pair.real.sinceIds)).toEqual(
+        new Set(['00000000-0000-0000-0000-000000000000']),
+      );
     });
   });
 }

@@ -91,7 +91,11 @@ export class Side {
 
   /** Delete every row (no monitors may be open) and start new labels. */
   async reset(loose: boolean): Promise<void> {
-    const ops = Object.keys(this.schema.tables).map((table) => ({ op: 'delete', table, where: [] }));
+    const ops = Object.keys(this.schema.tables).map((table) => ({
+      op: 'delete',
+      table,
+      where: [],
+    }));
     const reply = await this.w.request('transact', [this.db, ...ops]);
     const bad = (reply.result as unknown[] | undefined)?.find(
       (r) => r !== null && typeof r === 'object' && 'error' in r,
@@ -161,7 +165,16 @@ export class Side {
         return { method, params: this.norm.notification(method, p) };
       });
     }
-    const stray = [...after, ...oMsgs.filter((n) => !monitors.some((m) => m.session === 'o' && Array.isArray(n.params) && (n.params as unknown[])[0] === m.id))];
+    const stray = [
+      ...after,
+      ...oMsgs.filter(
+        (n) =>
+          !monitors.some(
+            (m) =>
+              m.session === 'o' && Array.isArray(n.params) && (n.params as unknown[])[0] === m.id,
+          ),
+      ),
+    ];
     return { results, notifications, afterReply: stray.map((m) => this.norm.value(m)) };
   }
 
@@ -195,7 +208,10 @@ export class ConformancePair {
     readonly monitors: readonly MonitorSpec[],
   ) {}
 
-  static async start(schemaPath: string, monitors: readonly MonitorSpec[]): Promise<ConformancePair> {
+  static async start(
+    schemaPath: string,
+    monitors: readonly MonitorSpec[],
+  ): Promise<ConformancePair> {
     const schema = loadSchemaFile(schemaPath);
     const [real, memory] = await Promise.all([
       Side.start('ovsdb-server', schemaPath, schema),

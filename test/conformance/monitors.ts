@@ -138,7 +138,10 @@ export function nbMonitors(schema: DatabaseSchema): MonitorSpec[] {
           columns: ['name', 'type', 'up', 'dynamic_addresses', 'tag_request'],
           where: [['name', '!=', 'p0']],
         },
-        Load_Balancer: { columns: ['name', 'vips', 'protocol'], where: [['protocol', '==', 'udp']] },
+        Load_Balancer: {
+          columns: ['name', 'vips', 'protocol'],
+          where: [['protocol', '==', 'udp']],
+        },
         Gateway_Chassis: { columns: ['chassis_name', 'priority'] },
       },
     },

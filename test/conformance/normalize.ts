@@ -21,7 +21,8 @@
 import { Normalizer } from '../server/harness.js';
 import type { Message } from './wire-session.js';
 
-const UUID_IN_STRING = /[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}/g;
+const UUID_IN_STRING =
+  /[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}/g;
 
 /** Normalizes the messages of one server (labels are per server). */
 export class TranscriptNormalizer {
@@ -94,7 +95,10 @@ export class TranscriptNormalizer {
   /** A whole message, knowing the request it answers (if it is a reply). */
   message(m: Message, request?: { method: string; params: readonly unknown[] }): unknown {
     if (typeof m.method === 'string') {
-      return { method: m.method, params: this.notification(m.method, (m.params as unknown[]) ?? []) };
+      return {
+        method: m.method,
+        params: this.notification(m.method, (m.params as unknown[]) ?? []),
+      };
     }
     const out: Record<string, unknown> = { id: this.value(m.id) };
     if ('error' in m && m.error !== null) out.error = this.value(m.error);
@@ -103,7 +107,9 @@ export class TranscriptNormalizer {
       if (m.error === null && request !== undefined) {
         switch (request.method) {
           case 'transact':
-            result = Array.isArray(result) ? this.results(request.params.slice(1), result) : this.value(result);
+            result = Array.isArray(result)
+              ? this.results(request.params.slice(1), result)
+              : this.value(result);
             break;
           case 'monitor':
           case 'monitor_cond':

@@ -10,10 +10,10 @@
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ZERO_UUID } from '../../src/ovsdb/uuid.js';
+import { type ServerKind, startTestServer, type TestServerHandle } from '../helpers/servers.js';
 import { TEST_SCHEMA_PATH } from '../server/harness.js';
 import { loadSchemaFile } from './harness.js';
 import { TranscriptNormalizer } from './normalize.js';
-import { type ServerKind, startTestServer, type TestServerHandle } from '../helpers/servers.js';
 import { type Message, WireSession } from './wire-session.js';
 
 /** One step of a conversation. */
@@ -52,10 +52,10 @@ afterAll(async () => {
 async function run(kind: ServerKind, scenario: Scenario): Promise<unknown[]> {
   const handle = servers[kind] as TestServerHandle;
   const reset = await WireSession.open(handle.unixRemote);
-  await reset.request(
-    'transact',
-    [DB, ...Object.keys(schema.tables).map((table) => ({ op: 'delete', table, where: [] }))],
-  );
+  await reset.request('transact', [
+    DB,
+    ...Object.keys(schema.tables).map((table) => ({ op: 'delete', table, where: [] })),
+  ]);
   reset.close();
   const sessions = await Promise.all(
     Array.from({ length: scenario.sessions }, () => WireSession.open(handle.unixRemote)),
@@ -88,17 +88,22 @@ async function run(kind: ServerKind, scenario: Scenario): Promise<unknown[]> {
       }
       // Let a dropped connection be noticed before synchronizing.
       if ('raw' in step || 'close' in step) await new Promise((r) => setTimeout(r, 50));
-      const record: unknown[] = [];
-      for (const [i, s] of sessions.entries()) {
-        const msgs: Message[] = await s.sync();
-        record.push({
-          session: i,
-          closed: s.closed,
-          messages: msgs.map((m) =>
-            norm.message(m, typeof m.method === 'string' ? undefined : requests[i]?.get(JSON.stringify(m.id))),
+      // Synchronize the session that acted first (so that its request has
+      // been handled), then the others; normalize in session order.
+      const acting = 's' in step ? step.s : 0;
+      const order = [acting, ...sessions.keys()].filter((v, k, a) => a.indexOf(v) === k);
+      const received: Message[][] = new Array(sessions.length);
+      for (const i of order) received[i] = await (sessions[i] as WireSession).sync();
+      const record = sessions.map((s, i) => ({
+        session: i,
+        closed: s.closed,
+        messages: (received[i] ?? []).map((m) =>
+          norm.message(
+            m,
+            typeof m.method === 'string' ? undefined : requests[i]?.get(JSON.stringify(m.id)),
           ),
-        });
-      }
+        ),
+      }));
       transcript.push(record);
     }
   } finally {
@@ -165,7 +170,11 @@ const scenarios: Scenario[] = [
       {
         s: 0,
         req: 'monitor',
-        params: ['_Server', 'sv1', { Database: { columns: ['name', 'model', 'schema', 'cid', 'index'] } }],
+        params: [
+          '_Server',
+          'sv1',
+          { Database: { columns: ['name', 'model', 'schema', 'cid', 'index'] } },
+        ],
       },
       {
         s: 0,
@@ -175,7 +184,12 @@ const scenarios: Scenario[] = [
       {
         s: 0,
         req: 'monitor_cond_since',
-        params: ['_Server', 'sv3', { Database: { columns: ['connected', 'leader', 'sid'] } }, ZERO_UUID],
+        params: [
+          '_Server',
+          'sv3',
+          { Database: { columns: ['connected', 'leader', 'sid'] } },
+          ZERO_UUID,
+        ],
       },
       {
         s: 0,
@@ -185,7 +199,10 @@ const scenarios: Scenario[] = [
       {
         s: 0,
         req: 'transact',
-        params: ['_Server', { op: 'wait', table: 'Database', where: [], until: '!=', rows: [], timeout: 0 }],
+        params: [
+          '_Server',
+          { op: 'wait', table: 'Database', where: [], until: '!=', rows: [], timeout: 0 },
+        ],
       },
     ],
   },
@@ -198,16 +215,28 @@ const scenarios: Scenario[] = [
       { s: 0, req: 'monitor_cond', params: [DB, 'm', { Limited: {} }] },
       { s: 0, req: 'monitor', params: [DB, 'x', { Nope: {} }] },
       { s: 0, req: 'monitor', params: [DB, 'x', { Limited: { columns: ['zz'] } }] },
-      { s: 0, req: 'monitor', params: [DB, 'x', { Limited: [{ columns: ['a'] }, { columns: ['a'] }] }] },
+      {
+        s: 0,
+        req: 'monitor',
+        params: [DB, 'x', { Limited: [{ columns: ['a'] }, { columns: ['a'] }] }],
+      },
       { s: 0, req: 'monitor', params: [DB, 'x', { Root: [{}, {}] }] },
       { s: 0, req: 'monitor_cond', params: [DB, 'x', { Limited: { where: [['zz', '==', 1]] } }] },
       { s: 0, req: 'monitor_cond', params: [DB, 'x', { Limited: { where: [['a', 'like', 1]] } }] },
       { s: 0, req: 'monitor_cond', params: [DB, 'x', { Limited: { where: [['b', '<', 'x']] } }] },
-      { s: 0, req: 'monitor_cond', params: [DB, 'x', { Root: { where: [['u', '==', ['named-uuid', 'n']]] } }] },
+      {
+        s: 0,
+        req: 'monitor_cond',
+        params: [DB, 'x', { Root: { where: [['u', '==', ['named-uuid', 'n']]] } }],
+      },
       { s: 0, req: 'monitor_cond', params: [DB, 'x', { Root: { where: 'all' } }] },
       { s: 0, req: 'monitor', params: [DB, 'x', { Limited: { where: [] } }] },
       { s: 0, req: 'monitor', params: [DB, 'x', { Limited: { select: { initial: 1 } } }] },
-      { s: 0, req: 'monitor', params: [DB, 'x', { Limited: { select: { initial: true, sometimes: true } } }] },
+      {
+        s: 0,
+        req: 'monitor',
+        params: [DB, 'x', { Limited: { select: { initial: true, sometimes: true } } }],
+      },
       { s: 0, req: 'monitor', params: [DB, 'x', { Limited: { extra: 1, other: 2 } }] },
       { s: 0, req: 'monitor', params: [DB, 'x', []] },
       { s: 0, req: 'monitor', params: [DB, 'x', { Limited: 'x' }] },
@@ -219,7 +248,12 @@ const scenarios: Scenario[] = [
         params: [
           DB,
           'x',
-          { Root: { columns: ['zz'] }, Child: { columns: ['yy'] }, Weak: { columns: ['ww'] }, Limited: { columns: ['qq'] } },
+          {
+            Root: { columns: ['zz'] },
+            Child: { columns: ['yy'] },
+            Weak: { columns: ['ww'] },
+            Limited: { columns: ['qq'] },
+          },
         ],
       },
       { s: 0, req: 'monitor_cond', params: [DB, 'x'] },
@@ -232,7 +266,11 @@ const scenarios: Scenario[] = [
       { s: 0, req: 'monitor_cond_since', params: [DB, 'x', {}, null] },
       { s: 0, req: 'monitor_cond_since', params: [DB, 'x', { Nope: {} }, 'xx'] },
       { s: 0, req: 'monitor_cond_since', params: [DB, 'x', {}] },
-      { s: 0, req: 'monitor_cond', params: [DB, { complex: ['id'] }, { Limited: { columns: [] } }] },
+      {
+        s: 0,
+        req: 'monitor_cond',
+        params: [DB, { complex: ['id'] }, { Limited: { columns: [] } }],
+      },
       { s: 0, req: 'monitor_cond', params: [DB, { complex: ['id'] }, { Limited: {} }] },
     ],
   },
@@ -247,14 +285,27 @@ const scenarios: Scenario[] = [
           DB,
           { op: 'insert', table: 'Limited', row: { a: 1, b: 'x' } },
           { op: 'insert', table: 'Limited', row: { a: 2, b: 'y', c: 5 } },
-          insertRoot('r1', { i: 7, iset: ['set', [1, 2]], smap: ['map', [['k', 'v']]], e: 'alpha' }),
+          insertRoot('r1', {
+            i: 7,
+            iset: ['set', [1, 2]],
+            smap: ['map', [['k', 'v']]],
+            e: 'alpha',
+          }),
           insertRoot('r2', { oi: 0, u: ['uuid', '0b8b6bd6-1cfa-4c11-b5a8-c3c4a7f4b1a1'] }),
         ],
       },
-      { s: 0, req: 'monitor', params: [DB, 'v1', { Limited: {}, Root: { columns: ['name', 'i', 'u'] } }] },
+      {
+        s: 0,
+        req: 'monitor',
+        params: [DB, 'v1', { Limited: {}, Root: { columns: ['name', 'i', 'u'] } }],
+      },
       { s: 0, req: 'monitor', params: [DB, 'noinit', { Limited: { select: { initial: false } } }] },
       { s: 0, req: 'monitor_cond', params: [DB, 'all', { Root: {}, Limited: { columns: [] } }] },
-      { s: 0, req: 'monitor_cond', params: [DB, 'uuid', { Root: { columns: ['_uuid', '_version', 'name'] } }] },
+      {
+        s: 0,
+        req: 'monitor_cond',
+        params: [DB, 'uuid', { Root: { columns: ['_uuid', '_version', 'name'] } }],
+      },
       ...(
         [
           [false, false, true],
@@ -278,11 +329,13 @@ const scenarios: Scenario[] = [
             ['b', '==', 'y'],
           ],
         ] as unknown[][]
-      ).map((where, i): Step => ({
-        s: 0,
-        req: 'monitor_cond',
-        params: [DB, `w${i}`, { Limited: { columns: ['a', 'b', 'c'], where } }],
-      })),
+      ).map(
+        (where, i): Step => ({
+          s: 0,
+          req: 'monitor_cond',
+          params: [DB, `w${i}`, { Limited: { columns: ['a', 'b', 'c'], where } }],
+        }),
+      ),
       {
         s: 0,
         req: 'monitor_cond',
@@ -322,15 +375,63 @@ const scenarios: Scenario[] = [
     name: 'updates: a change to unmonitored columns only, rows entering and leaving the condition',
     sessions: 2,
     steps: [
-      { s: 0, req: 'monitor_cond', params: [DB, 'cond', { Limited: { columns: ['a'], where: [['b', '==', 'x'], ['c', '==', 7]] } }] },
-      { s: 0, req: 'monitor', params: [DB, 'v1', { Limited: { columns: ['a', 'b'], select: { delete: false } } }] },
-      { s: 1, req: 'transact', params: [DB, { op: 'insert', table: 'Limited', row: { a: 1, b: 'x' } }] },
-      { s: 1, req: 'transact', params: [DB, { op: 'update', table: 'Limited', where: [], row: { c: 5 } }] },
-      { s: 1, req: 'transact', params: [DB, { op: 'update', table: 'Limited', where: [], row: { b: 'y' } }] },
-      { s: 1, req: 'transact', params: [DB, { op: 'update', table: 'Limited', where: [], row: { c: 7 } }] },
-      { s: 1, req: 'transact', params: [DB, { op: 'update', table: 'Limited', where: [], row: { a: 3, c: 8 } }] },
-      { s: 1, req: 'transact', params: [DB, { op: 'update', table: 'Limited', where: [], row: { b: 'x', a: 4 } }] },
-      { s: 1, req: 'transact', params: [DB, { op: 'update', table: 'Limited', where: [], row: { c: ['set', []] } }] },
+      {
+        s: 0,
+        req: 'monitor_cond',
+        params: [
+          DB,
+          'cond',
+          {
+            Limited: {
+              columns: ['a'],
+              where: [
+                ['b', '==', 'x'],
+                ['c', '==', 7],
+              ],
+            },
+          },
+        ],
+      },
+      {
+        s: 0,
+        req: 'monitor',
+        params: [DB, 'v1', { Limited: { columns: ['a', 'b'], select: { delete: false } } }],
+      },
+      {
+        s: 1,
+        req: 'transact',
+        params: [DB, { op: 'insert', table: 'Limited', row: { a: 1, b: 'x' } }],
+      },
+      {
+        s: 1,
+        req: 'transact',
+        params: [DB, { op: 'update', table: 'Limited', where: [], row: { c: 5 } }],
+      },
+      {
+        s: 1,
+        req: 'transact',
+        params: [DB, { op: 'update', table: 'Limited', where: [], row: { b: 'y' } }],
+      },
+      {
+        s: 1,
+        req: 'transact',
+        params: [DB, { op: 'update', table: 'Limited', where: [], row: { c: 7 } }],
+      },
+      {
+        s: 1,
+        req: 'transact',
+        params: [DB, { op: 'update', table: 'Limited', where: [], row: { a: 3, c: 8 } }],
+      },
+      {
+        s: 1,
+        req: 'transact',
+        params: [DB, { op: 'update', table: 'Limited', where: [], row: { b: 'x', a: 4 } }],
+      },
+      {
+        s: 1,
+        req: 'transact',
+        params: [DB, { op: 'update', table: 'Limited', where: [], row: { c: ['set', []] } }],
+      },
       { s: 1, req: 'transact', params: [DB, { op: 'delete', table: 'Limited', where: [] }] },
     ],
   },
@@ -347,15 +448,65 @@ const scenarios: Scenario[] = [
           { op: 'insert', table: 'Limited', row: { a: 2, b: 'y', c: 5 } },
         ],
       },
-      { s: 0, req: 'monitor_cond', params: [DB, 'm1', { Limited: { columns: ['a', 'b'], where: [['a', '==', 1]] } }] },
+      {
+        s: 0,
+        req: 'monitor_cond',
+        params: [DB, 'm1', { Limited: { columns: ['a', 'b'], where: [['a', '==', 1]] } }],
+      },
       { s: 0, req: 'monitor', params: [DB, 'old', { Limited: { columns: ['a'] } }] },
-      { s: 0, req: 'monitor_cond_since', params: [DB, 'm3', { Limited: { columns: ['b'], where: [false] } }, ZERO_UUID] },
-      { s: 0, req: 'monitor_cond_change', params: ['m1', 'm2', { Limited: [{ where: [['a', '==', 2]] }] }] },
+      {
+        s: 0,
+        req: 'monitor_cond_since',
+        params: [DB, 'm3', { Limited: { columns: ['b'], where: [false] } }, ZERO_UUID],
+      },
+      {
+        s: 0,
+        req: 'monitor_cond_change',
+        params: ['m1', 'm2', { Limited: [{ where: [['a', '==', 2]] }] }],
+      },
       { s: 0, req: 'monitor_cond_change', params: ['m1', 'm2', { Limited: [{ where: [] }] }] },
-      { s: 0, req: 'monitor_cond_change', params: ['m2', 'm2', { Limited: [{ where: [['c', '==', ['set', []]], ['a', '==', 2]] }] }] },
-      { s: 0, req: 'monitor_cond_change', params: ['m2', 'm2', { Limited: [{ where: [['a', '==', 2], ['c', '==', ['set', []]]] }] }] },
+      {
+        s: 0,
+        req: 'monitor_cond_change',
+        params: [
+          'm2',
+          'm2',
+          {
+            Limited: [
+              {
+                where: [
+                  ['c', '==', ['set', []]],
+                  ['a', '==', 2],
+                ],
+              },
+            ],
+          },
+        ],
+      },
+      {
+        s: 0,
+        req: 'monitor_cond_change',
+        params: [
+          'm2',
+          'm2',
+          {
+            Limited: [
+              {
+                where: [
+                  ['a', '==', 2],
+                  ['c', '==', ['set', []]],
+                ],
+              },
+            ],
+          },
+        ],
+      },
       { s: 0, req: 'monitor_cond_change', params: ['m3', 'm3', { Limited: [{ where: [true] }] }] },
-      { s: 0, req: 'monitor_cond_change', params: ['old', 'old2', { Limited: [{ where: [['zz', '==', 1]] }] }] },
+      {
+        s: 0,
+        req: 'monitor_cond_change',
+        params: ['old', 'old2', { Limited: [{ where: [['zz', '==', 1]] }] }],
+      },
       { s: 0, req: 'monitor_cond_change', params: ['nope', 'x', {}] },
       { s: 0, req: 'monitor_cond_change', params: ['m2'] },
       { s: 0, req: 'monitor_cond_change', params: ['m2', 'm3', {}] },
@@ -364,9 +515,21 @@ const scenarios: Scenario[] = [
       { s: 0, req: 'monitor_cond_change', params: ['m2', 'm2', { Limited: { where: [] } }] },
       { s: 0, req: 'monitor_cond_change', params: ['m2', 'm2', { Root: [{ where: [] }] }] },
       { s: 0, req: 'monitor_cond_change', params: ['m2', 'm2', { Nope: [{ where: [] }] }] },
-      { s: 0, req: 'monitor_cond_change', params: ['m2', 'm2', { Limited: [{ where: [['zz', '==', 1]] }] }] },
-      { s: 0, req: 'monitor_cond_change', params: ['m2', 'm2', { Limited: [{ where: [], other: 1 }] }] },
-      { s: 1, req: 'transact', params: [DB, { op: 'update', table: 'Limited', where: [['a', '==', 1]], row: { c: 9 } }] },
+      {
+        s: 0,
+        req: 'monitor_cond_change',
+        params: ['m2', 'm2', { Limited: [{ where: [['zz', '==', 1]] }] }],
+      },
+      {
+        s: 0,
+        req: 'monitor_cond_change',
+        params: ['m2', 'm2', { Limited: [{ where: [], other: 1 }] }],
+      },
+      {
+        s: 1,
+        req: 'transact',
+        params: [DB, { op: 'update', table: 'Limited', where: [['a', '==', 1]], row: { c: 9 } }],
+      },
       { s: 0, req: 'monitor_cancel', params: ['m2'] },
       { s: 0, req: 'monitor_cancel', params: ['m2'] },
       { s: 0, req: 'monitor_cancel', params: [] },
@@ -380,7 +543,11 @@ const scenarios: Scenario[] = [
     steps: [
       { s: 0, req: 'monitor', params: [DB, 'a', { Root: { columns: ['name', 'i'] } }] },
       { s: 1, req: 'monitor_cond', params: [DB, 'b', { Root: { columns: ['i', 'smap'] } }] },
-      { s: 2, req: 'monitor_cond_since', params: [DB, 'c', { Root: { columns: ['name', 'iset'] } }, ZERO_UUID] },
+      {
+        s: 2,
+        req: 'monitor_cond_since',
+        params: [DB, 'c', { Root: { columns: ['name', 'iset'] } }, ZERO_UUID],
+      },
       { s: 0, req: 'transact', params: [DB, insertRoot('x', { i: 1 }), insertRoot('y', { i: 2 })] },
       {
         s: 1,
@@ -398,10 +565,54 @@ const scenarios: Scenario[] = [
           },
         ],
       },
-      { s: 2, req: 'transact', params: [DB, { op: 'update', table: 'Root', where: [['name', '==', 'x']], row: { iset: ['set', [1, 2]] } }] },
-      { s: 2, req: 'transact', params: [DB, { op: 'update', table: 'Root', where: [], row: { smap: ['map', [['k', 'w'], ['z', 'z']]] } }] },
-      { s: 0, req: 'transact', params: [DB, { op: 'delete', table: 'Root', where: [['name', '==', 'y']] }, { op: 'abort' }] },
-      { s: 0, req: 'transact', params: [DB, { op: 'delete', table: 'Root', where: [['name', '==', 'y']] }] },
+      {
+        s: 2,
+        req: 'transact',
+        params: [
+          DB,
+          {
+            op: 'update',
+            table: 'Root',
+            where: [['name', '==', 'x']],
+            row: { iset: ['set', [1, 2]] },
+          },
+        ],
+      },
+      {
+        s: 2,
+        req: 'transact',
+        params: [
+          DB,
+          {
+            op: 'update',
+            table: 'Root',
+            where: [],
+            row: {
+              smap: [
+                'map',
+                [
+                  ['k', 'w'],
+                  ['z', 'z'],
+                ],
+              ],
+            },
+          },
+        ],
+      },
+      {
+        s: 0,
+        req: 'transact',
+        params: [
+          DB,
+          { op: 'delete', table: 'Root', where: [['name', '==', 'y']] },
+          { op: 'abort' },
+        ],
+      },
+      {
+        s: 0,
+        req: 'transact',
+        params: [DB, { op: 'delete', table: 'Root', where: [['name', '==', 'y']] }],
+      },
     ],
   },
   {
@@ -413,12 +624,20 @@ const scenarios: Scenario[] = [
       { s: 0, req: 'transact', params: [DB, wait('w2', 100)], id: 'W2' },
       { s: 0, req: 'monitor', params: [DB, 'mon', { Root: { columns: ['name', 'i'] } }] },
       { s: 1, req: 'transact', params: [DB, insertRoot('w1', { i: 4 })] },
-      { s: 1, req: 'transact', params: [DB, { op: 'update', table: 'Root', where: [['name', '==', 'w1']], row: { i: 5 } }] },
+      {
+        s: 1,
+        req: 'transact',
+        params: [DB, { op: 'update', table: 'Root', where: [['name', '==', 'w1']], row: { i: 5 } }],
+      },
       { sleep: 200 },
       {
         s: 0,
         req: 'transact',
-        params: [DB, wait('w3'), { op: 'insert', table: 'Root', row: { name: 'after-w3', sset: 'q' } }],
+        params: [
+          DB,
+          wait('w3'),
+          { op: 'insert', table: 'Root', row: { name: 'after-w3', sset: 'q' } },
+        ],
         id: 'W3',
       },
       { s: 1, req: 'transact', params: [DB, insertRoot('w3', { i: 5 })] },
@@ -447,7 +666,11 @@ const scenarios: Scenario[] = [
       { s: 0, req: 'lock', params: ['x'] },
       { s: 1, req: 'steal', params: ['x'] },
       { s: 0, req: 'transact', params: [DB, { op: 'assert', lock: 'x' }] },
-      { s: 1, req: 'transact', params: [DB, { op: 'assert', lock: 'x' }, { op: 'comment', comment: 'held' }] },
+      {
+        s: 1,
+        req: 'transact',
+        params: [DB, { op: 'assert', lock: 'x' }, { op: 'comment', comment: 'held' }],
+      },
       { s: 2, req: 'lock', params: ['x'] },
       { s: 1, req: 'unlock', params: ['x'] },
       { s: 0, req: 'transact', params: [DB, { op: 'assert', lock: 'x' }] },
@@ -502,7 +725,10 @@ const scenarios: Scenario[] = [
     steps: [
       { s: 0, raw: '{"id":"echo","result":[]}' },
       { s: 0, raw: '{"method":"list_dbs","params":[],"id":1,"result":null,"error":null}' },
-      { s: 0, raw: '  {"method":"whatever","params":[1],"id":null}  \n\t{"method":"echo","params":["a"],"id":2}' },
+      {
+        s: 0,
+        raw: '  {"method":"whatever","params":[1],"id":null}  \n\t{"method":"echo","params":["a"],"id":2}',
+      },
       { s: 0, raw: '{"params":["b"],"id":3,"method":"echo"}' },
       { s: 0, note: 'update', params: ['x', {}] },
     ],
@@ -515,7 +741,11 @@ const scenarios: Scenario[] = [
       { s: 1, req: 'transact', params: [DB, wait('a'), insertRoot('b', { i: 5 })], id: 'T1' },
       { s: 2, req: 'transact', params: [DB, wait('b'), insertRoot('c', { i: 5 })], id: 'T2' },
       { s: 1, req: 'monitor_cond', params: [DB, 'm1', { Root: { columns: ['name'] } }] },
-      { s: 3, req: 'monitor_cond_since', params: [DB, 'm3', { Root: { columns: ['i'] } }, ZERO_UUID] },
+      {
+        s: 3,
+        req: 'monitor_cond_since',
+        params: [DB, 'm3', { Root: { columns: ['i'] } }, ZERO_UUID],
+      },
       { s: 2, req: 'transact', params: [DB, wait('c'), insertRoot('d')], id: 'T3' },
       { s: 3, req: 'transact', params: [DB, insertRoot('a', { i: 5 })] },
       { s: 0, req: 'transact', params: [DB, { op: 'delete', table: 'Root', where: [] }] },
@@ -537,7 +767,11 @@ const scenarios: Scenario[] = [
     steps: [
       { s: 0, req: 'set_db_change_aware', params: [true] },
       { s: 0, req: 'monitor_cond', params: [DB, 'aware', { Limited: { columns: ['a'] } }] },
-      { s: 0, req: 'monitor', params: ['_Server', 'dbs', { Database: { columns: ['name', 'model'] } }] },
+      {
+        s: 0,
+        req: 'monitor',
+        params: ['_Server', 'dbs', { Database: { columns: ['name', 'model'] } }],
+      },
       { s: 0, req: 'transact', params: [DB, wait('never')], id: 'pending' },
       { s: 1, req: 'monitor_cond', params: [DB, 'unaware', { Limited: { columns: ['a'] } }] },
       { s: 2, req: 'set_db_change_aware', params: [true] },
@@ -547,7 +781,11 @@ const scenarios: Scenario[] = [
       { s: 0, req: 'monitor_cancel', params: ['aware'] },
       { appctl: ['ovsdb-server/add-db', '$dbPath'] },
       { s: 0, req: 'list_dbs', params: [] },
-      { s: 2, req: 'transact', params: [DB, { op: 'insert', table: 'Limited', row: { a: 9, b: 'z' } }] },
+      {
+        s: 2,
+        req: 'transact',
+        params: [DB, { op: 'insert', table: 'Limited', row: { a: 9, b: 'z' } }],
+      },
     ],
   },
   {
@@ -555,13 +793,26 @@ const scenarios: Scenario[] = [
     sessions: 2,
     steps: [
       { s: 1, req: 'transact', params: [DB, insertRoot('s1', { i: 3 })] },
-      { s: 0, req: 'monitor_cond_since', params: [DB, 'a', { Root: { columns: ['name', 'i'] } }, ZERO_UUID] },
       {
         s: 0,
         req: 'monitor_cond_since',
-        params: [DB, 'b', { Root: { columns: ['i'], where: [['i', '>', 1]] } }, '6e1dc4a2-6c63-4b0d-9d5c-4d0b3b3ba5a1'],
+        params: [DB, 'a', { Root: { columns: ['name', 'i'] } }, ZERO_UUID],
       },
-      { s: 1, req: 'transact', params: [DB, { op: 'update', table: 'Root', where: [], row: { i: 0 } }] },
+      {
+        s: 0,
+        req: 'monitor_cond_since',
+        params: [
+          DB,
+          'b',
+          { Root: { columns: ['i'], where: [['i', '>', 1]] } },
+          '6e1dc4a2-6c63-4b0d-9d5c-4d0b3b3ba5a1',
+        ],
+      },
+      {
+        s: 1,
+        req: 'transact',
+        params: [DB, { op: 'update', table: 'Root', where: [], row: { i: 0 } }],
+      },
     ],
   },
 ];

@@ -69,9 +69,15 @@ const acl = (k: number) =>
 /** One operation group; `k` makes uuid-names unique within a transaction. */
 const op = (k: number): fc.Arbitrary<unknown[]> => {
   const groups: fc.Arbitrary<unknown[]>[] = [
-    fc.tuple(sw, fc.option(strMap(['mcast_snoop', 'subnet'], ['true', '10.0.0.0/24']))).map(([name, oc]) => [
-      { op: 'insert', table: 'Logical_Switch', row: oc === null ? { name } : { name, other_config: oc } },
-    ]),
+    fc
+      .tuple(sw, fc.option(strMap(['mcast_snoop', 'subnet'], ['true', '10.0.0.0/24'])))
+      .map(([name, oc]) => [
+        {
+          op: 'insert',
+          table: 'Logical_Switch',
+          row: oc === null ? { name } : { name, other_config: oc },
+        },
+      ]),
     fc
       .tuple(lsp, sw, fc.array(lspColumns, { maxLength: 2 }), fc.boolean(), fc.option(pg))
       .map(([name, s, cols, link, group]) => {
@@ -116,22 +122,38 @@ const op = (k: number): fc.Arbitrary<unknown[]> => {
           fc
             .tuple(fc.constantFrom('insert', 'delete'), externalIds)
             .map(([m, v]) => ['external_ids', m, v]),
-          fc.tuple(fc.constantFrom('insert', 'delete'), addresses).map(([m, v]) => ['addresses', m, v]),
+          fc
+            .tuple(fc.constantFrom('insert', 'delete'), addresses)
+            .map(([m, v]) => ['addresses', m, v]),
           fc.constantFrom('pod', 'ns').map((key) => ['external_ids', 'delete', ['set', [key]]]),
           fc.constantFrom(1, 5000).map((n) => ['tag_request', '+=', n]),
         ),
       )
       .map(([name, m]) => [
-        { op: 'mutate', table: 'Logical_Switch_Port', where: [['name', '==', name]], mutations: [m] },
+        {
+          op: 'mutate',
+          table: 'Logical_Switch_Port',
+          where: [['name', '==', name]],
+          mutations: [m],
+        },
       ]),
-    lsp.map((name) => [{ op: 'delete', table: 'Logical_Switch_Port', where: [['name', '==', name]] }]),
+    lsp.map((name) => [
+      { op: 'delete', table: 'Logical_Switch_Port', where: [['name', '==', name]] },
+    ]),
     sw.map((name) => [
-      { op: 'update', table: 'Logical_Switch', where: [['name', '==', name]], row: { ports: ['set', []] } },
+      {
+        op: 'update',
+        table: 'Logical_Switch',
+        where: [['name', '==', name]],
+        row: { ports: ['set', []] },
+      },
     ]),
     sw.map((name) => [{ op: 'delete', table: 'Logical_Switch', where: [['name', '==', name]] }]),
-    fc.tuple(pg, externalIds).map(([name, ext]) => [
-      { op: 'insert', table: 'Port_Group', row: { name, external_ids: ext } },
-    ]),
+    fc
+      .tuple(pg, externalIds)
+      .map(([name, ext]) => [
+        { op: 'insert', table: 'Port_Group', row: { name, external_ids: ext } },
+      ]),
     pg.map((name) => [{ op: 'delete', table: 'Port_Group', where: [['name', '==', name]] }]),
     fc.tuple(acl(k), fc.boolean(), sw, pg).map(([insert, onSwitch, s, g]) => [
       insert,
@@ -149,22 +171,35 @@ const op = (k: number): fc.Arbitrary<unknown[]> => {
             mutations: [['acls', 'insert', ['named-uuid', `acl${k}`]]],
           },
     ]),
-    fc.tuple(as, strSet(['10.0.0.1', '10.0.0.2', '::1'], 3)).map(([name, a]) => [
-      { op: 'insert', table: 'Address_Set', row: { name, addresses: a } },
-    ]),
+    fc
+      .tuple(as, strSet(['10.0.0.1', '10.0.0.2', '::1'], 3))
+      .map(([name, a]) => [{ op: 'insert', table: 'Address_Set', row: { name, addresses: a } }]),
     fc
       .tuple(as, fc.constantFrom('insert', 'delete'), strSet(['10.0.0.1', '10.0.0.3'], 2))
       .map(([name, m, a]) => [
-        { op: 'mutate', table: 'Address_Set', where: [['name', '==', name]], mutations: [['addresses', m, a]] },
+        {
+          op: 'mutate',
+          table: 'Address_Set',
+          where: [['name', '==', name]],
+          mutations: [['addresses', m, a]],
+        },
       ]),
     as.map((name) => [{ op: 'delete', table: 'Address_Set', where: [['name', '==', name]] }]),
-    fc.tuple(fc.option(options), fc.boolean()).map(([o, bump]) =>
-      bump
-        ? [{ op: 'mutate', table: 'NB_Global', where: [], mutations: [['nb_cfg', '+=', 1]] }]
-        : [{ op: 'insert', table: 'NB_Global', row: o === null ? {} : { options: o } }],
-    ),
     fc
-      .tuple(lr, lrp, fc.constantFrom('00:00:00:00:01:01', ''), fc.boolean(), fc.option(fc.boolean()))
+      .tuple(fc.option(options), fc.boolean())
+      .map(([o, bump]) =>
+        bump
+          ? [{ op: 'mutate', table: 'NB_Global', where: [], mutations: [['nb_cfg', '+=', 1]] }]
+          : [{ op: 'insert', table: 'NB_Global', row: o === null ? {} : { options: o } }],
+      ),
+    fc
+      .tuple(
+        lr,
+        lrp,
+        fc.constantFrom('00:00:00:00:01:01', ''),
+        fc.boolean(),
+        fc.option(fc.boolean()),
+      )
       .map(([router, port, mac, withRoute, enabled]) => {
         const ops: unknown[] = [
           {

@@ -70,7 +70,12 @@ const rootColumn = fc.oneof(
   fc.record({ smap: smallMap }),
   fc.record({ imap }),
   fc.record({ bmap }),
-  fc.record({ u: fc.oneof(fc.constant(['set', []]), fc.constant(['uuid', '6d7a2c3f-0000-4000-8000-000000000001'])) }),
+  fc.record({
+    u: fc.oneof(
+      fc.constant(['set', []]),
+      fc.constant(['uuid', '6d7a2c3f-0000-4000-8000-000000000001']),
+    ),
+  }),
 );
 
 const rootRow = fc
@@ -114,8 +119,9 @@ const mutation = fc.oneof(
 const op = (k: number): fc.Arbitrary<unknown[]> => {
   const groups: fc.Arbitrary<unknown[]>[] = [
     rootRow.map((row) => [{ op: 'insert', table: 'Root', row }]),
-    fc.tuple(name, name, fc.boolean(), fc.boolean(), fc.constantFrom(0, 1, 5)).map(
-      ([rn, cn, link, viaMap, n]) => {
+    fc
+      .tuple(name, name, fc.boolean(), fc.boolean(), fc.constantFrom(0, 1, 5))
+      .map(([rn, cn, link, viaMap, n]) => {
         const child = {
           op: 'insert',
           table: 'Child',
@@ -130,8 +136,7 @@ const op = (k: number): fc.Arbitrary<unknown[]> => {
           child,
           { op: 'mutate', table: 'Root', where: [['name', '==', rn]], mutations: [mutationJson] },
         ];
-      },
-    ),
+      }),
     fc.tuple(name, name, fc.boolean()).map(([wn, rn, both]) => {
       const w = { op: 'insert', table: 'Weak', row: { name: wn }, 'uuid-name': `w${k}` };
       const ref = {
@@ -184,7 +189,9 @@ const op = (k: number): fc.Arbitrary<unknown[]> => {
       ),
     fc
       .tuple(name, fc.constantFrom(0, 1, 5))
-      .map(([n, v]) => [{ op: 'update', table: 'Child', where: [['name', '==', n]], row: { n: v } }]),
+      .map(([n, v]) => [
+        { op: 'update', table: 'Child', where: [['name', '==', n]], row: { n: v } },
+      ]),
     where.map((w) => [{ op: 'select', table: 'Root', where: w, columns: ['name', 'i', 'iset'] }]),
     fc.tuple(where, fc.constantFrom('==', '!=')).map(([w, until]) => [
       {

@@ -16,7 +16,6 @@ import {
   type OvsdbServerHandle,
   readClientTls,
   requireOvsdbServer,
-  type StartOvsdbServerOptions,
 } from '../../src/testing/index.js';
 import { type ServerKind, startTestServer, type TestServerOptions } from './servers.js';
 

@@ -51,7 +51,9 @@ function selectedKinds(): readonly ServerKind[] {
   const wanted = env.split(',').map((s) => s.trim());
   const kinds = ALL_SERVER_KINDS.filter((k) => wanted.includes(k));
   if (kinds.length === 0) {
-    throw new Error(`OVNKIT_SERVER_KINDS=${env}: expected a list of ${ALL_SERVER_KINDS.join(', ')}`);
+    throw new Error(
+      `OVNKIT_SERVER_KINDS=${env}: expected a list of ${ALL_SERVER_KINDS.join(', ')}`,
+    );
   }
   return kinds;
 }

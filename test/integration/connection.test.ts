@@ -7,12 +7,7 @@
 
 import { describe, expect, it } from 'vitest';
 import type { OvsdbConnection } from '../../src/ovsdb/connection.js';
-import {
-  ConnectionClosedError,
-  RequestTimeoutError,
-  RpcError,
-  TransactionError,
-} from '../../src/ovsdb/errors.js';
+import { ConnectionClosedError, RpcError, TransactionError } from '../../src/ovsdb/errors.js';
 import type { Operation } from '../../src/ovsdb/wire.js';
 import {
   CLIENT_METHODS,

@@ -125,7 +125,7 @@ describe('dbFile', () => {
         const snap = JSON.parse(readFileSync(file, 'utf8')) as {
           format: string;
           version: number;
-          databases: Record<string, { rows: Record<string, Record<string, unknown>> }>;
+          databases: Record<string, { rows: Record<string, Record<string, { name?: unknown }>> }>;
         };
         expect(snap.format).toBe(SNAPSHOT_FORMAT);
         expect(snap.version).toBe(1);

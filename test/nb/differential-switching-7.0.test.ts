@@ -17,7 +17,10 @@ describe('DSL vs ovn-nbctl: switching (NB 7.0.0, the schema of OVN 23.03)', () =
   afterAll(async () => {
     await pool?.close();
   });
-  it.concurrent.each(switchingScenarios.map((s) => [s.name, s] as const))('%s', async (_name, s) => {
-    await pool.check(s);
-  });
+  it.concurrent.each(switchingScenarios.map((s) => [s.name, s] as const))(
+    '%s',
+    async (_name, s) => {
+      await pool.check(s);
+    },
+  );
 });

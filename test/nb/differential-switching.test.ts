@@ -17,7 +17,10 @@ describe('DSL vs ovn-nbctl: switching (NB 7.18.0)', () => {
   afterAll(async () => {
     await pool?.close();
   });
-  it.concurrent.each(switchingScenarios.map((s) => [s.name, s] as const))('%s', async (_name, s) => {
-    await pool.check(s);
-  });
+  it.concurrent.each(switchingScenarios.map((s) => [s.name, s] as const))(
+    '%s',
+    async (_name, s) => {
+      await pool.check(s);
+    },
+  );
 });

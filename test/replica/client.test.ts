@@ -111,6 +111,56 @@ describe('read-your-writes', () => {
   });
 });
 
+describe('transact options', () => {
+  it('reports when the request is sent, and never for one that was not', async () => {
+    const c = open();
+    await c.ready;
+    let sent = 0;
+    await c.transact([insertItem(unique('sent'), 1)], { onSent: () => sent++ });
+    expect(sent).toBe(1);
+    await c.close();
+    await expect(c.transact([], { onSent: () => sent++ })).rejects.toBeInstanceOf(
+      ClientClosedError,
+    );
+    expect(sent).toBe(1);
+  });
+
+  it('cancelOnAbort cancels a blocked transaction on the server', async () => {
+    const c = open();
+    await c.whenSynced();
+    expect(c.cancels).toBe(true);
+    const gate = unique('gate');
+    const after = unique('after');
+    const ac = new AbortController();
+    const blocked = c.transact(
+      [
+        // Blocks until a row named `gate` exists (up to 5 s), then inserts `after`.
+        {
+          op: 'wait',
+          table: 'Item',
+          where: [['name', '==', gate]],
+          columns: ['name'],
+          until: '!=',
+          rows: [],
+          timeout: 5000,
+        },
+        insertItem(after, 1),
+      ] as Operation[],
+      { signal: ac.signal, cancelOnAbort: true },
+    );
+    setTimeout(() => ac.abort(new Error('changed my mind')), 100);
+    await expect(blocked).rejects.toThrow('changed my mind');
+    // Had the server kept the transaction, this would let it commit.
+    await writer.transact(DB, [insertItem(gate, 1)]);
+    await c.waitFor('Item', (r) => r.name === gate, { timeout: 5000 });
+    await new Promise((r) => setTimeout(r, 300));
+    const [sel] = await writer.transact(DB, [
+      { op: 'select', table: 'Item', where: [['name', '==', after]] },
+    ]);
+    expect((sel as { rows: unknown[] }).rows).toEqual([]);
+  });
+});
+
 describe('events', () => {
   it('delivers insert, update (new, old) and delete in commit order', async () => {
     const c = open();

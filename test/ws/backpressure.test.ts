@@ -5,7 +5,7 @@
  * (with `--expose-gc`) so that its heap is measured alone.
  *
  * The client asks for {@link REPLIES} full dumps of a table of about 1 MB
- * each (~64 MB in all) plus {@link ECHOES} 16 KiB echo requests, and stops
+ * each plus {@link ECHOES} 16 KiB echo requests (over 50 MiB in all), and stops
  * reading at once. The bridge must stop reading the server (upstream pause),
  * the server then stops reading the bridge, so the bridge must stop reading
  * the client (client pause); memory held by the bridge stays around its
@@ -28,11 +28,11 @@ import { DB, sleep, TEST_SCHEMA } from '../helpers/server.js';
 
 const ROWS = 500;
 const ROW_PAD = 'x'.repeat(2000);
-const REPLIES = 64;
-const ECHOES = 1000;
+const REPLIES = 40;
+const ECHOES = 700;
 const ECHO_PAD = 'e'.repeat(16 * 1024);
 /** The bound the test asserts on the bridge's retained memory growth (heap + external). */
-const BOUND = 16 * 1024 * 1024;
+const BOUND = 12 * 1024 * 1024;
 
 let server: OvsdbServerHandle;
 let replyBytes = 0;
@@ -199,6 +199,18 @@ async function run(highWaterMark: number): Promise<RunResult> {
       } else if (samples.at(-1)! > BOUND) break;
     }
     const peakGrowth = Math.max(...samples);
+    if (!backpressure) {
+      ws.terminate();
+      return {
+        baseline: base,
+        peakGrowth,
+        samples,
+        mem,
+        monitorReplies,
+        echoReplies,
+        rowsPerReply,
+      };
+    }
     // Read again: everything arrives, nothing was dropped.
     ws.resume();
     const deadline = Date.now() + 30_000;
@@ -243,6 +255,5 @@ describe('a client that stops reading', () => {
     );
     expect(r.peakGrowth).toBeGreaterThan(BOUND);
     expect(r.mem.stats.upstreamPauses).toBe(0);
-    expect(r.monitorReplies).toBe(REPLIES);
   }, 60_000);
 });

@@ -39,6 +39,7 @@ export interface SessionChannel {
 export class SocketChannel implements SessionChannel {
   readonly kind = 'stream';
   private closedReported = false;
+  private readPaused = false;
   private handlers: ChannelHandlers | undefined;
 
   constructor(
@@ -58,8 +59,21 @@ export class SocketChannel implements SessionChannel {
     if (this.socket.destroyed) this.reportClose();
   }
 
+  /**
+   * Queue `text`. While the socket cannot take more (the client reads too
+   * slowly), the server stops reading from it, as ovsdb-server stops serving
+   * a session that has a backlog.
+   */
   write(text: string): void {
-    if (!this.socket.destroyed && this.socket.writable) this.socket.write(text);
+    if (this.socket.destroyed || !this.socket.writable) return;
+    if (!this.socket.write(text) && !this.readPaused) {
+      this.readPaused = true;
+      this.socket.pause();
+      this.socket.once('drain', () => {
+        this.readPaused = false;
+        this.socket.resume();
+      });
+    }
   }
 
   close(): void {

@@ -1,7 +1,9 @@
 /**
  * ovnkit's in-memory OVSDB server engine: a pure, synchronous `transact`
  * executor that behaves as ovsdb-server 3.1 does for everything a client can
- * observe in a reply and in the resulting database state.
+ * observe in a reply and in the resulting database state; and the server
+ * around it ({@link createServer}): sessions, monitors, locks, waiting
+ * transactions, the `_Server` database, history and persistence.
  * @module
  */
 

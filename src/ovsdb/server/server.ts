@@ -286,7 +286,10 @@ export class OvsdbServer implements SessionHost {
           why !== undefined && why !== null
             ? `certificate verify failed (${String(why)})`
             : err.message;
-        const peer = socket.remoteAddress === undefined ? '' : `ssl:${socket.remoteAddress}:${socket.remotePort}: `;
+        const peer =
+          socket.remoteAddress === undefined
+            ? ''
+            : `ssl:${socket.remoteAddress}:${socket.remotePort}: `;
         this.log.write('stream_ssl', 'WARN', `${peer}SSL_accept: ${text}`);
       });
       server = tlsServer;
@@ -755,7 +758,11 @@ export class OvsdbServer implements SessionHost {
    * transactions that completed, then its pending updates. While a pass
    * commits something, another pass follows.
    */
-  private runTriggers(served: Served, only: Trigger[] | undefined, elapsed: number | undefined): void {
+  private runTriggers(
+    served: Served,
+    only: Trigger[] | undefined,
+    elapsed: number | undefined,
+  ): void {
     let candidates = only ?? [...served.triggers];
     let first = true;
     for (;;) {

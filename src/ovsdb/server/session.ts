@@ -276,7 +276,9 @@ export class Session {
         const method = m.method as string;
         const params = m.params as unknown[];
         if (method === 'echo') {
-          this.sendText(`{"id":${JSON.stringify(m.id)},"result":${JSON.stringify(params)},"error":null}`);
+          this.sendText(
+            `{"id":${JSON.stringify(m.id)},"result":${JSON.stringify(params)},"error":null}`,
+          );
           return;
         }
         this.host.request(this, method, params, m.id);

@@ -10,8 +10,10 @@ import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { promisify } from 'node:util';
 import { expect } from 'vitest';
+import { createNb, NB, type NBTables, type Nb, type NbTxn } from '../../../src/nb/index.js';
 import { connectDatabase, type DatabaseClient } from '../../../src/ovsdb/client.js';
-import { createNb, type Nb, NB, type NBTables, type NbTxn } from '../../../src/nb/index.js';
+import { connect } from '../../../src/ovsdb/connect.js';
+import type { OvsdbConnection } from '../../../src/ovsdb/connection.js';
 import { type OvsdbServerHandle, startOvsdbServer } from '../../../src/testing/index.js';
 
 const run = promisify(execFile);
@@ -75,7 +77,12 @@ export function normalize(dump: RawDump): NormalizedDump {
       return ['set', (second(v) as Cell[]).map((x) => canon(x, stack)).sort(cmpJson)];
     }
     if (isPair(v, 'map')) {
-      return ['map', (second(v) as [Cell, Cell][]).map(([k, x]) => [canon(k, stack), canon(x, stack)]).sort(cmpJson)];
+      return [
+        'map',
+        (second(v) as [Cell, Cell][])
+          .map(([k, x]) => [canon(k, stack), canon(x, stack)])
+          .sort(cmpJson),
+      ];
     }
     return v;
   };
@@ -85,7 +92,10 @@ export function normalize(dump: RawDump): NormalizedDump {
       if (k === '_uuid' || k === '_version') continue;
       const c = canon(row[k], stack);
       // A one-element set is written as the bare element: treat both alike.
-      out[k] = Array.isArray(c) && c[0] === 'set' && (c[1] as unknown[]).length === 1 ? (c[1] as unknown[])[0] : c;
+      out[k] =
+        Array.isArray(c) && c[0] === 'set' && (c[1] as unknown[]).length === 1
+          ? (c[1] as unknown[])[0]
+          : c;
     }
     return JSON.stringify(out);
   };
@@ -109,27 +119,49 @@ export function nonEmpty(d: NormalizedDump): NormalizedDump {
 
 /** Run `ovn-nbctl --db=<server> args…`; returns stdout. */
 export async function nbctl(server: OvsdbServerHandle, ...args: string[]): Promise<string> {
-  const { stdout } = await run('ovn-nbctl', [`--db=${server.unixRemote}`, '--no-leader-only', ...args], {
-    timeout: 20_000,
-  });
+  const { stdout } = await run(
+    'ovn-nbctl',
+    [`--db=${server.unixRemote}`, '--no-leader-only', ...args],
+    {
+      timeout: 20_000,
+    },
+  );
   return stdout;
 }
 
 /** The UUID of the single row of `table` matching `conditions` (`ovn-nbctl find` syntax). */
-export async function nbctlUuid(server: OvsdbServerHandle, table: string, ...conditions: string[]): Promise<string> {
-  const out = (await nbctl(server, '--bare', '--columns=_uuid', 'find', table, ...conditions)).trim().split(/\s+/).filter(Boolean);
-  if (out.length !== 1) throw new Error(`expected one ${table} row matching ${conditions.join(' ')}, found ${out.length}`);
+export async function nbctlUuid(
+  server: OvsdbServerHandle,
+  table: string,
+  ...conditions: string[]
+): Promise<string> {
+  const out = (await nbctl(server, '--bare', '--columns=_uuid', 'find', table, ...conditions))
+    .trim()
+    .split(/\s+/)
+    .filter(Boolean);
+  if (out.length !== 1)
+    throw new Error(
+      `expected one ${table} row matching ${conditions.join(' ')}, found ${out.length}`,
+    );
   return out[0]!;
 }
 
 /** A DSL step: one `nb.transact`, which may be expected to throw. */
-export type DslStep = ((t: NbTxn) => unknown) | { readonly run: (t: NbTxn) => unknown; readonly throws: abstract new (...args: never[]) => Error };
+export type DslStep =
+  | ((t: NbTxn) => unknown)
+  | {
+      readonly run: (t: NbTxn) => unknown;
+      readonly throws: abstract new (...args: never[]) => Error;
+    };
 
 /** An nbctl step: one invocation (which may be expected to fail), or a function for steps that look UUIDs up. */
 export type NbctlStep =
   | readonly string[]
   | { readonly args: readonly string[]; readonly fails: true }
-  | ((nbctl: (...args: string[]) => Promise<string>, uuid: (table: string, ...conditions: string[]) => Promise<string>) => Promise<void>);
+  | ((
+      nbctl: (...args: string[]) => Promise<string>,
+      uuid: (table: string, ...conditions: string[]) => Promise<string>,
+    ) => Promise<void>);
 
 /** One differential scenario. */
 export interface Scenario {
@@ -161,7 +193,11 @@ export interface NbServer {
 /** Start a fresh server and connect the DSL to it. */
 export async function startNb(schemaPath: string): Promise<NbServer> {
   const server = await startOvsdbServer({ schemaPath });
-  const client = connectDatabase({ remotes: [server.unixRemote], model: NB, backoff: { initialDelayMs: 20, maxDelayMs: 200 } });
+  const client = connectDatabase({
+    remotes: [server.unixRemote],
+    model: NB,
+    backoff: { initialDelayMs: 20, maxDelayMs: 200 },
+  });
   await client.ready;
   return {
     server,
@@ -181,14 +217,18 @@ async function runDsl(nb: Nb, steps: readonly DslStep[]): Promise<void> {
         step(t);
       });
     } else {
-      const err = await nb.transact((t) => {
-        step.run(t);
-      }).then(
-        () => undefined,
-        (e: unknown) => e,
-      );
+      const err = await nb
+        .transact((t) => {
+          step.run(t);
+        })
+        .then(
+          () => undefined,
+          (e: unknown) => e,
+        );
       if (!(err instanceof step.throws)) {
-        throw new Error(`DSL step ${i}: expected ${step.throws.name}, got ${err === undefined ? 'success' : String(err)}`);
+        throw new Error(
+          `DSL step ${i}: expected ${step.throws.name}, got ${err === undefined ? 'success' : String(err)}`,
+        );
       }
     }
   }
@@ -216,10 +256,12 @@ async function resetDsl(a: NbServer, tables: readonly string[]): Promise<void> {
   await a.client.transact(tables.map((table) => ({ op: 'delete' as const, table, where: [] })));
 }
 
-/** Empty every table of a server, with `ovsdb-client transact`. */
-async function resetServer(server: OvsdbServerHandle, tables: readonly string[]): Promise<void> {
-  const ops = tables.map((table) => ({ op: 'delete', table, where: [] }));
-  await server.ovsdbClient('transact', JSON.stringify(['OVN_Northbound', ...ops]));
+/** Empty every table of the ovn-nbctl side (over a connection kept for that). */
+async function resetServer(conn: OvsdbConnection, tables: readonly string[]): Promise<void> {
+  await conn.transact(
+    'OVN_Northbound',
+    tables.map((table) => ({ op: 'delete' as const, table, where: [] })),
+  );
 }
 
 /** Compare the two sides' dumps (see {@link Scenario.difference}). */
@@ -228,10 +270,21 @@ function compare(s: Scenario, da: RawDump, db: RawDump): void {
     expect(nonEmpty(normalize(da)), s.name).toEqual(nonEmpty(normalize(db)));
     return;
   }
-  expect(nonEmpty(normalize(da)), `${s.name}: the documented difference must show`).not.toEqual(nonEmpty(normalize(db)));
+  expect(nonEmpty(normalize(da)), `${s.name}: the documented difference must show`).not.toEqual(
+    nonEmpty(normalize(db)),
+  );
   s.difference.dsl?.(da);
   s.difference.nbctl?.(db);
-  expect(nonEmpty(normalize(da)), `${s.name}: ${s.difference.explain}`).toEqual(nonEmpty(normalize(db)));
+  expect(nonEmpty(normalize(da)), `${s.name}: ${s.difference.explain}`).toEqual(
+    nonEmpty(normalize(db)),
+  );
+}
+
+/** The two sides: the DSL's server and client, ovn-nbctl's server and a connection to empty it. */
+interface Pair {
+  readonly a: NbServer;
+  readonly b: OvsdbServerHandle;
+  readonly bConn: OvsdbConnection;
 }
 
 /**
@@ -241,9 +294,9 @@ function compare(s: Scenario, da: RawDump, db: RawDump): void {
  * databases without paying for new servers.
  */
 export class ScenarioPool {
-  private readonly free: { a: NbServer; b: OvsdbServerHandle }[] = [];
-  private readonly all: { a: NbServer; b: OvsdbServerHandle }[] = [];
-  private readonly waiting: ((pair: { a: NbServer; b: OvsdbServerHandle }) => void)[] = [];
+  private readonly free: Pair[] = [];
+  private readonly all: Pair[] = [];
+  private readonly waiting: ((pair: Pair) => void)[] = [];
 
   private constructor(readonly schemaPath: string) {}
 
@@ -253,7 +306,7 @@ export class ScenarioPool {
     const pairs = await Promise.all(
       Array.from({ length: size }, async () => {
         const [a, b] = await Promise.all([startNb(schemaPath), startOvsdbServer({ schemaPath })]);
-        return { a, b };
+        return { a, b, bConn: await connect(b.unixRemote) };
       }),
     );
     pool.all.push(...pairs);
@@ -261,13 +314,13 @@ export class ScenarioPool {
     return pool;
   }
 
-  private acquire(): Promise<{ a: NbServer; b: OvsdbServerHandle }> {
+  private acquire(): Promise<Pair> {
     const pair = this.free.pop();
     if (pair !== undefined) return Promise.resolve(pair);
     return new Promise((resolve) => this.waiting.push(resolve));
   }
 
-  private release(pair: { a: NbServer; b: OvsdbServerHandle }): void {
+  private release(pair: Pair): void {
     const next = this.waiting.shift();
     if (next !== undefined) next(pair);
     else this.free.push(pair);
@@ -285,13 +338,14 @@ export class ScenarioPool {
       compare(s, da, db);
     } finally {
       if (tables.length === 0) tables = Object.keys(await rawDump(pair.b));
-      await Promise.all([resetDsl(pair.a, tables), resetServer(pair.b, tables)]);
+      await Promise.all([resetDsl(pair.a, tables), resetServer(pair.bConn, tables)]);
       this.release(pair);
     }
   }
 
   /** Stop every server. */
   async close(): Promise<void> {
+    for (const p of this.all) p.bConn.close();
     await Promise.all(this.all.flatMap(({ a, b }) => [a.close(), b.stop()]));
   }
 }

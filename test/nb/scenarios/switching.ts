@@ -17,8 +17,6 @@ import {
   haChassisGroupAdd,
   lsAdd,
   lsDel,
-  lsSetDnsRecords,
-  lsSetOtherConfig,
   lspAdd,
   lspAddress,
   lspDel,
@@ -28,6 +26,8 @@ import {
   lspSetDhcpv4Options,
   lspSetDhcpv6Options,
   lspSetEnabled,
+  lsSetDnsRecords,
+  lsSetOtherConfig,
   match,
   pgAdd,
   pgAddPorts,
@@ -63,7 +63,20 @@ export const switchingScenarios: readonly Scenario[] = [
       (t) => lsAdd(t, 'sw0', { mayExist: true }),
     ],
     nbctl: [
-      ['ls-add', 'sw0', '--', 'ls-add', 'sw1', '--', 'set', 'Logical_Switch', 'sw1', 'external_ids:"neutron:network_name"="net1"', '--', 'ls-add'],
+      [
+        'ls-add',
+        'sw0',
+        '--',
+        'ls-add',
+        'sw1',
+        '--',
+        'set',
+        'Logical_Switch',
+        'sw1',
+        'external_ids:"neutron:network_name"="net1"',
+        '--',
+        'ls-add',
+      ],
       ['--may-exist', 'ls-add', 'sw0'],
     ],
   },
@@ -90,7 +103,25 @@ export const switchingScenarios: readonly Scenario[] = [
       },
     ],
     nbctl: [
-      ['ls-add', 'sw0', '--', 'lsp-add', 'sw0', 'p1', '--', 'lsp-add', 'sw0', 'p2', '--', 'ls-add', 'sw1', '--', 'lsp-add', 'sw1', 'p3'],
+      [
+        'ls-add',
+        'sw0',
+        '--',
+        'lsp-add',
+        'sw0',
+        'p1',
+        '--',
+        'lsp-add',
+        'sw0',
+        'p2',
+        '--',
+        'ls-add',
+        'sw1',
+        '--',
+        'lsp-add',
+        'sw1',
+        'p3',
+      ],
       ['ls-del', 'sw0', '--', '--if-exists', 'ls-del', 'nope'],
     ],
   },
@@ -107,19 +138,34 @@ export const switchingScenarios: readonly Scenario[] = [
             mcast_snoop: true,
           },
         }),
-      (t) => lsSetOtherConfig(t, 'sw0', { mcast_snoop: null, mac_only: false, subnet: '10.0.1.0/24' }),
+      (t) =>
+        lsSetOtherConfig(t, 'sw0', { mcast_snoop: null, mac_only: false, subnet: '10.0.1.0/24' }),
     ],
     nbctl: [
       [
-        'ls-add', 'sw0', '--', 'set', 'Logical_Switch', 'sw0',
+        'ls-add',
+        'sw0',
+        '--',
+        'set',
+        'Logical_Switch',
+        'sw0',
         'other_config:subnet="10.0.0.0/24"',
         'other_config:exclude_ips="10.0.0.1 10.0.0.100..10.0.0.120"',
         'other_config:ipv6_prefix="fd00::"',
         'other_config:mcast_snoop="true"',
       ],
       [
-        'remove', 'Logical_Switch', 'sw0', 'other_config', 'mcast_snoop', '--',
-        'set', 'Logical_Switch', 'sw0', 'other_config:mac_only="false"', 'other_config:subnet="10.0.1.0/24"',
+        'remove',
+        'Logical_Switch',
+        'sw0',
+        'other_config',
+        'mcast_snoop',
+        '--',
+        'set',
+        'Logical_Switch',
+        'sw0',
+        'other_config:mac_only="false"',
+        'other_config:subnet="10.0.1.0/24"',
       ],
     ],
   },
@@ -129,17 +175,36 @@ export const switchingScenarios: readonly Scenario[] = [
     dsl: [
       (t) => {
         lsAdd(t, 'sw0');
-        lsSetDnsRecords(t, 'sw0', { 'web.example': ['10.0.0.5', 'fd00::5'], 'db.example': '10.0.0.6' });
+        lsSetDnsRecords(t, 'sw0', {
+          'web.example': ['10.0.0.5', 'fd00::5'],
+          'db.example': '10.0.0.6',
+        });
       },
       (t) => lsSetDnsRecords(t, 'sw0', { 'web.example': '10.0.0.7' }),
     ],
     nbctl: [
       [
-        'ls-add', 'sw0', '--', '--id=@d', 'create', 'DNS', 'records={"web.example"="10.0.0.5 fd00::5","db.example"="10.0.0.6"}',
-        '--', 'add', 'Logical_Switch', 'sw0', 'dns_records', '@d',
+        'ls-add',
+        'sw0',
+        '--',
+        '--id=@d',
+        'create',
+        'DNS',
+        'records={"web.example"="10.0.0.5 fd00::5","db.example"="10.0.0.6"}',
+        '--',
+        'add',
+        'Logical_Switch',
+        'sw0',
+        'dns_records',
+        '@d',
       ],
       async (nbctl, uuid) => {
-        await nbctl('set', 'DNS', await uuid('DNS', 'external_ids={}'), 'records={"web.example"="10.0.0.7"}');
+        await nbctl(
+          'set',
+          'DNS',
+          await uuid('DNS', 'external_ids={}'),
+          'records={"web.example"="10.0.0.7"}',
+        );
       },
     ],
   },
@@ -149,24 +214,81 @@ export const switchingScenarios: readonly Scenario[] = [
     dsl: [
       (t) => {
         lsAdd(t, 'sw0');
-        lspAdd(t, 'sw0', 'p1', { addresses: [lspAddress.static('00:00:00:00:00:01', '10.0.0.2', 'fd00::2')] });
+        lspAdd(t, 'sw0', 'p1', {
+          addresses: [lspAddress.static('00:00:00:00:00:01', '10.0.0.2', 'fd00::2')],
+        });
         lspAdd(t, 'sw0', 'p2', { addresses: [lspAddress.dynamic()] });
         lspAdd(t, 'sw0', 'p3', { addresses: [lspAddress.dynamic({ mac: '00:00:00:00:00:03' })] });
         lspAdd(t, 'sw0', 'p4', { addresses: ['dynamic 10.0.0.40'] });
         lspAdd(t, 'sw0', 'p5', { addresses: ['unknown', '00:00:00:00:00:05'] });
-        lspAdd(t, 'sw0', 'p6', { type: 'router', addresses: [lspAddress.router()], options: { 'router-port': 'lrp0' } });
+        lspAdd(t, 'sw0', 'p6', {
+          type: 'router',
+          addresses: [lspAddress.router()],
+          options: { 'router-port': 'lrp0' },
+        });
       },
     ],
     nbctl: [
       [
-        'ls-add', 'sw0',
-        '--', 'lsp-add', 'sw0', 'p1', '--', 'lsp-set-addresses', 'p1', '00:00:00:00:00:01 10.0.0.2 fd00::2',
-        '--', 'lsp-add', 'sw0', 'p2', '--', 'lsp-set-addresses', 'p2', 'dynamic',
-        '--', 'lsp-add', 'sw0', 'p3', '--', 'lsp-set-addresses', 'p3', '00:00:00:00:00:03 dynamic',
-        '--', 'lsp-add', 'sw0', 'p4', '--', 'lsp-set-addresses', 'p4', 'dynamic 10.0.0.40',
-        '--', 'lsp-add', 'sw0', 'p5', '--', 'lsp-set-addresses', 'p5', 'unknown', '00:00:00:00:00:05',
-        '--', 'lsp-add', 'sw0', 'p6', '--', 'lsp-set-type', 'p6', 'router', '--', 'lsp-set-addresses', 'p6', 'router',
-        '--', 'lsp-set-options', 'p6', 'router-port=lrp0',
+        'ls-add',
+        'sw0',
+        '--',
+        'lsp-add',
+        'sw0',
+        'p1',
+        '--',
+        'lsp-set-addresses',
+        'p1',
+        '00:00:00:00:00:01 10.0.0.2 fd00::2',
+        '--',
+        'lsp-add',
+        'sw0',
+        'p2',
+        '--',
+        'lsp-set-addresses',
+        'p2',
+        'dynamic',
+        '--',
+        'lsp-add',
+        'sw0',
+        'p3',
+        '--',
+        'lsp-set-addresses',
+        'p3',
+        '00:00:00:00:00:03 dynamic',
+        '--',
+        'lsp-add',
+        'sw0',
+        'p4',
+        '--',
+        'lsp-set-addresses',
+        'p4',
+        'dynamic 10.0.0.40',
+        '--',
+        'lsp-add',
+        'sw0',
+        'p5',
+        '--',
+        'lsp-set-addresses',
+        'p5',
+        'unknown',
+        '00:00:00:00:00:05',
+        '--',
+        'lsp-add',
+        'sw0',
+        'p6',
+        '--',
+        'lsp-set-type',
+        'p6',
+        'router',
+        '--',
+        'lsp-set-addresses',
+        'p6',
+        'router',
+        '--',
+        'lsp-set-options',
+        'p6',
+        'router-port=lrp0',
       ],
     ],
   },
@@ -176,21 +298,62 @@ export const switchingScenarios: readonly Scenario[] = [
     dsl: [
       (t) => {
         lsAdd(t, 'sw0');
-        for (const [n, mac, ip] of [['vm1', '00:00:00:00:00:01', '10.0.0.11'], ['vm2', '00:00:00:00:00:02', '10.0.0.12']] as const) {
-          lspAdd(t, 'sw0', n, { addresses: [`${mac} ${ip}`], portSecurity: [{ mac, ips: [ip, '10.0.0.100'] }] });
+        for (const [n, mac, ip] of [
+          ['vm1', '00:00:00:00:00:01', '10.0.0.11'],
+          ['vm2', '00:00:00:00:00:02', '10.0.0.12'],
+        ] as const) {
+          lspAdd(t, 'sw0', n, {
+            addresses: [`${mac} ${ip}`],
+            portSecurity: [{ mac, ips: [ip, '10.0.0.100'] }],
+          });
         }
-        lspAdd(t, 'sw0', 'vip', { type: 'virtual', options: { 'virtual-ip': '10.0.0.100', 'virtual-parents': 'vm1,vm2' } });
+        lspAdd(t, 'sw0', 'vip', {
+          type: 'virtual',
+          options: { 'virtual-ip': '10.0.0.100', 'virtual-parents': 'vm1,vm2' },
+        });
       },
     ],
     nbctl: [
       [
-        'ls-add', 'sw0',
-        '--', 'lsp-add', 'sw0', 'vm1', '--', 'lsp-set-addresses', 'vm1', '00:00:00:00:00:01 10.0.0.11',
-        '--', 'lsp-set-port-security', 'vm1', '00:00:00:00:00:01 10.0.0.11 10.0.0.100',
-        '--', 'lsp-add', 'sw0', 'vm2', '--', 'lsp-set-addresses', 'vm2', '00:00:00:00:00:02 10.0.0.12',
-        '--', 'lsp-set-port-security', 'vm2', '00:00:00:00:00:02 10.0.0.12 10.0.0.100',
-        '--', 'lsp-add', 'sw0', 'vip', '--', 'lsp-set-type', 'vip', 'virtual',
-        '--', 'lsp-set-options', 'vip', 'virtual-ip=10.0.0.100', 'virtual-parents=vm1,vm2',
+        'ls-add',
+        'sw0',
+        '--',
+        'lsp-add',
+        'sw0',
+        'vm1',
+        '--',
+        'lsp-set-addresses',
+        'vm1',
+        '00:00:00:00:00:01 10.0.0.11',
+        '--',
+        'lsp-set-port-security',
+        'vm1',
+        '00:00:00:00:00:01 10.0.0.11 10.0.0.100',
+        '--',
+        'lsp-add',
+        'sw0',
+        'vm2',
+        '--',
+        'lsp-set-addresses',
+        'vm2',
+        '00:00:00:00:00:02 10.0.0.12',
+        '--',
+        'lsp-set-port-security',
+        'vm2',
+        '00:00:00:00:00:02 10.0.0.12 10.0.0.100',
+        '--',
+        'lsp-add',
+        'sw0',
+        'vip',
+        '--',
+        'lsp-set-type',
+        'vip',
+        'virtual',
+        '--',
+        'lsp-set-options',
+        'vip',
+        'virtual-ip=10.0.0.100',
+        'virtual-parents=vm1,vm2',
       ],
     ],
   },
@@ -200,26 +363,94 @@ export const switchingScenarios: readonly Scenario[] = [
     dsl: [
       (t) => {
         lsAdd(t, 'sw0');
-        lspAdd(t, 'sw0', 'ln', { type: 'localnet', addresses: ['unknown'], options: { network_name: 'physnet1' } });
+        lspAdd(t, 'sw0', 'ln', {
+          type: 'localnet',
+          addresses: ['unknown'],
+          options: { network_name: 'physnet1' },
+        });
         lspAdd(t, 'sw0', 'md', { type: 'localport', addresses: ['00:00:00:00:00:aa 10.0.0.2'] });
         haChassisGroupAdd(t, 'hag1', { chassis: { ch1: 20, ch2: 10 } });
-        lspAdd(t, 'sw0', 'ext', { type: 'external', addresses: ['00:00:00:00:00:bb 10.0.0.3'], haChassisGroup: 'hag1' });
+        lspAdd(t, 'sw0', 'ext', {
+          type: 'external',
+          addresses: ['00:00:00:00:00:bb 10.0.0.3'],
+          haChassisGroup: 'hag1',
+        });
         lspAdd(t, 'sw0', 'vif', { options: { 'requested-chassis': 'ch1' } });
       },
     ],
     nbctl: [
       [
-        'ls-add', 'sw0',
-        '--', 'lsp-add', 'sw0', 'ln', '--', 'lsp-set-type', 'ln', 'localnet', '--', 'lsp-set-addresses', 'ln', 'unknown',
-        '--', 'lsp-set-options', 'ln', 'network_name=physnet1',
-        '--', 'lsp-add', 'sw0', 'md', '--', 'lsp-set-type', 'md', 'localport', '--', 'lsp-set-addresses', 'md', '00:00:00:00:00:aa 10.0.0.2',
-        '--', 'ha-chassis-group-add', 'hag1', '--', 'ha-chassis-group-add-chassis', 'hag1', 'ch1', '20',
-        '--', 'ha-chassis-group-add-chassis', 'hag1', 'ch2', '10',
-        '--', 'lsp-add', 'sw0', 'ext', '--', 'lsp-set-type', 'ext', 'external', '--', 'lsp-set-addresses', 'ext', '00:00:00:00:00:bb 10.0.0.3',
-        '--', 'lsp-add', 'sw0', 'vif', '--', 'lsp-set-options', 'vif', 'requested-chassis=ch1',
+        'ls-add',
+        'sw0',
+        '--',
+        'lsp-add',
+        'sw0',
+        'ln',
+        '--',
+        'lsp-set-type',
+        'ln',
+        'localnet',
+        '--',
+        'lsp-set-addresses',
+        'ln',
+        'unknown',
+        '--',
+        'lsp-set-options',
+        'ln',
+        'network_name=physnet1',
+        '--',
+        'lsp-add',
+        'sw0',
+        'md',
+        '--',
+        'lsp-set-type',
+        'md',
+        'localport',
+        '--',
+        'lsp-set-addresses',
+        'md',
+        '00:00:00:00:00:aa 10.0.0.2',
+        '--',
+        'ha-chassis-group-add',
+        'hag1',
+        '--',
+        'ha-chassis-group-add-chassis',
+        'hag1',
+        'ch1',
+        '20',
+        '--',
+        'ha-chassis-group-add-chassis',
+        'hag1',
+        'ch2',
+        '10',
+        '--',
+        'lsp-add',
+        'sw0',
+        'ext',
+        '--',
+        'lsp-set-type',
+        'ext',
+        'external',
+        '--',
+        'lsp-set-addresses',
+        'ext',
+        '00:00:00:00:00:bb 10.0.0.3',
+        '--',
+        'lsp-add',
+        'sw0',
+        'vif',
+        '--',
+        'lsp-set-options',
+        'vif',
+        'requested-chassis=ch1',
       ],
       async (nbctl, uuid) => {
-        await nbctl('set', 'Logical_Switch_Port', 'ext', `ha_chassis_group=${await uuid('HA_Chassis_Group', 'name=hag1')}`);
+        await nbctl(
+          'set',
+          'Logical_Switch_Port',
+          'ext',
+          `ha_chassis_group=${await uuid('HA_Chassis_Group', 'name=hag1')}`,
+        );
       },
     ],
   },
@@ -240,10 +471,39 @@ export const switchingScenarios: readonly Scenario[] = [
     ],
     nbctl: [
       [
-        'ls-add', 'sw0', '--', 'lsp-add', 'sw0', 'vm', '--', 'lsp-set-addresses', 'vm', '00:00:00:00:00:01 10.0.0.10',
-        '--', 'lsp-add', 'sw0', 'c1', 'vm', '42', '--', 'lsp-add', 'sw0', 'c2', 'vm', '0',
+        'ls-add',
+        'sw0',
+        '--',
+        'lsp-add',
+        'sw0',
+        'vm',
+        '--',
+        'lsp-set-addresses',
+        'vm',
+        '00:00:00:00:00:01 10.0.0.10',
+        '--',
+        'lsp-add',
+        'sw0',
+        'c1',
+        'vm',
+        '42',
+        '--',
+        'lsp-add',
+        'sw0',
+        'c2',
+        'vm',
+        '0',
       ],
-      ['lsp-set-enabled', 'vm', 'disabled', '--', 'set', 'Logical_Switch_Port', 'c1', 'external_ids:pod="ns/c1"'],
+      [
+        'lsp-set-enabled',
+        'vm',
+        'disabled',
+        '--',
+        'set',
+        'Logical_Switch_Port',
+        'c1',
+        'external_ids:pod="ns/c1"',
+      ],
     ],
   },
   {
@@ -263,7 +523,27 @@ export const switchingScenarios: readonly Scenario[] = [
       },
     ],
     nbctl: [
-      ['ls-add', 'sw0', '--', 'lsp-add', 'sw0', 'p1', '--', 'lsp-add', 'sw0', 'p2', '--', 'pg-add', 'pg1', 'p1', 'p2', '--', 'pg-add', 'pg2', 'p1'],
+      [
+        'ls-add',
+        'sw0',
+        '--',
+        'lsp-add',
+        'sw0',
+        'p1',
+        '--',
+        'lsp-add',
+        'sw0',
+        'p2',
+        '--',
+        'pg-add',
+        'pg1',
+        'p1',
+        'p2',
+        '--',
+        'pg-add',
+        'pg2',
+        'p1',
+      ],
       ['lsp-del', 'p1', '--', '--if-exists', 'lsp-del', 'nope'],
     ],
   },
@@ -274,20 +554,53 @@ export const switchingScenarios: readonly Scenario[] = [
       (t) => {
         lsAdd(t, 'sw0');
         lsAdd(t, 'sw1');
-        lspAdd(t, 'sw0', 'p1', { addresses: ['00:00:00:00:00:01 10.0.0.5'], portSecurity: ['00:00:00:00:00:01 10.0.0.5'] });
+        lspAdd(t, 'sw0', 'p1', {
+          addresses: ['00:00:00:00:00:01 10.0.0.5'],
+          portSecurity: ['00:00:00:00:00:01 10.0.0.5'],
+        });
         pgAdd(t, 'pg1', { ports: ['p1'] });
       },
       (t) => lspMove(t, 'p1', 'sw1'),
     ],
     nbctl: [
       [
-        'ls-add', 'sw0', '--', 'ls-add', 'sw1', '--', 'lsp-add', 'sw0', 'p1',
-        '--', 'lsp-set-addresses', 'p1', '00:00:00:00:00:01 10.0.0.5',
-        '--', 'lsp-set-port-security', 'p1', '00:00:00:00:00:01 10.0.0.5', '--', 'pg-add', 'pg1', 'p1',
+        'ls-add',
+        'sw0',
+        '--',
+        'ls-add',
+        'sw1',
+        '--',
+        'lsp-add',
+        'sw0',
+        'p1',
+        '--',
+        'lsp-set-addresses',
+        'p1',
+        '00:00:00:00:00:01 10.0.0.5',
+        '--',
+        'lsp-set-port-security',
+        'p1',
+        '00:00:00:00:00:01 10.0.0.5',
+        '--',
+        'pg-add',
+        'pg1',
+        'p1',
       ],
       async (nbctl, uuid) => {
         const p = await uuid('Logical_Switch_Port', 'name=p1');
-        await nbctl('add', 'Logical_Switch', 'sw1', 'ports', p, '--', 'remove', 'Logical_Switch', 'sw0', 'ports', p);
+        await nbctl(
+          'add',
+          'Logical_Switch',
+          'sw1',
+          'ports',
+          p,
+          '--',
+          'remove',
+          'Logical_Switch',
+          'sw0',
+          'ports',
+          p,
+        );
       },
     ],
   },
@@ -318,10 +631,28 @@ export const switchingScenarios: readonly Scenario[] = [
         lspAdd(t, 'sw0', 'p1', { addresses: ['00:00:00:00:00:01 10.0.0.5'] });
         lspAdd(t, 'sw0', 'p2');
       },
-      { run: (t) => lspSetAddresses(t, 'p2', ['00:00:00:00:00:02 10.0.0.5']), throws: AlreadyExistsError },
+      {
+        run: (t) => lspSetAddresses(t, 'p2', ['00:00:00:00:00:02 10.0.0.5']),
+        throws: AlreadyExistsError,
+      },
     ],
     nbctl: [
-      ['ls-add', 'sw0', '--', 'lsp-add', 'sw0', 'p1', '--', 'lsp-set-addresses', 'p1', '00:00:00:00:00:01 10.0.0.5', '--', 'lsp-add', 'sw0', 'p2'],
+      [
+        'ls-add',
+        'sw0',
+        '--',
+        'lsp-add',
+        'sw0',
+        'p1',
+        '--',
+        'lsp-set-addresses',
+        'p1',
+        '00:00:00:00:00:01 10.0.0.5',
+        '--',
+        'lsp-add',
+        'sw0',
+        'p2',
+      ],
       { args: ['lsp-set-addresses', 'p2', '00:00:00:00:00:02 10.0.0.5'], fails: true },
     ],
   },
@@ -346,8 +677,45 @@ export const switchingScenarios: readonly Scenario[] = [
       },
     ],
     nbctl: [
-      ['ls-add', 'sw0', '--', 'lsp-add', 'sw0', 'p1', '--', 'lsp-add', 'sw0', 'p2', '--', 'lsp-add', 'sw0', 'p3', '--', 'lsp-add', 'sw0', 'p4'],
-      ['pg-add', 'pg1', 'p1', 'p2', '--', 'set', 'Port_Group', 'pg1', 'external_ids:owner=x', '--', 'pg-set-ports', 'pg1', 'p2', 'p3', '--', 'pg-add', 'pg2'],
+      [
+        'ls-add',
+        'sw0',
+        '--',
+        'lsp-add',
+        'sw0',
+        'p1',
+        '--',
+        'lsp-add',
+        'sw0',
+        'p2',
+        '--',
+        'lsp-add',
+        'sw0',
+        'p3',
+        '--',
+        'lsp-add',
+        'sw0',
+        'p4',
+      ],
+      [
+        'pg-add',
+        'pg1',
+        'p1',
+        'p2',
+        '--',
+        'set',
+        'Port_Group',
+        'pg1',
+        'external_ids:owner=x',
+        '--',
+        'pg-set-ports',
+        'pg1',
+        'p2',
+        'p3',
+        '--',
+        'pg-add',
+        'pg2',
+      ],
       ['pg-set-ports', 'pg1', 'p2', 'p4', '--', 'pg-del', 'pg2'],
     ],
   },
@@ -369,14 +737,44 @@ export const switchingScenarios: readonly Scenario[] = [
             },
           ],
         });
-        aclAdd(t, { portGroup: 'pg_web' }, { direction: 'from-lport', priority: 1002, match: 'inport == @pg_web && ip4', action: 'allow-related' });
+        aclAdd(
+          t,
+          { portGroup: 'pg_web' },
+          {
+            direction: 'from-lport',
+            priority: 1002,
+            match: 'inport == @pg_web && ip4',
+            action: 'allow-related',
+          },
+        );
       },
     ],
     nbctl: [
       [
-        'ls-add', 'sw0', '--', 'lsp-add', 'sw0', 'p1', '--', 'pg-add', 'pg_web', 'p1',
-        '--', 'acl-add', 'pg_web', 'to-lport', '1001', 'outport == @pg_web && tcp.dst == 80', 'allow-related',
-        '--', 'acl-add', 'pg_web', 'from-lport', '1002', 'inport == @pg_web && ip4', 'allow-related',
+        'ls-add',
+        'sw0',
+        '--',
+        'lsp-add',
+        'sw0',
+        'p1',
+        '--',
+        'pg-add',
+        'pg_web',
+        'p1',
+        '--',
+        'acl-add',
+        'pg_web',
+        'to-lport',
+        '1001',
+        'outport == @pg_web && tcp.dst == 80',
+        'allow-related',
+        '--',
+        'acl-add',
+        'pg_web',
+        'from-lport',
+        '1002',
+        'inport == @pg_web && ip4',
+        'allow-related',
       ],
     ],
   },
@@ -386,30 +784,108 @@ export const switchingScenarios: readonly Scenario[] = [
     dsl: [
       (t) => {
         lsAdd(t, 'sw0');
-        aclAdd(t, { switch: 'sw0' }, {
-          direction: 'to-lport', priority: 1000, match: 'outport == "p1" && tcp.dst == 80', action: 'allow-related',
-          log: true, severity: 'info', name: 'web', meter: 'm1',
-        });
-        aclAdd(t, { switch: 'sw0' }, { direction: 'from-lport', priority: 900, match: 'inport == "p1"', action: 'allow', label: 1234 });
-        aclAdd(t, { switch: 'sw0' }, { direction: 'to-lport', priority: 800, match: 'ip4', action: 'drop' });
-        aclAdd(t, { switch: 'sw0' }, { direction: 'from-lport', priority: 700, match: 'ip6', action: 'reject' });
+        aclAdd(
+          t,
+          { switch: 'sw0' },
+          {
+            direction: 'to-lport',
+            priority: 1000,
+            match: 'outport == "p1" && tcp.dst == 80',
+            action: 'allow-related',
+            log: true,
+            severity: 'info',
+            name: 'web',
+            meter: 'm1',
+          },
+        );
+        aclAdd(
+          t,
+          { switch: 'sw0' },
+          {
+            direction: 'from-lport',
+            priority: 900,
+            match: 'inport == "p1"',
+            action: 'allow',
+            label: 1234,
+          },
+        );
+        aclAdd(
+          t,
+          { switch: 'sw0' },
+          { direction: 'to-lport', priority: 800, match: 'ip4', action: 'drop' },
+        );
+        aclAdd(
+          t,
+          { switch: 'sw0' },
+          { direction: 'from-lport', priority: 700, match: 'ip6', action: 'reject' },
+        );
       },
-      (t) => aclAdd(t, { switch: 'sw0' }, { direction: 'to-lport', priority: 800, match: 'ip4', action: 'drop' }, { mayExist: true }),
+      (t) =>
+        aclAdd(
+          t,
+          { switch: 'sw0' },
+          { direction: 'to-lport', priority: 800, match: 'ip4', action: 'drop' },
+          { mayExist: true },
+        ),
       (t) => {
-        aclDel(t, { switch: 'sw0' }, { direction: 'to-lport', priority: 1000, match: 'outport == "p1" && tcp.dst == 80' });
+        aclDel(
+          t,
+          { switch: 'sw0' },
+          { direction: 'to-lport', priority: 1000, match: 'outport == "p1" && tcp.dst == 80' },
+        );
         aclDel(t, { switch: 'sw0' }, { direction: 'from-lport' });
       },
     ],
     nbctl: [
       [
-        'ls-add', 'sw0',
-        '--', '--log', '--severity=info', '--name=web', '--meter=m1', 'acl-add', 'sw0', 'to-lport', '1000', 'outport == "p1" && tcp.dst == 80', 'allow-related',
-        '--', '--label=1234', 'acl-add', 'sw0', 'from-lport', '900', 'inport == "p1"', 'allow',
-        '--', 'acl-add', 'sw0', 'to-lport', '800', 'ip4', 'drop',
-        '--', 'acl-add', 'sw0', 'from-lport', '700', 'ip6', 'reject',
+        'ls-add',
+        'sw0',
+        '--',
+        '--log',
+        '--severity=info',
+        '--name=web',
+        '--meter=m1',
+        'acl-add',
+        'sw0',
+        'to-lport',
+        '1000',
+        'outport == "p1" && tcp.dst == 80',
+        'allow-related',
+        '--',
+        '--label=1234',
+        'acl-add',
+        'sw0',
+        'from-lport',
+        '900',
+        'inport == "p1"',
+        'allow',
+        '--',
+        'acl-add',
+        'sw0',
+        'to-lport',
+        '800',
+        'ip4',
+        'drop',
+        '--',
+        'acl-add',
+        'sw0',
+        'from-lport',
+        '700',
+        'ip6',
+        'reject',
       ],
       ['--may-exist', 'acl-add', 'sw0', 'to-lport', '800', 'ip4', 'drop'],
-      ['acl-del', 'sw0', 'to-lport', '1000', 'outport == "p1" && tcp.dst == 80', '--', 'acl-del', 'sw0', 'from-lport'],
+      [
+        'acl-del',
+        'sw0',
+        'to-lport',
+        '1000',
+        'outport == "p1" && tcp.dst == 80',
+        '--',
+        'acl-del',
+        'sw0',
+        'from-lport',
+      ],
     ],
   },
   {
@@ -419,17 +895,37 @@ export const switchingScenarios: readonly Scenario[] = [
       (t) => {
         lsAdd(t, 'sw0');
         lspAdd(t, 'sw0', HOSTILE_PORT);
-        aclAdd(t, { switch: 'sw0' }, {
-          direction: 'to-lport', priority: 1000, action: 'drop',
-          match: match.and(match.outport(HOSTILE_PORT), match.ip4Src(['10.0.0.0/8', '192.168.0.1'])),
-        });
+        aclAdd(
+          t,
+          { switch: 'sw0' },
+          {
+            direction: 'to-lport',
+            priority: 1000,
+            action: 'drop',
+            match: match.and(
+              match.outport(HOSTILE_PORT),
+              match.ip4Src(['10.0.0.0/8', '192.168.0.1']),
+            ),
+          },
+        );
       },
     ],
     nbctl: [
       [
-        'ls-add', 'sw0', '--', 'lsp-add', 'sw0', HOSTILE_PORT,
-        '--', 'acl-add', 'sw0', 'to-lport', '1000',
-        formatMatch(match.and(match.outport(HOSTILE_PORT), match.ip4Src(['10.0.0.0/8', '192.168.0.1']))),
+        'ls-add',
+        'sw0',
+        '--',
+        'lsp-add',
+        'sw0',
+        HOSTILE_PORT,
+        '--',
+        'acl-add',
+        'sw0',
+        'to-lport',
+        '1000',
+        formatMatch(
+          match.and(match.outport(HOSTILE_PORT), match.ip4Src(['10.0.0.0/8', '192.168.0.1'])),
+        ),
         'drop',
       ],
     ],
@@ -451,10 +947,34 @@ export const switchingScenarios: readonly Scenario[] = [
     ],
     nbctl: [
       [
-        'create', 'Address_Set', 'name=as1', 'addresses=["10.0.0.1","10.0.0.0/24"]',
-        '--', 'create', 'Address_Set', 'name=as2', 'addresses=["fd00::1"]', 'external_ids:owner=x',
+        'create',
+        'Address_Set',
+        'name=as1',
+        'addresses=["10.0.0.1","10.0.0.0/24"]',
+        '--',
+        'create',
+        'Address_Set',
+        'name=as2',
+        'addresses=["fd00::1"]',
+        'external_ids:owner=x',
       ],
-      ['add', 'Address_Set', 'as1', 'addresses', '"10.0.0.2"', '--', 'remove', 'Address_Set', 'as1', 'addresses', '"10.0.0.1"', '--', 'destroy', 'Address_Set', 'as2'],
+      [
+        'add',
+        'Address_Set',
+        'as1',
+        'addresses',
+        '"10.0.0.2"',
+        '--',
+        'remove',
+        'Address_Set',
+        'as1',
+        'addresses',
+        '"10.0.0.1"',
+        '--',
+        'destroy',
+        'Address_Set',
+        'as2',
+      ],
     ],
   },
   {
@@ -464,18 +984,45 @@ export const switchingScenarios: readonly Scenario[] = [
       (t) => {
         lsAdd(t, 'sw0');
         lspAdd(t, 'sw0', 'p1', { addresses: ['00:00:00:00:00:05 10.0.0.5'] });
-        const d = dhcpOptionsCreate(t, '10.0.0.0/24', V4_OPTIONS, { externalIds: { subnet: 'sw0' } });
+        const d = dhcpOptionsCreate(t, '10.0.0.0/24', V4_OPTIONS, {
+          externalIds: { subnet: 'sw0' },
+        });
         lspSetDhcpv4Options(t, 'p1', d);
       },
     ],
     nbctl: [
-      ['ls-add', 'sw0', '--', 'lsp-add', 'sw0', 'p1', '--', 'lsp-set-addresses', 'p1', '00:00:00:00:00:05 10.0.0.5', '--', 'dhcp-options-create', '10.0.0.0/24', 'subnet=sw0'],
+      [
+        'ls-add',
+        'sw0',
+        '--',
+        'lsp-add',
+        'sw0',
+        'p1',
+        '--',
+        'lsp-set-addresses',
+        'p1',
+        '00:00:00:00:00:05 10.0.0.5',
+        '--',
+        'dhcp-options-create',
+        '10.0.0.0/24',
+        'subnet=sw0',
+      ],
       async (nbctl, uuid) => {
         const d = await uuid('DHCP_Options', 'cidr="10.0.0.0/24"');
         await nbctl(
-          'dhcp-options-set-options', d, 'server_id=10.0.0.1', 'server_mac=00:00:00:00:00:01', 'lease_time=3600',
-          'router=10.0.0.1', 'dns_server={8.8.8.8, 1.1.1.1}', 'mtu=1442', 'domain_name="example.org"',
-          '--', 'lsp-set-dhcpv4-options', 'p1', d,
+          'dhcp-options-set-options',
+          d,
+          'server_id=10.0.0.1',
+          'server_mac=00:00:00:00:00:01',
+          'lease_time=3600',
+          'router=10.0.0.1',
+          'dns_server={8.8.8.8, 1.1.1.1}',
+          'mtu=1442',
+          'domain_name="example.org"',
+          '--',
+          'lsp-set-dhcpv4-options',
+          'p1',
+          d,
         );
       },
     ],
@@ -487,7 +1034,11 @@ export const switchingScenarios: readonly Scenario[] = [
       (t) => {
         lsAdd(t, 'sw0');
         lspAdd(t, 'sw0', 'p1');
-        const d = dhcpOptionsCreate(t, 'fd00::/64', { server_id: '00:00:00:00:00:02', dns_server: ['fd00::53'], dhcpv6_stateless: true });
+        const d = dhcpOptionsCreate(t, 'fd00::/64', {
+          server_id: '00:00:00:00:00:02',
+          dns_server: ['fd00::53'],
+          dhcpv6_stateless: true,
+        });
         lspSetDhcpv6Options(t, 'p1', d);
       },
       (t) => {
@@ -499,7 +1050,17 @@ export const switchingScenarios: readonly Scenario[] = [
       ['ls-add', 'sw0', '--', 'lsp-add', 'sw0', 'p1', '--', 'dhcp-options-create', 'fd00::/64'],
       async (nbctl, uuid) => {
         const d = await uuid('DHCP_Options', 'cidr="fd00::/64"');
-        await nbctl('dhcp-options-set-options', d, 'server_id=00:00:00:00:00:02', 'dns_server=fd00::53', 'dhcpv6_stateless=true', '--', 'lsp-set-dhcpv6-options', 'p1', d);
+        await nbctl(
+          'dhcp-options-set-options',
+          d,
+          'server_id=00:00:00:00:00:02',
+          'dns_server=fd00::53',
+          'dhcpv6_stateless=true',
+          '--',
+          'lsp-set-dhcpv6-options',
+          'p1',
+          d,
+        );
         await nbctl('dhcp-options-del', d);
       },
     ],
@@ -512,7 +1073,10 @@ export const switchingScenarios: readonly Scenario[] = [
         lsAdd(t, 'sw0');
         lspAdd(t, 'sw0', 'p1', { addresses: ['00:00:00:00:00:05 10.0.0.5 fd00::5'] });
         reconcilePortDhcpOptions(t, 'p1', {
-          v4: { cidr: '10.0.0.0/24', options: { server_id: '10.0.0.1', server_mac: '00:00:00:00:00:01', lease_time: 600 } },
+          v4: {
+            cidr: '10.0.0.0/24',
+            options: { server_id: '10.0.0.1', server_mac: '00:00:00:00:00:01', lease_time: 600 },
+          },
           v6: { cidr: 'fd00::/64', options: { server_id: '00:00:00:00:00:01' } },
         });
       },
@@ -523,14 +1087,35 @@ export const switchingScenarios: readonly Scenario[] = [
       (t) => reconcilePortDhcpOptions(t, 'p1', { v6: null }),
     ],
     nbctl: [
-      ['ls-add', 'sw0', '--', 'lsp-add', 'sw0', 'p1', '--', 'lsp-set-addresses', 'p1', '00:00:00:00:00:05 10.0.0.5 fd00::5'],
+      [
+        'ls-add',
+        'sw0',
+        '--',
+        'lsp-add',
+        'sw0',
+        'p1',
+        '--',
+        'lsp-set-addresses',
+        'p1',
+        '00:00:00:00:00:05 10.0.0.5 fd00::5',
+      ],
       ['dhcp-options-create', '10.0.0.0/24', 'lsp=p1', 'protocol=IPv4'],
       async (nbctl, uuid) => {
         const d = await uuid('DHCP_Options', 'cidr="10.0.0.0/24"');
         await nbctl(
-          'dhcp-options-set-options', d, 'server_id=10.0.0.1', 'server_mac=00:00:00:00:00:01', 'lease_time=3600',
-          'router=10.0.0.1', 'dns_server={8.8.8.8, 1.1.1.1}', 'mtu=1442', 'domain_name="example.org"',
-          '--', 'lsp-set-dhcpv4-options', 'p1', d,
+          'dhcp-options-set-options',
+          d,
+          'server_id=10.0.0.1',
+          'server_mac=00:00:00:00:00:01',
+          'lease_time=3600',
+          'router=10.0.0.1',
+          'dns_server={8.8.8.8, 1.1.1.1}',
+          'mtu=1442',
+          'domain_name="example.org"',
+          '--',
+          'lsp-set-dhcpv4-options',
+          'p1',
+          d,
         );
       },
     ],
