@@ -378,7 +378,17 @@ export async function transact<DB extends TableMap, R>(
     counts.replays++;
     await waitForRefresh(executor.replica, verify, options.signal);
     if (options.signal?.aborted) throw options.signal.reason;
+    // Two writers replaying in lockstep can starve one of them; a short random
+    // pause that grows with the replays breaks the symmetry.
+    if (counts.replays > 1) await replayPause(counts.replays);
+    if (options.signal?.aborted) throw options.signal.reason;
   }
+}
+
+/** A random pause of 0 to min(2^replays, 50) ms before replay `replays`. */
+function replayPause(replays: number): Promise<void> {
+  const ms = Math.random() * Math.min(2 ** replays, 50);
+  return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
 interface Counts {

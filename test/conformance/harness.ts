@@ -21,7 +21,7 @@ import { ZERO_UUID } from '../../src/ovsdb/uuid.js';
 import { type ServerKind, startTestServer, type TestServerHandle } from '../helpers/servers.js';
 import { dumpOps } from '../server/harness.js';
 import { TranscriptNormalizer } from './normalize.js';
-import { type Message, WireSession } from './wire-session.js';
+import { WireSession } from './wire-session.js';
 
 /** Which session holds a monitor: the writer (`w`) or the observer (`o`). */
 export type SessionName = 'w' | 'o';
@@ -247,9 +247,4 @@ export class ConformancePair {
   async stop(): Promise<void> {
     await Promise.all([this.real.stop(), this.memory.stop()]);
   }
-}
-
-/** Whether a message is a notification for one of the monitors. */
-export function isNotification(m: Message): boolean {
-  return typeof m.method === 'string';
 }

@@ -18,10 +18,12 @@
  *   });
  * });
  * ```
- * or start one server by hand with {@link startTestServer}. Tests that only
- * make sense for one kind can check `kind` (e.g. clustering needs the real
- * server: `it.skipIf(kind === 'memory')` is not allowed in this project, so
- * put such tests outside the `describe.each`).
+ * or start one server by hand with {@link startTestServer}. Inside the
+ * block, `kind` tells which server runs: adjust an expectation where the
+ * servers differ on purpose (e.g. `monitor_cond_since` ids, see
+ * `docs/conformance.md`), and keep tests that only make sense for one kind
+ * (clustering, `--remote=db:` listeners) outside the `describe.each`. No test
+ * is skipped.
  *
  * Set `OVNKIT_SERVER_KINDS=memory` (or `ovsdb-server`) to run one kind only,
  * e.g. where Open vSwitch is not installed.
