@@ -20,17 +20,19 @@
  * @module
  */
 
-import { type ChildProcess, execFile, spawn } from 'node:child_process';
-import { rmSync } from 'node:fs';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import * as net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { promisify } from 'node:util';
 import type { DatabaseSchema } from '../ovsdb/schema-types.js';
 import { type OvsTools, requireOvsdbServer } from './ovs-tools.js';
+import { installHooks, liveChildren, liveDirs, runTool } from './processes.js';
 
-const run = promisify(execFile);
+/** {@link runTool} with room for large `ovsdb-client dump` outputs. */
+function runToolBig(tool: string, args: string[], timeout = 30_000): Promise<string> {
+  return runTool(tool, args, timeout, 256 * 1024 * 1024);
+}
 
 /** Options of {@link startOvsdbCluster}. Give `schema` or `schemaPath`. */
 export interface StartOvsdbClusterOptions {
@@ -96,58 +98,6 @@ export interface OvsdbClusterHandle {
   ovsdbClient(index: number, ...args: string[]): Promise<string>;
   /** Kill every member and remove the directory. Idempotent. */
   stop(): Promise<void>;
-}
-
-const liveChildren = new Set<ChildProcess>();
-const liveDirs = new Set<string>();
-let hooksInstalled = false;
-
-function cleanupSync(): void {
-  for (const child of liveChildren) {
-    try {
-      child.kill('SIGKILL');
-    } catch {
-      // already gone
-    }
-  }
-  liveChildren.clear();
-  for (const dir of liveDirs) {
-    try {
-      rmSync(dir, { recursive: true, force: true });
-    } catch {
-      // best effort
-    }
-  }
-  liveDirs.clear();
-}
-
-function installHooks(): void {
-  if (hooksInstalled) return;
-  hooksInstalled = true;
-  process.on('exit', cleanupSync);
-  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
-    const onSignal = () => {
-      cleanupSync();
-      if (process.listenerCount(signal) === 1) {
-        process.off(signal, onSignal);
-        process.kill(process.pid, signal);
-      }
-    };
-    process.on(signal, onSignal);
-  }
-}
-
-async function runTool(tool: string, args: string[], timeout = 30_000): Promise<string> {
-  try {
-    const { stdout } = await run(tool, args, { timeout, maxBuffer: 256 * 1024 * 1024 });
-    return stdout;
-  } catch (e) {
-    const err = e as Error & { stderr?: string };
-    throw new Error(
-      `${tool} ${args.join(' ')} failed: ${err.stderr?.trim() || err.message}`.slice(0, 4000),
-      { cause: e },
-    );
-  }
 }
 
 /** Reserve `n` distinct free TCP ports on 127.0.0.1. */
@@ -268,7 +218,7 @@ class Member implements ClusterMember {
       await sleep(20);
     }
     const seconds = Math.max(1, Math.ceil((deadline - Date.now()) / 1000));
-    await runTool(this.tools.ovsdbClient, [
+    await runToolBig(this.tools.ovsdbClient, [
       `--timeout=${seconds}`,
       'wait',
       this.remote,
@@ -335,9 +285,14 @@ export async function startOvsdbCluster(
       members.push(new Member(i, dir, ports[i]!, tools, dbName, options.extraArgs ?? []));
     }
     const first = members[0]!;
-    await runTool(tools.ovsdbTool, ['create-cluster', first.dbPath, schemaFile, first.raftAddress]);
+    await runToolBig(tools.ovsdbTool, [
+      'create-cluster',
+      first.dbPath,
+      schemaFile,
+      first.raftAddress,
+    ]);
     for (const m of members.slice(1)) {
-      await runTool(tools.ovsdbTool, [
+      await runToolBig(tools.ovsdbTool, [
         'join-cluster',
         m.dbPath,
         dbName,
@@ -349,7 +304,7 @@ export async function startOvsdbCluster(
     await Promise.all(members.map((m) => m.waitConnected(timeoutMs)));
 
     const status = (index: number) =>
-      runTool(tools.ovsAppctl, ['-t', member(index).ctlPath, 'cluster/status', dbName]);
+      runToolBig(tools.ovsAppctl, ['-t', member(index).ctlPath, 'cluster/status', dbName]);
     const member = (index: number): Member => {
       const m = members[index];
       if (m === undefined) throw new RangeError(`no cluster member ${index} (size ${size})`);
@@ -386,12 +341,13 @@ export async function startOvsdbCluster(
         await m.waitConnected(timeoutMs);
       },
       status,
-      appctl: (index, ...args) => runTool(tools.ovsAppctl, ['-t', member(index).ctlPath, ...args]),
+      appctl: (index, ...args) =>
+        runToolBig(tools.ovsAppctl, ['-t', member(index).ctlPath, ...args]),
       ovsdbClient(index, ...args) {
         const firstCommand = args.findIndex((a) => !a.startsWith('-'));
         const at = firstCommand < 0 ? args.length : firstCommand + 1;
         const full = [...args.slice(0, at), member(index).remote, ...args.slice(at)];
-        return runTool(tools.ovsdbClient, ['--timeout=20', ...full]);
+        return runToolBig(tools.ovsdbClient, ['--timeout=20', ...full]);
       },
       stop,
     };

@@ -18,18 +18,15 @@
  * @module
  */
 
-import { type ChildProcess, execFile, spawn } from 'node:child_process';
-import { rmSync } from 'node:fs';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import * as net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { promisify } from 'node:util';
 import type { DatabaseSchema } from '../ovsdb/schema-types.js';
 import { type OvsTools, requireOvsdbServer } from './ovs-tools.js';
 import { createPki, type Pki } from './pki.js';
-
-const run = promisify(execFile);
+import { installHooks, liveChildren, liveDirs, runTool } from './processes.js';
 
 /** The kinds of listener {@link startOvsdbServer} can open. */
 export type ServerRemoteKind = 'unix' | 'tcp' | 'ssl';
@@ -112,47 +109,6 @@ export interface OvsdbServerHandle {
   appctl(...args: string[]): Promise<string>;
   /** The server's log so far. */
   readLog(): Promise<string>;
-}
-
-// Module-level bookkeeping so that nothing outlives the test process.
-const liveChildren = new Set<ChildProcess>();
-const liveDirs = new Set<string>();
-let hooksInstalled = false;
-
-function cleanupSync(): void {
-  for (const child of liveChildren) {
-    try {
-      child.kill('SIGKILL');
-    } catch {
-      // already gone
-    }
-  }
-  liveChildren.clear();
-  for (const dir of liveDirs) {
-    try {
-      rmSync(dir, { recursive: true, force: true });
-    } catch {
-      // best effort
-    }
-  }
-  liveDirs.clear();
-}
-
-function installHooks(): void {
-  if (hooksInstalled) return;
-  hooksInstalled = true;
-  process.on('exit', cleanupSync);
-  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
-    const onSignal = () => {
-      cleanupSync();
-      // When nobody else handles the signal, restore the default action.
-      if (process.listenerCount(signal) === 1) {
-        process.off(signal, onSignal);
-        process.kill(process.pid, signal);
-      }
-    };
-    process.on(signal, onSignal);
-  }
 }
 
 function schemaJson(schema: DatabaseSchema | object): unknown {
@@ -247,19 +203,6 @@ export async function startOvsdbServer(
     liveDirs.delete(dir);
     await rm(dir, { recursive: true, force: true });
     throw e;
-  }
-}
-
-async function runTool(tool: string, args: string[], timeout = 30_000): Promise<string> {
-  try {
-    const { stdout } = await run(tool, args, { timeout, maxBuffer: 64 * 1024 * 1024 });
-    return stdout;
-  } catch (e) {
-    const err = e as Error & { stderr?: string };
-    throw new Error(
-      `${tool} ${args.join(' ')} failed: ${err.stderr?.trim() || err.message}`.slice(0, 4000),
-      { cause: e },
-    );
   }
 }
 
