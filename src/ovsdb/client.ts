@@ -73,8 +73,6 @@
  * @module
  */
 
-import * as net from 'node:net';
-import * as tls from 'node:tls';
 import { Backoff, type BackoffOptions } from './backoff.js';
 import {
   decodeServerDatabaseRow,
@@ -86,6 +84,7 @@ import {
 } from './cluster.js';
 import { type CompatReport, checkOperations, compareSchemas, usableColumns } from './compat.js';
 import { OvsdbConnection, type RequestOptions } from './connection.js';
+import { dialRemote } from './dial.js';
 import { ConnectionClosedError, OvsdbError, RequestTimeoutError, RpcError } from './errors.js';
 import type { IndexValue } from './indexes.js';
 import type { ColumnOf, DatabaseModel, RowOf, TableMap, TableName } from './model.js';
@@ -101,7 +100,7 @@ import {
 } from './replica.js';
 import { parseSchema } from './schema.js';
 import type { DatabaseSchema } from './schema-types.js';
-import { SocketTransport, type TlsOptions } from './socket-transport.js';
+import type { TlsOptions } from './socket-transport.js';
 import type { Transport, TransportHandlers } from './transport.js';
 import type {
   Condition,
@@ -164,7 +163,10 @@ export interface DialedTransport {
   resume?(): void;
 }
 
-/** Opens a transport to a remote; the default opens a Node socket (`tcp:`, `ssl:`, `unix:`). */
+/**
+ * Opens a transport to a remote; the default ({@link dialRemote}) opens a Node
+ * socket (`tcp:`, `ssl:`, `unix:`) or a WebSocket (`ws:`, `wss:`).
+ */
 export type Dialer = (remote: string, options: DialOptions) => Promise<DialedTransport>;
 
 /** Options of {@link connectDatabase}. */
@@ -523,7 +525,7 @@ export class DatabaseClient<
     new Backoff(this.backoffOptions); // validates
     this.probeIntervalMs = options.probeIntervalMs ?? 5000;
     this.connectTimeoutMs = options.connectTimeoutMs ?? 10_000;
-    this.dial = options.dial ?? dialSocket;
+    this.dial = options.dial ?? dialRemote;
     const onHandlerError =
       options.onHandlerError ??
       ((error: unknown, context: string) => {
@@ -1544,84 +1546,4 @@ function normalizeRemotes(remotes: string | readonly string[]): string[] {
       : remotes.map((r) => parseRemote(r));
   if (list.length === 0) throw new OvsdbError('remotes: at least one server is needed');
   return list.map((r) => formatRemote(r));
-}
-
-/**
- * The default {@link Dialer}: a Node socket for `tcp:`, `unix:` or `ssl:`,
- * with pause/resume for backpressure.
- */
-export function dialSocket(remote: string, options: DialOptions): Promise<DialedTransport> {
-  let target: Remote;
-  try {
-    target = parseRemote(remote);
-  } catch (e) {
-    return Promise.reject(e);
-  }
-  const description = formatRemote(target);
-  const { signal, timeoutMs } = options;
-  if (signal.aborted) return Promise.reject(signal.reason);
-  return new Promise<DialedTransport>((resolve, reject) => {
-    let socket: net.Socket;
-    const readyEvent = target.kind === 'ssl' ? 'secureConnect' : 'connect';
-    if (target.kind === 'unix') socket = net.connect({ path: target.path });
-    else if (target.kind === 'tcp') socket = net.connect({ host: target.host, port: target.port });
-    else {
-      const t = options.tls ?? {};
-      const o: tls.ConnectionOptions = {
-        host: target.host,
-        port: target.port,
-        rejectUnauthorized: t.rejectUnauthorized ?? true,
-      };
-      if (t.key !== undefined) o.key = t.key;
-      if (t.cert !== undefined) o.cert = t.cert;
-      if (t.ca !== undefined) o.ca = t.ca as string | Buffer | (string | Buffer)[];
-      if (t.checkServerIdentity !== undefined) o.checkServerIdentity = t.checkServerIdentity;
-      const servername = t.servername ?? (net.isIP(target.host) ? undefined : target.host);
-      if (servername !== undefined) o.servername = servername;
-      socket = tls.connect(o);
-    }
-    const fail = (err: unknown) => {
-      cleanup();
-      socket.destroy();
-      reject(err);
-    };
-    const onError = (err: Error) =>
-      fail(
-        new ConnectionClosedError(`connect to ${description} failed: ${err.message}`, {
-          cause: err,
-        }),
-      );
-    const onClose = () =>
-      fail(new ConnectionClosedError(`connect to ${description} failed: closed by peer`));
-    const onAbort = () => fail(signal.reason);
-    const timer = setTimeout(
-      () =>
-        fail(
-          new ConnectionClosedError(
-            `connect to ${description} failed: no connection within ${timeoutMs} ms`,
-          ),
-        ),
-      timeoutMs,
-    );
-    const cleanup = () => {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', onAbort);
-      socket.off('error', onError);
-      socket.off('close', onClose);
-      socket.off(readyEvent, onReady);
-    };
-    const onReady = () => {
-      cleanup();
-      if (target.kind !== 'unix') socket.setNoDelay(true);
-      resolve({
-        transport: new SocketTransport(socket, description),
-        pause: () => socket.pause(),
-        resume: () => socket.resume(),
-      });
-    };
-    socket.once('error', onError);
-    socket.once('close', onClose);
-    socket.once(readyEvent, onReady);
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
 }

@@ -28,6 +28,7 @@ export * from './connect.js';
 export * from './connect-ws.js';
 export * from './connection.js';
 export * from './datum.js';
+export * from './dial.js';
 export * from './emitter.js';
 export * from './errors.js';
 export * from './framer.js';
