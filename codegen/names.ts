@@ -12,6 +12,8 @@
  *
  * @example
  * ```ts
+ * import { pascalCase } from 'ovnkit/codegen';
+ *
  * pascalCase('Logical_Switch_Port'); // 'LogicalSwitchPort'
  * pascalCase('ACL'); // 'Acl'
  * pascalCase('NB_Global'); // 'NbGlobal'

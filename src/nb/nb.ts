@@ -232,6 +232,19 @@ export class Nb {
 
 /**
  * Bind the DSL to a database client of the `NB` model.
+ * @example
+ * ```ts
+ * import { createNb, lsAdd, lspAdd, NB } from 'ovnkit/nb';
+ * import { connectDatabase } from 'ovnkit/ovsdb';
+ *
+ * const client = connectDatabase({ remotes: 'unix:/var/run/ovn/ovnnb_db.sock', model: NB });
+ * await client.ready;
+ * const nb = createNb(client);
+ * const { value: port } = await nb.transact((t) => lspAdd(t, lsAdd(t, 'sw0'), 'sw0-p1'), {
+ *   wait: 'sb',
+ * });
+ * console.log(client.get('Logical_Switch_Port', port)?.name, nb.show());
+ * ```
  * @throws TypeError when the client's model is not `OVN_Northbound`.
  */
 export function createNb(client: NbClient): Nb {

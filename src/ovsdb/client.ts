@@ -698,23 +698,42 @@ export class DatabaseClient<
    *   TransactionOutcomeUnknownError when the reply was lost;
    *   ClientClosedError when the client closes or gives up first.
    */
-  async transact(
-    ops: readonly Operation[],
-    options: TransactOptions = {},
-  ): Promise<OperationResult[]> {
+  transact(ops: readonly Operation[], options: TransactOptions = {}): Promise<OperationResult[]> {
     const deadline =
       options.timeoutMs === undefined ? undefined : Date.now() + Math.max(0, options.timeoutMs);
-    const session = await this.whenConnected(options.signal, deadline);
-    if (session.compat && session.schema) checkOperations(session.compat, session.schema, ops);
+    // In sync (the usual case): send at once, without a promise step.
+    const s = this.session;
+    if (
+      this.closedError === undefined &&
+      !options.signal?.aborted &&
+      s?.synced === true &&
+      s.endReason === undefined
+    ) {
+      return this.transactOn(s, ops, options, deadline);
+    }
+    return this.whenConnected(options.signal, deadline).then((session) =>
+      this.transactOn(session, ops, options, deadline),
+    );
+  }
+
+  private transactOn(
+    session: Session,
+    ops: readonly Operation[],
+    options: TransactOptions,
+    deadline: number | undefined,
+  ): Promise<OperationResult[]> {
+    try {
+      if (session.compat && session.schema) checkOperations(session.compat, session.schema, ops);
+    } catch (e) {
+      return Promise.reject(e);
+    }
     const request: RequestOptions = {};
     if (deadline !== undefined) request.timeoutMs = Math.max(1, deadline - Date.now());
     if (options.signal) request.signal = options.signal;
     if (options.cancelOnAbort) request.cancelOnAbort = true;
     const onSent = options.onSent;
     if (onSent) request.onId = () => onSent();
-    try {
-      return await session.conn.transact(this.db, ops, request);
-    } catch (e) {
+    return session.conn.transact(this.db, ops, request).then(undefined, (e: unknown) => {
       if (e instanceof ConnectionClosedError || e instanceof RequestTimeoutError) {
         throw new TransactionOutcomeUnknownError(
           `transaction sent to ${session.remote} but no reply came (${errorText(e)}): it may or may not have committed`,
@@ -722,7 +741,7 @@ export class DatabaseClient<
         );
       }
       throw e;
-    }
+    });
   }
 
   /**
@@ -1524,9 +1543,15 @@ export class DatabaseClient<
  * Connect to a database and keep a typed replica of it. Returns at once; the
  * client connects in the background (`await client.ready`).
  *
+ * @example
  * ```ts
+ * import { NB } from 'ovnkit/nb';
+ * import { connectDatabase } from 'ovnkit/ovsdb';
+ *
  * const nb = connectDatabase({ remotes: 'unix:/var/run/ovn/ovnnb_db.sock', model: NB });
  * await nb.ready;
+ * for (const ls of nb.rows('Logical_Switch')) console.log(ls.name, ls.ports.length);
+ * await nb.close();
  * ```
  * @throws RemoteSyntaxError for an invalid remote; OvsdbError for a table,
  *   column or index the model does not have; RangeError for invalid backoff

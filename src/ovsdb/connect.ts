@@ -36,10 +36,20 @@ export interface ConnectOptions extends ConnectionOptions {
  * `ovnkit bridge` in front of ovsdb-server, or the in-memory server), where
  * each JSON-RPC message travels in one text frame.
  *
+ * @example
  * ```ts
+ * import { readFileSync } from 'node:fs';
+ * import { connect } from 'ovnkit';
+ *
  * const conn = await connect('unix:/var/run/ovn/ovnnb_db.sock');
  * await conn.listDbs(); // ['OVN_Northbound', '_Server']
+ * const results = await conn.transact('OVN_Northbound', [
+ *   { op: 'select', table: 'Logical_Switch', where: [], columns: ['name'] },
+ * ]);
+ * console.log(results[0]); // { rows: [ { name: 'sw0' } ] }
+ * conn.close();
  *
+ * const [key, cert, ca] = ['key.pem', 'cert.pem', 'cacert.pem'].map((f) => readFileSync(f));
  * const secure = await connect('ssl:10.0.0.5:6641', {
  *   tls: { key, cert, ca, servername: 'ovn-central' },
  *   timeoutMs: 5000,

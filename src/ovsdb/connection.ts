@@ -204,12 +204,18 @@ export class OvsdbConnection {
    * @throws RpcError when the server rejected the request as a whole (e.g.
    *   an unknown database).
    */
-  async transact(
+  transact(
     db: string,
     ops: readonly Operation[],
     options?: RequestOptions,
   ): Promise<OperationResult[]> {
-    const results = await this.transactRaw(db, ops, options);
+    // One promise step per transaction: this sits on the path of every write.
+    return this.requestTransact(db, ops, options).then((results) =>
+      this.checkResults(ops, results),
+    );
+  }
+
+  private checkResults(ops: readonly Operation[], results: unknown[]): OperationResult[] {
     for (let i = 0; i < results.length; i++) {
       const r = results[i];
       if (isObject(r) && r['error'] !== undefined && r['error'] !== null) {
@@ -239,18 +245,31 @@ export class OvsdbConnection {
         throw this.badReply('transact', `an object result for operation ${i}`, results);
       }
     }
-    return results.slice(0, ops.length) as OperationResult[];
+    return results.length === ops.length
+      ? (results as OperationResult[])
+      : (results.slice(0, ops.length) as OperationResult[]);
   }
 
   /** `transact` without checking: the result array as the server sent it. */
-  async transactRaw(
+  transactRaw(db: string, ops: readonly Operation[], options?: RequestOptions): Promise<unknown[]> {
+    return this.requestTransact(db, ops, options);
+  }
+
+  private requestTransact(
     db: string,
     ops: readonly Operation[],
-    options?: RequestOptions,
+    options: RequestOptions | undefined,
   ): Promise<unknown[]> {
-    const result = await this.peer.request('transact', [db, ...ops], options);
-    if (!Array.isArray(result)) throw this.badReply('transact', 'an array', result);
-    return result;
+    let params: unknown[];
+    try {
+      params = [db, ...ops];
+    } catch (e) {
+      return Promise.reject(e);
+    }
+    return this.peer.request('transact', params, options).then((result) => {
+      if (!Array.isArray(result)) throw this.badReply('transact', 'an array', result);
+      return result;
+    });
   }
 
   /**

@@ -789,7 +789,9 @@ export class Replica<DB extends TableMap = TableMap> {
         const event = this.queue[this.head]!;
         this.queue[this.head] = undefined;
         this.head++;
-        await this.deliver(event);
+        // Handlers that return nothing run back to back, without a promise step each.
+        const pending = this.deliver(event);
+        if (pending !== undefined) await pending;
         this.eventStats.delivered++;
         if (this.head > 4096 && this.head * 2 > this.queue.length) {
           this.queue = this.queue.slice(this.head);
@@ -818,35 +820,58 @@ export class Replica<DB extends TableMap = TableMap> {
     }
   }
 
-  private async deliver(event: QueuedEvent): Promise<void> {
-    if (event.state === undefined) {
-      await this.call(event.deliver, [], 'status handler');
-      return;
-    }
+  /** Deliver `event`; returns a promise only when a handler returned one (to await before going on). */
+  private deliver(event: QueuedEvent): Promise<void> | undefined {
+    if (event.state === undefined) return this.call(event.deliver, [], 'status handler');
     const { state, kind, row, old, seq, context } = event;
+    const handlers = state.handlers[kind];
+    if (handlers.length === 0) return undefined;
     // A snapshot: handlers added or removed meanwhile affect the next event.
-    const list = state.handlers[kind].slice();
-    for (const h of list) {
+    const list = handlers.length === 1 ? handlers : handlers.slice();
+    const args = kind === 'update' ? [row, old, context] : [row, context];
+    for (let i = 0; i < list.length; i++) {
+      const h = list[i]!;
       if (h.since >= seq) continue;
-      await this.call(
-        h.fn,
-        kind === 'update' ? [row, old, context] : [row, context],
-        `${state.name} ${kind} handler`,
-      );
+      const pending = this.call(h.fn, args, `${state.name} ${kind} handler`);
+      if (pending !== undefined)
+        return pending.then(() => this.deliverRest(list, i + 1, event, args));
+    }
+    return undefined;
+  }
+
+  /** The handlers of `list` from `from` on, after one of them returned a promise. */
+  private async deliverRest(
+    list: readonly HandlerEntry[],
+    from: number,
+    event: Extract<QueuedEvent, { state: TableState }>,
+    args: unknown[],
+  ): Promise<void> {
+    for (let i = from; i < list.length; i++) {
+      const h = list[i]!;
+      if (h.since >= event.seq) continue;
+      const pending = this.call(h.fn, args, `${event.state.name} ${event.kind} handler`);
+      if (pending !== undefined) await pending;
     }
   }
 
-  private async call(
+  /** Call a handler; a returned promise is awaited (its rejection reported) by the caller. */
+  private call(
     fn: (...args: never[]) => unknown,
     args: unknown[],
     context: string,
-  ): Promise<void> {
+  ): Promise<void> | undefined {
+    let r: unknown;
     try {
-      const r = (fn as (...a: unknown[]) => unknown)(...args);
-      if (isThenable(r)) await r;
+      r = (fn as (...a: unknown[]) => unknown)(...args);
     } catch (e) {
       this.report(e, context);
+      return undefined;
     }
+    if (!isThenable(r)) return undefined;
+    return Promise.resolve(r).then(
+      () => undefined,
+      (e: unknown) => this.report(e, context),
+    );
   }
 
   private report(error: unknown, context: string): void {

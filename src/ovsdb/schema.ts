@@ -392,6 +392,10 @@ function parseTable(name: string, json: unknown, path: string, refs: PendingRef[
  *
  * @example
  * ```ts
+ * import { readFileSync } from 'node:fs';
+ * import { parseSchema } from 'ovnkit/ovsdb';
+ *
+ * const text = readFileSync('ovn-nb.ovsschema', 'utf8');
  * const schema = parseSchema(JSON.parse(text));
  * schema.tables['ACL']?.columns['priority']?.type.key.maxInteger; // 32767
  * ```

@@ -62,6 +62,10 @@ export class SocketTransport implements Transport {
   private pendingClose: { error: Error | undefined } | undefined;
   private firstError: Error | undefined;
   private closing = false;
+  /** Messages written this turn, not yet handed to the socket. */
+  private pending: string[] = [];
+  /** Their total length in UTF-16 units. */
+  private pendingChars = 0;
 
   /**
    * @param socket A connected socket (for TLS: after `secureConnect`).
@@ -93,11 +97,38 @@ export class SocketTransport implements Transport {
     this.socket.resume();
   }
 
-  /** Write one message; false means wait for `drain`. Writing after close does nothing. */
+  /**
+   * Write one message; false means wait for `drain`. Writing after close does
+   * nothing.
+   *
+   * Messages written in one turn of the event loop go to the socket
+   * together, at the end of the turn's microtasks, or as soon as they add up
+   * to the socket's high-water mark (pipelined requests would otherwise cost
+   * a system call each). False is returned once the socket's buffer is over
+   * its high-water mark; `drain` follows when it empties.
+   */
   write(text: string): boolean {
     if (this.closing || this.socket.destroyed || !this.socket.writable) return false;
-    return this.socket.write(text, 'utf8');
+    this.pending.push(text);
+    this.pendingChars += text.length;
+    if (this.pendingChars >= this.socket.writableHighWaterMark) return this.flush();
+    if (this.pending.length === 1) queueMicrotask(this.flushLater);
+    return !this.socket.writableNeedDrain;
   }
+
+  /** Hand the messages written so far to the socket; false when its buffer is full. */
+  private flush(): boolean {
+    const pending = this.pending;
+    if (pending.length === 0) return !this.socket.writableNeedDrain;
+    this.pending = [];
+    this.pendingChars = 0;
+    if (this.socket.destroyed || !this.socket.writable) return false;
+    return this.socket.write(pending.length === 1 ? pending[0]! : pending.join(''), 'utf8');
+  }
+
+  private readonly flushLater = (): void => {
+    this.flush();
+  };
 
   /**
    * Close: pending writes are flushed, then the socket is shut down. If the
@@ -105,6 +136,7 @@ export class SocketTransport implements Transport {
    */
   close(): void {
     if (this.closing) return;
+    this.flush();
     this.closing = true;
     if (this.socket.destroyed) return;
     this.socket.end();
@@ -115,7 +147,9 @@ export class SocketTransport implements Transport {
 
   /** The number of bytes queued for writing (for back-pressure diagnostics). */
   get bufferedBytes(): number {
-    return this.socket.writableLength;
+    let n = this.socket.writableLength;
+    for (const text of this.pending) n += Buffer.byteLength(text, 'utf8');
+    return n;
   }
 
   private reportClose(): void {

@@ -178,12 +178,70 @@ function sharedDefault(column: ColumnSchema): unknown {
 // ---- set and map diffs ----------------------------------------------------
 
 /**
+ * Sets (held by rows) known to be in canonical order: a set built by
+ * {@link applySetDiff} from one of them is too, so the order of a large set
+ * that changes often is checked only once.
+ */
+const sortedSets = new WeakSet<readonly Atom[]>();
+
+/**
+ * Private, never frozen copies of large sets that rows hold: the replica
+ * freezes a row's values, and V8 copies frozen arrays element by element
+ * (`toSpliced` of a frozen 5,000-element array takes ~100 times as long as
+ * of a plain one), so the next diff of the set copies the twin instead. Keyed weakly: a twin lives as long as its set.
+ */
+const twins = new WeakMap<readonly Atom[], readonly Atom[]>();
+
+/** Sets at least this long get a twin. */
+const TWIN_MIN = 256;
+
+/** Sets at least this long are searched by bisection (when known sorted). */
+const BISECT_MIN = 16;
+
+function isSorted(xs: readonly Atom[]): boolean {
+  if (twins.has(xs) || sortedSets.has(xs)) return true;
+  for (let i = 1; i < xs.length; i++) if (compareAtoms(xs[i - 1]!, xs[i]!) >= 0) return false;
+  sortedSets.add(xs);
+  return true;
+}
+
+/** The index of `x` in sorted `xs`, or `-(insertion point) - 1`. */
+function bisect(xs: readonly Atom[], x: Atom): number {
+  let lo = 0;
+  let hi = xs.length;
+  if (typeof x === 'string') {
+    // Strings and UUIDs (the common case) compared inline.
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      const y = xs[mid] as string;
+      if (y < x) lo = mid + 1;
+      else if (y > x) hi = mid;
+      else return mid;
+    }
+    return -lo - 1;
+  }
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    const c = compareAtoms(xs[mid]!, x);
+    if (c < 0) lo = mid + 1;
+    else if (c > 0) hi = mid;
+    else return mid;
+  }
+  return -lo - 1;
+}
+
+/**
  * Apply a set diff (symmetric difference) to `current`, which is in
  * canonical (ascending) order; the result is too. Returns `current` itself
  * when `diff` is empty.
+ *
+ * A small diff against a large set (the common case: one port added to a
+ * switch) costs a binary search per element and one array copy, not a hash
+ * set of `current`.
  */
 export function applySetDiff(current: readonly Atom[], diff: readonly Atom[]): readonly Atom[] {
   if (diff.length === 0) return current;
+  if (current.length >= BISECT_MIN && isSorted(current)) return applySortedDiff(current, diff);
   const present = current.length > 8 ? new Set<Atom>(current) : undefined;
   const has = (x: Atom) => (present ? present.has(x) : current.includes(x));
   let removed: Set<Atom> | undefined;
@@ -197,6 +255,93 @@ export function applySetDiff(current: readonly Atom[], diff: readonly Atom[]): r
   const kept = removed ? current.filter((x) => !removed.has(x)) : current;
   if (added.length === 0) return kept.length === 0 ? EMPTY_SET : kept;
   added.sort(compareAtoms);
+  return mergeSorted(kept, added);
+}
+
+/** {@link applySetDiff} for a `current` known to be sorted. */
+function applySortedDiff(current: readonly Atom[], diff: readonly Atom[]): readonly Atom[] {
+  // `slice` makes a plain copy: `toSpliced` of a frozen array yields one
+  // whose later copies are slow too.
+  const src =
+    twins.get(current) ??
+    (current.length >= TWIN_MIN && Object.isFrozen(current) ? current.slice() : current);
+  let removeAt: number[] | undefined;
+  let added: Atom[] | undefined;
+  for (const x of diff) {
+    const i = bisect(src, x);
+    if (i >= 0) {
+      removeAt ??= [];
+      removeAt.push(i);
+    } else {
+      added ??= [];
+      added.push(x);
+    }
+  }
+  let kept: Atom[] | undefined;
+  if (removeAt !== undefined) {
+    if (removeAt.length === 1) {
+      kept = src.toSpliced(removeAt[0]!, 1);
+    } else {
+      // A diff never names one element twice, but stay correct if it does.
+      const drop = new Set(removeAt);
+      kept = src.filter((_, i) => !drop.has(i));
+    }
+  }
+  let out: Atom[];
+  if (added === undefined) {
+    if (kept === undefined || kept.length === 0) return EMPTY_SET;
+    out = kept;
+  } else if (added.length === 1) {
+    const x = added[0]!;
+    const from = kept ?? src;
+    out = from.toSpliced(-bisect(from, x) - 1, 0, x);
+  } else {
+    added.sort(compareAtoms);
+    out = insertSorted(kept ?? src, dedupeSorted(added));
+  }
+  if (out.length < TWIN_MIN) {
+    sortedSets.add(out);
+    return out;
+  }
+  const shown = out.slice();
+  twins.set(shown, out);
+  return shown;
+}
+
+function dedupeSorted(xs: Atom[]): Atom[] {
+  let n = 0;
+  for (let i = 0; i < xs.length; i++) {
+    if (i === 0 || compareAtoms(xs[i - 1]!, xs[i]!) !== 0) xs[n++] = xs[i]!;
+  }
+  xs.length = n;
+  return xs;
+}
+
+/**
+ * Insert sorted `added` (none of them in `kept`) into sorted `kept`: each
+ * position is found by bisection and the runs of `kept` between them are
+ * copied without comparing.
+ */
+function insertSorted(kept: readonly Atom[], added: readonly Atom[]): Atom[] {
+  const out: Atom[] = [];
+  let from = 0;
+  for (const x of added) {
+    let lo = from;
+    let hi = kept.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (compareAtoms(kept[mid]!, x) < 0) lo = mid + 1;
+      else hi = mid;
+    }
+    while (from < lo) out.push(kept[from++]!);
+    out.push(x);
+  }
+  while (from < kept.length) out.push(kept[from++]!);
+  return out;
+}
+
+/** Merge two sorted lists. */
+function mergeSorted(kept: readonly Atom[], added: readonly Atom[]): Atom[] {
   const out: Atom[] = [];
   let i = 0;
   let j = 0;

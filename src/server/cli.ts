@@ -6,6 +6,7 @@
  * ```sh
  * ovnkit-server --schema schema/ovn-nb-7.18.0.ovsschema --listen ptcp:6641:127.0.0.1
  * ovnkit-server --schema nb.ovsschema --listen punix:/tmp/nb.sock --db /tmp/nb.json
+ * ovnkit-server --schema nb.ovsschema --listen ws:127.0.0.1:8080   # browsers connect to ws://127.0.0.1:8080/
  * ```
  *
  * It prints one `listening on <remote>` line per listener on stdout once
@@ -29,13 +30,15 @@ Serve OVSDB databases from memory, answering clients as ovsdb-server does.
 
 Options:
   --schema FILE          an .ovsschema file; one database per schema
-  --listen REMOTE        punix:PATH, ptcp:PORT[:IP] or pssl:PORT[:IP] (also --remote)
+  --listen REMOTE        punix:PATH, ptcp:PORT[:IP], pssl:PORT[:IP], or a
+                         WebSocket endpoint ws:IP:PORT[/PATH] or
+                         wss:IP:PORT[/PATH] on a loopback IP (also --remote)
   --db FILE              load the databases from this JSON snapshot when it
                          exists, and keep it up to date (atomic writes)
   --probe-interval MS    inactivity probe of tcp/ssl clients (default 5000, 0: off)
   --history N            transactions kept for monitor_cond_since (default 100)
-  --private-key FILE     TLS key for pssl: listeners (PEM)
-  --certificate FILE     TLS certificate for pssl: listeners (PEM)
+  --private-key FILE     TLS key for pssl: and wss: listeners (PEM)
+  --certificate FILE     TLS certificate for pssl: and wss: listeners (PEM)
   --ca-cert FILE         CA that client certificates must chain to (PEM)
   --log-file FILE        append the server log to FILE
   -v, --verbose          also print the server log on stderr

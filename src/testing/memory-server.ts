@@ -96,6 +96,20 @@ function schemaFrom(schema: DatabaseSchema | object): DatabaseSchema {
 /**
  * Start an in-memory server on a fresh database made from a schema. Resolves
  * when every requested listener accepts connections.
+ * @example
+ * ```ts
+ * import { connect } from 'ovnkit';
+ * import { NB } from 'ovnkit/nb';
+ * import { startMemoryServer } from 'ovnkit/testing';
+ *
+ * const server = await startMemoryServer({ schema: NB.schema, remotes: ['tcp'] });
+ * const conn = await connect(server.remotes.tcp!);
+ * await conn.transact('OVN_Northbound', [
+ *   { op: 'insert', table: 'Logical_Switch', row: { name: 'sw0' } },
+ * ]);
+ * conn.close();
+ * await server.stop();
+ * ```
  */
 export async function startMemoryServer(
   options: StartMemoryServerOptions,

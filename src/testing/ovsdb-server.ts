@@ -141,6 +141,22 @@ const LISTENING_RE = /\|socket_util\|INFO\|[^|\n]*: listening on port (\d+)/g;
  *
  * Fails (does not skip) when Open vSwitch is not installed; see
  * {@link requireOvsdbServer}.
+ * @example
+ * ```ts
+ * import { NB } from 'ovnkit/nb';
+ * import { connectDatabase } from 'ovnkit/ovsdb';
+ * import { startOvsdbServer } from 'ovnkit/testing';
+ *
+ * const server = await startOvsdbServer({ schema: NB.schema, remotes: ['unix', 'tcp'] });
+ * try {
+ *   const client = connectDatabase({ remotes: server.remotes.tcp!, model: NB });
+ *   await client.ready;
+ *   await client.close();
+ *   await server.ovsdbClient('dump', 'OVN_Northbound'); // the real ovsdb-client's view
+ * } finally {
+ *   await server.stop();
+ * }
+ * ```
  */
 export async function startOvsdbServer(
   options: StartOvsdbServerOptions,

@@ -65,6 +65,19 @@ export interface TestDatabase<DB extends TableMap> extends AsyncDisposable {
 /**
  * Start an in-memory server for `model`'s schema and connect a client to it.
  * Resolves once the client's replica holds the (empty) database.
+ * @example
+ * ```ts
+ * import { NB } from 'ovnkit/nb';
+ * import { createTestDatabase } from 'ovnkit/testing';
+ *
+ * const db = await createTestDatabase(NB);
+ * try {
+ *   await db.client.transact([{ op: 'insert', table: 'Logical_Switch', row: { name: 'sw0' } }]);
+ *   db.client.lookup('Logical_Switch', { name: 'sw0' }); // the row, from the replica
+ * } finally {
+ *   await db.close();
+ * }
+ * ```
  */
 export async function createTestDatabase<DB extends TableMap>(
   model: DatabaseModel<DB>,

@@ -62,10 +62,7 @@ export function clientExecutor<DB extends TableMap>(
     model: client.model,
     cancels: client.cancels === true,
     replica: client,
-    async transact(
-      ops: readonly Operation[],
-      options: ExecuteOptions,
-    ): Promise<readonly unknown[]> {
+    transact(ops: readonly Operation[], options: ExecuteOptions): Promise<readonly unknown[]> {
       let sent = false;
       const onSent = () => {
         if (sent) return;
@@ -79,9 +76,14 @@ export function clientExecutor<DB extends TableMap>(
       } = { onSent };
       if (options.signal !== undefined) request.signal = options.signal;
       if (options.cancelOnAbort !== undefined) request.cancelOnAbort = options.cancelOnAbort;
+      let reply: Promise<readonly unknown[]>;
       try {
-        return await client.transact(ops, request);
+        reply = client.transact(ops, request);
       } catch (e) {
+        reply = Promise.reject(e);
+      }
+      // A plain `then` rather than an async function: this is on the path of every write.
+      return reply.then(undefined, (e: unknown) => {
         if (e instanceof TransactionError && e.results !== undefined) {
           onSent();
           return e.results;
@@ -90,7 +92,7 @@ export function clientExecutor<DB extends TableMap>(
         // have been (the outcome is then resolved, which is always safe).
         if (e instanceof TransactionOutcomeUnknownError || !neverSent(e)) onSent();
         throw e;
-      }
+      });
     },
     async whenSynced(options?: { readonly signal?: AbortSignal | undefined }): Promise<void> {
       if (client.whenSynced !== undefined) return client.whenSynced(options);

@@ -50,8 +50,15 @@ export interface Transactor<DB extends TableMap> {
 /**
  * Bind `transact` and `transactBatches` to `executor`.
  *
+ * @example
  * ```ts
+ * import { NB } from 'ovnkit/nb';
+ * import { connectDatabase } from 'ovnkit/ovsdb';
+ * import { clientExecutor, createTransactor } from 'ovnkit/transactions';
+ *
+ * const nb = connectDatabase({ remotes: 'unix:/var/run/ovn/ovnnb_db.sock', model: NB });
  * const db = createTransactor(clientExecutor(nb));
+ * const { value: sw } = await db.transact((tx) => tx.insert('Logical_Switch', { name: 'sw0' }));
  * await db.transact((tx) => { tx.update('NB_Global', [], { options: { foo: 'bar' } }); });
  * ```
  */

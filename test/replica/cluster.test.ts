@@ -3,6 +3,10 @@
  * followers with leader-only, may use a follower without it, and follows the
  * leader when leadership moves (no kill: the leader hands over), resuming
  * with found=true.
+ *
+ * The real server only: the in-memory server serves standalone databases
+ * (no Raft, no leaders), and this suite is about choosing among cluster
+ * members.
  */
 
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';

@@ -1,72 +1,71 @@
 /**
- * Shared helpers of the transaction tests: a real ovsdb-server per test file
- * and database clients over it.
+ * Shared helpers of the transaction tests: a server per target (see
+ * `test/helpers/targets.ts`) and database clients over it.
  */
 
-import { afterAll, beforeAll } from 'vitest';
 import { connectDatabase, type DatabaseClient } from '../../src/ovsdb/client.js';
 import { connect } from '../../src/ovsdb/connect.js';
 import type { OvsdbConnection } from '../../src/ovsdb/connection.js';
 import type { DatabaseModel, TableMap } from '../../src/ovsdb/model.js';
-import {
-  type OvsdbServerHandle,
-  type StartOvsdbServerOptions,
-  startOvsdbServer,
-} from '../../src/testing/index.js';
 import {
   clientExecutor,
   connectionExecutor,
   createTransactor,
   type Transactor,
 } from '../../src/transactions/index.js';
+import type { TestServerHandle } from '../helpers/servers.js';
+import { type Target, type TargetServerOptions, useTarget } from '../helpers/targets.js';
 
 /** The fixture schema with every column kind (and an immutable column). */
 export const TEST_SCHEMA_PATH = 'test/fixtures/test.ovsschema';
 /** The OVN Northbound schema the NB model was generated from. */
 export const NB_SCHEMA_PATH = 'schema/ovn-nb-7.18.0.ovsschema';
 
-/** A server for the whole test file, plus clients closed after it. */
+/** A target's server for the tests of one `describe`, plus clients closed before it stops. */
 export interface ServerFixture {
-  readonly server: OvsdbServerHandle;
-  /** A database client (connected and in sync) and a transactor over it. */
+  readonly target: Target;
+  /** The running server (for raw writers, `ovsdbClient`, `restart`, `kill`). */
+  readonly server: TestServerHandle;
+  /** What clients of the target dial: the server's unix remote, or a bridge's `ws://` URL. */
+  readonly remote: string;
+  /** A database client (connected and in sync, the target's way) and a transactor over it. */
   client<DB extends TableMap>(
     model: DatabaseModel<DB>,
   ): Promise<{ client: DatabaseClient<DB>; db: Transactor<DB> }>;
-  /** A bare connection and a transactor over it (no replica). */
+  /** A bare connection (the target's way) and a transactor over it (no replica). */
   connection<DB extends TableMap>(
     model: DatabaseModel<DB>,
   ): Promise<{ conn: OvsdbConnection; db: Transactor<DB> }>;
 }
 
-/** Start a server before the file's tests, stop it (and close every client) after. */
-export function useServer(options: StartOvsdbServerOptions): ServerFixture {
-  let server: OvsdbServerHandle | undefined;
-  const closers: (() => Promise<void> | void)[] = [];
-  beforeAll(async () => {
-    server = await startOvsdbServer(options);
-  });
-  afterAll(async () => {
-    for (const close of closers.reverse()) await close();
-    await server?.stop();
-  });
+/**
+ * Start the server of `target` before the tests of the enclosing `describe`
+ * (see {@link useTarget}); stop it, after closing every client, after them.
+ * Use inside `describe.each(TARGETS)`.
+ */
+export function useServer(target: Target, options: TargetServerOptions): ServerFixture {
+  const fx = useTarget(target, options);
   return {
+    target,
     get server() {
-      if (server === undefined) throw new Error('the server is not started yet');
-      return server;
+      return fx.server;
+    },
+    get remote() {
+      return fx.remote;
     },
     async client<DB extends TableMap>(model: DatabaseModel<DB>) {
       const client = connectDatabase({
-        remotes: [this.server.unixRemote],
+        remotes: [fx.remote],
         model,
         backoff: { initialDelayMs: 20, maxDelayMs: 200 },
       });
-      closers.push(() => client.close());
+      fx.onClose(() => client.close());
       await client.ready;
       return { client, db: createTransactor(clientExecutor(client)) };
     },
     async connection<DB extends TableMap>(model: DatabaseModel<DB>) {
-      const conn = await connect(this.server.unixRemote);
-      closers.push(() => conn.close());
+      const conn = await connect(fx.remote);
+      fx.onClose(() => conn.close());
       return { conn, db: createTransactor(connectionExecutor(conn, model)) };
     },
   };

@@ -8,6 +8,8 @@
 import { describe, expect, it } from 'vitest';
 import { formatR2, runR2 } from '../reliability/r2-harness.js';
 
+// The real server only: the harness SIGKILLs and restarts an ovsdb-server
+// process and checks its database file afterwards.
 describe('R2 crash test (CI size)', () => {
   it('1,500 transactions, 5 server kills: outcomes match the database, nothing lost or duplicated', async () => {
     const report = await runR2({ transactions: 1500, kills: 5 });

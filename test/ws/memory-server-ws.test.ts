@@ -2,18 +2,29 @@
  * The in-memory server listening on WebSocket (`ws:127.0.0.1:0`): clients
  * connect with `connect(url)`, transact, monitor and get updates; each client
  * is its own session; closing the listener closes the clients with 1001.
+ * The same through `createServer({ listen: ['ws:…'] })` (a database client
+ * syncs its replica and transacts; `wss:` with the tls option) and through
+ * `ovnkit-server --listen ws:…`.
  */
 
+import { spawn } from 'node:child_process';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
+import { connectDatabase } from '../../src/ovsdb/client.js';
 import { connect } from '../../src/ovsdb/connect.js';
+import { defineModel } from '../../src/ovsdb/model.js';
+import { parseSchema } from '../../src/ovsdb/schema.js';
 import { createServer, type OvsdbServer } from '../../src/ovsdb/server/server.js';
 import {
   attachWebSocketListener,
   type WebSocketListener,
 } from '../../src/ovsdb/server/ws-listener.js';
-import type { TableUpdates2 } from '../../src/ovsdb/wire.js';
-import { DB, nextEvent, TEST_SCHEMA } from '../helpers/server.js';
+import type { Operation, TableUpdates2 } from '../../src/ovsdb/wire.js';
+import { createPki, readClientTls, requireOvsdbServer } from '../../src/testing/index.js';
+import { DB, nextEvent, sleep, TEST_SCHEMA, unique } from '../helpers/server.js';
 import { RawClient } from './helpers.js';
 
 let server: OvsdbServer;
@@ -96,4 +107,154 @@ describe('the in-memory server over ws', () => {
     await own.close();
     expect(await closed).toBe(1001);
   });
+});
+
+describe('createServer({ listen: ["ws:…"] })', () => {
+  it('listens on ws, reports the bound port, and serves a database client', async () => {
+    const s = await createServer({
+      databases: [TEST_SCHEMA],
+      listen: ['ws:127.0.0.1:0', 'ws://127.0.0.1:0/ovsdb'],
+    });
+    const writer = await connect(s.remotes[0] as string);
+    const client = connectDatabase({
+      remotes: s.remotes[1] as string,
+      model: defineModel(parseSchema(TEST_SCHEMA)),
+    });
+    try {
+      const [plain, withPath] = s.addresses;
+      expect(plain).toMatchObject({ remote: 'ws:127.0.0.1:0', kind: 'ws', host: '127.0.0.1' });
+      expect(plain?.port).toBeGreaterThan(0);
+      expect(plain?.client).toBe(`ws://127.0.0.1:${plain?.port}/`);
+      expect(withPath?.client).toBe(`ws://127.0.0.1:${withPath?.port}/ovsdb`);
+      expect(s.remotes).toEqual([plain?.client, withPath?.client]);
+      expect(s.readLog()).toContain(`ws:127.0.0.1:0: listening on port ${plain?.port}`);
+
+      const before = unique('ws-before');
+      await writer.transact(DB, [
+        { op: 'insert', table: 'Item', row: { name: before, n: 1 } } as Operation,
+      ]);
+      await client.ready;
+      const names = () =>
+        [...client.rows('Item')].map((r) => (r as Record<string, unknown>)['name']);
+      expect(names()).toContain(before);
+
+      const later = unique('ws-later');
+      await writer.transact(DB, [
+        { op: 'insert', table: 'Item', row: { name: later, n: 2 } } as Operation,
+      ]);
+      for (let i = 0; i < 100 && !names().includes(later); i++) await sleep(20);
+      expect(names()).toContain(later);
+
+      const mine = unique('ws-mine');
+      const [result] = await client.transact([
+        { op: 'insert', table: 'Item', row: { name: mine, n: 3 } } as Operation,
+      ]);
+      expect(result).toMatchObject({ uuid: ['uuid', expect.any(String)] });
+      expect(names()).toContain(mine);
+      const [rows] = await writer.transact(DB, [
+        { op: 'select', table: 'Item', where: [['name', '==', mine]], columns: ['n'] },
+      ]);
+      expect(rows).toEqual({ rows: [{ n: 3 }] });
+      expect(s.sessionCount).toBe(2);
+    } finally {
+      await client.close();
+      writer.close();
+      await s.close();
+    }
+  });
+
+  it('closing the server closes its ws clients and stops listening', async () => {
+    const s = await createServer({ databases: [TEST_SCHEMA], listen: ['ws:127.0.0.1:0'] });
+    const url = s.remotes[0] as string;
+    const ws = new WebSocket(url);
+    await new Promise((r) => ws.once('open', r));
+    const closed = new Promise<number>((r) => ws.once('close', (code) => r(code)));
+    await s.close();
+    expect([1000, 1001]).toContain(await closed);
+    await expect(connect(url, { timeoutMs: 2000 })).rejects.toThrow();
+  });
+
+  it('refuses wss: without the tls option and ws: on a non-loopback address', async () => {
+    await expect(
+      createServer({ databases: [TEST_SCHEMA], listen: ['wss:127.0.0.1:0'] }),
+    ).rejects.toThrow(/wss:127\.0\.0\.1:0: a wss: listener needs the tls option/);
+    await expect(
+      createServer({ databases: [TEST_SCHEMA], listen: ['ws:0.0.0.0:0'] }),
+    ).rejects.toThrow(/only listen on a loopback address/);
+    await expect(
+      createServer({ databases: [TEST_SCHEMA], listen: ['ws:127.0.0.1:99999'] }),
+    ).rejects.toThrow(/out of range/);
+  });
+
+  it('serves wss: with the certificate and key of the tls option', async () => {
+    requireOvsdbServer(true);
+    const dir = await mkdtemp(join(tmpdir(), 'ovnkit-wss-mem-'));
+    try {
+      const pki = await createPki(dir, { unrelatedCa: false });
+      const [key, cert, ca] = await Promise.all([
+        readFile(pki.server.privateKey, 'utf8'),
+        readFile(pki.server.certificate, 'utf8'),
+        readFile(pki.caCert, 'utf8'),
+      ]);
+      const s = await createServer({
+        databases: [TEST_SCHEMA],
+        listen: ['wss:127.0.0.1:0'],
+        tls: { key, cert, ca },
+      });
+      try {
+        const [address] = s.addresses;
+        expect(address?.kind).toBe('wss');
+        expect(address?.client).toBe(`wss://127.0.0.1:${address?.port}/`);
+        const conn = await connect(address?.client as string, {
+          tls: await readClientTls(pki, { credential: null }),
+        });
+        expect([...(await conn.listDbs())].sort()).toEqual([DB, '_Server']);
+        conn.close();
+      } finally {
+        await s.close();
+      }
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  }, 30_000);
+});
+
+describe('ovnkit-server --listen ws:', () => {
+  it('prints the ws URL it listens on and serves it', async () => {
+    const root = resolve(import.meta.dirname, '../..');
+    const child = spawn(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        join(root, 'src/server/cli.ts'),
+        '--schema',
+        join(root, 'schema/ovn-nb-7.18.0.ovsschema'),
+        '--listen',
+        'ws:127.0.0.1:0',
+      ],
+      { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    let out = '';
+    child.stdout.setEncoding('utf8');
+    child.stdout.on('data', (t: string) => {
+      out += t;
+    });
+    const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
+    try {
+      for (let i = 0; i < 400 && !out.includes('\n'); i++) await sleep(50);
+      const m = /^listening on (ws:\/\/127\.0\.0\.1:(\d+)\/)\n$/.exec(out);
+      expect(m).not.toBeNull();
+      expect(Number(m?.[2])).toBeGreaterThan(0);
+      const conn = await connect(m?.[1] as string);
+      const [r] = await conn.transact('OVN_Northbound', [
+        { op: 'insert', table: 'Logical_Switch', row: { name: 'sw-ws' } },
+      ]);
+      expect(r).toMatchObject({ uuid: ['uuid', expect.any(String)] });
+      conn.close();
+    } finally {
+      child.kill('SIGTERM');
+    }
+    expect(await exited).toBe(0);
+  }, 30_000);
 });

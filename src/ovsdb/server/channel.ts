@@ -15,6 +15,8 @@ export interface ChannelHandlers {
   message(text: string): void;
   /** The connection is gone (closed by either side). Reported once. */
   close(): void;
+  /** The backlog cleared (channels that report {@link SessionChannel.backlogged}). */
+  drain?(): void;
 }
 
 /** One client connection as the server sees it. */
@@ -29,6 +31,13 @@ export interface SessionChannel {
   attach(handlers: ChannelHandlers): void;
   /** Send one serialized message. */
   write(text: string): void;
+  /**
+   * True while written messages wait because the client reads too slowly.
+   * The server does not flush such a session's monitors (their changes merge
+   * meanwhile) until {@link ChannelHandlers.drain}. Channels without it never
+   * count as backlogged.
+   */
+  readonly backlogged?: boolean;
   /** Close after sending what is queued. */
   close(): void;
   /** Drop the connection at once (a reset for tcp), as a killed server does. */
@@ -40,6 +49,8 @@ export class SocketChannel implements SessionChannel {
   readonly kind = 'stream';
   private closedReported = false;
   private readPaused = false;
+  /** True while a received chunk is handled (writes are gathered). */
+  private corked = false;
   private handlers: ChannelHandlers | undefined;
 
   constructor(
@@ -55,25 +66,48 @@ export class SocketChannel implements SessionChannel {
 
   attach(handlers: ChannelHandlers): void {
     this.handlers = handlers;
-    this.socket.on('data', (chunk: Buffer) => handlers.data(chunk));
+    this.socket.on('data', (chunk: Buffer) => {
+      // Everything sent while handling one chunk (the replies to a pipelined
+      // batch of requests) goes out in one write; whether the client keeps
+      // up is judged once that write was tried.
+      this.corked = true;
+      this.socket.cork();
+      try {
+        handlers.data(chunk);
+      } finally {
+        this.corked = false;
+        this.socket.uncork();
+        if (this.socket.writableNeedDrain && this.socket.writableLength > 0) this.backlog();
+      }
+    });
     if (this.socket.destroyed) this.reportClose();
+  }
+
+  /** True from a write the socket could not take until it drained. */
+  get backlogged(): boolean {
+    return this.readPaused;
   }
 
   /**
    * Queue `text`. While the socket cannot take more (the client reads too
    * slowly), the server stops reading from it, as ovsdb-server stops serving
-   * a session that has a backlog.
+   * a session that has a backlog; the drain is reported to the session.
    */
   write(text: string): void {
     if (this.socket.destroyed || !this.socket.writable) return;
-    if (!this.socket.write(text) && !this.readPaused) {
-      this.readPaused = true;
-      this.socket.pause();
-      this.socket.once('drain', () => {
-        this.readPaused = false;
-        this.socket.resume();
-      });
-    }
+    if (!this.socket.write(text) && !this.corked) this.backlog();
+  }
+
+  /** Stop reading until the socket drained, then report the drain. */
+  private backlog(): void {
+    if (this.readPaused) return;
+    this.readPaused = true;
+    this.socket.pause();
+    this.socket.once('drain', () => {
+      this.readPaused = false;
+      this.socket.resume();
+      this.handlers?.drain?.();
+    });
   }
 
   close(): void {

@@ -47,11 +47,23 @@ export class TableStore {
   }
 }
 
-/** The type of a column as a datum type. */
+const columnTypes = new WeakMap<TableSchema, Map<string, DatumType>>();
+
+/** The type of a column as a datum type (one shared object per column). */
 export function columnType(table: TableSchema, column: string): DatumType {
-  const c = table.columns[column];
-  if (c === undefined) throw new Error(`no column ${table.name}.${column}`);
-  return { key: c.type.key, value: c.type.value, min: c.type.min, max: c.type.max };
+  let types = columnTypes.get(table);
+  if (types === undefined) {
+    types = new Map();
+    columnTypes.set(table, types);
+  }
+  let t = types.get(column);
+  if (t === undefined) {
+    const c = Object.hasOwn(table.columns, column) ? table.columns[column] : undefined;
+    if (c === undefined) throw new Error(`no column ${table.name}.${column}`);
+    t = { key: c.type.key, value: c.type.value, min: c.type.min, max: c.type.max };
+    types.set(column, t);
+  }
+  return t;
 }
 
 /** A row as wire JSON with the given columns (all when omitted), as `select` returns it. */
@@ -90,9 +102,14 @@ function fileColumnOrder(schema: DatabaseSchema, table: TableSchema): string[] {
  *
  * @example
  * ```ts
+ * import { readFileSync } from 'node:fs';
+ * import { parseSchema } from 'ovnkit/ovsdb';
+ * import { Database } from 'ovnkit/server';
+ *
+ * const json: unknown = JSON.parse(readFileSync('ovn-nb.ovsschema', 'utf8'));
  * const db = new Database(parseSchema(json));
- * const { results } = db.transact([{ op: 'insert', table: 'Logical_Switch', row: { name: 'ls0' } }]);
- * // results: [{ uuid: ['uuid', '…'] }]
+ * const outcome = db.transact([{ op: 'insert', table: 'Logical_Switch', row: { name: 'ls0' } }]);
+ * if (!outcome.blocked) console.log(outcome.results); // [{ uuid: ['uuid', '…'] }]
  * ```
  */
 export class Database {

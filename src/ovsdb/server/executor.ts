@@ -159,8 +159,22 @@ interface TxnRow {
   new: Row | null;
   nRefs: number;
   readonly changed: Set<string>;
+  /** Every column changed (an insert or delete as the transaction ended); `changed` is then not filled. */
+  allChanged: boolean;
   /** Weak references to rows this transaction deletes, to remove from this row. */
   deletedRefs: WeakRef[];
+  /** The last {@link Txn.forEachRow} pass that visited the row. */
+  pass: number;
+}
+
+/** Whether the transaction changed `column` of `tr`. */
+function hasChange(tr: TxnRow, column: string): boolean {
+  return tr.allChanged || tr.changed.has(column);
+}
+
+/** Whether the transaction changed any column of `tr`. */
+function anyChange(tr: TxnRow): boolean {
+  return tr.allChanged || tr.changed.size > 0;
 }
 
 class Txn {
@@ -168,6 +182,8 @@ class Txn {
   readonly tables = new Map<string, Map<string, TxnRow>>();
   /** Cache of {@link weakReferrers}, per referenced table. */
   readonly weakReferrers = new Map<string, Map<string, WeakReferrer[]>>();
+  /** How many {@link Txn.forEachRow} passes have started. */
+  private passes = 0;
 
   constructor(readonly db: Database) {}
 
@@ -228,7 +244,9 @@ class Txn {
       new: row,
       nRefs: 0,
       changed: new Set(),
+      allChanged: false,
       deletedRefs: [],
+      pass: 0,
     });
   }
 
@@ -248,7 +266,9 @@ class Txn {
       new: row,
       nRefs: store.refCounts.get(uuid) ?? 0,
       changed: new Set(),
+      allChanged: false,
       deletedRefs: [],
+      pass: 0,
     });
   }
 
@@ -268,7 +288,9 @@ class Txn {
       new: null,
       nRefs: store.refCounts.get(uuid) ?? 0,
       changed: new Set(),
+      allChanged: false,
       deletedRefs: [],
+      pass: 0,
     });
   }
 
@@ -286,7 +308,9 @@ class Txn {
       new: row,
       nRefs: store.refCounts.get(uuid) ?? 0,
       changed: new Set(),
+      allChanged: false,
       deletedRefs: [],
+      pass: 0,
     };
     this.txnTable(table).set(uuid, made);
     return made;
@@ -297,21 +321,18 @@ class Txn {
    * as OVS's `for_each_txn_row` does. Tables left empty are dropped.
    */
   forEachRow(cb: (tr: TxnRow) => void): void {
-    const done = new Set<TxnRow>();
+    const pass = ++this.passes;
     let anyWork = true;
     while (anyWork) {
       anyWork = false;
       for (const [name, t] of [...this.tables]) {
-        let progress = true;
-        while (progress) {
-          progress = false;
-          for (const tr of [...t.values()]) {
-            if (done.has(tr) || t.get(tr.uuid) !== tr) continue;
-            done.add(tr);
-            progress = true;
-            anyWork = true;
-            cb(tr);
-          }
+        // A Map iterator sees the rows added while it runs (after the others,
+        // in insertion order) and skips the rows deleted before it reaches them.
+        for (const tr of t.values()) {
+          if (tr.pass === pass) continue;
+          tr.pass = pass;
+          anyWork = true;
+          cb(tr);
         }
         if (t.size === 0) this.tables.delete(name);
       }
@@ -343,11 +364,37 @@ function tableOf(x: Exec, p: OpParser): TableSchema | undefined {
   return t;
 }
 
+interface DefaultRow {
+  /** Every column's default value. */
+  readonly fields: Readonly<Record<string, Datum>>;
+  /** The columns whose default value satisfies the column's constraints. */
+  readonly valid: ReadonlySet<string>;
+}
+
+const defaultRows = new WeakMap<TableSchema, DefaultRow>();
+
+/** The default value of every column of `table` (computed once per table). */
+function defaultRow(table: TableSchema): DefaultRow {
+  let row = defaultRows.get(table);
+  if (row === undefined) {
+    // Built in one go (not member by member) so that the engine keeps it, and
+    // every copy of it, a fast object rather than a hash table.
+    const fields: Record<string, Datum> = Object.fromEntries(
+      Object.keys(table.columns).map((name) => [name, defaultDatum(columnType(table, name))]),
+    );
+    const valid = new Set<string>();
+    for (const [name, d] of Object.entries(fields)) {
+      if (checkDatumConstraints(d, columnType(table, name)) === undefined) valid.add(name);
+    }
+    row = { fields, valid };
+    defaultRows.set(table, row);
+  }
+  return row;
+}
+
+/** A fresh copy of the default value of every column (datums are shared: they are immutable). */
 function defaultFields(table: TableSchema): Record<string, Datum> {
-  const fields: Record<string, Datum> = {};
-  for (const name of Object.keys(table.columns))
-    fields[name] = defaultDatum(columnType(table, name));
-  return fields;
+  return { ...defaultRow(table).fields };
 }
 
 /** OVS's `ovsdb_row_from_json`: parse the members of a row object into `fields`. */
@@ -496,11 +543,13 @@ const executeInsert: Executor = (x, p, result) => {
   } else if (rowUuid === undefined) {
     rowUuid = newUuid();
   }
-  const fields = defaultFields(t);
+  const defaults = defaultRow(t);
+  const fields = { ...defaults.fields };
   parseRowInto(t, rowJson, x.symtab, fields);
   const store = x.txn.store(t.name);
   for (const name of store.columnOrder) {
     const d = fields[name] as Datum;
+    if (d === defaults.fields[name] && defaults.valid.has(name)) continue;
     if (d.keys.length === 1) {
       const e = checkDatumConstraints(d, columnType(t, name));
       if (e !== undefined) throw e;
@@ -774,7 +823,7 @@ function describeIndexRow(
 ): string {
   let s = `${title} row, with UUID ${row.uuid}, `;
   const tr = txn.findTxnRow(table.name, row.uuid);
-  if (tr === undefined || tr.changed.size === 0) {
+  if (tr === undefined || !anyChange(tr)) {
     s += 'existed in the database before this transaction and was not modified by the transaction.';
   } else if (tr.old === null) {
     s += 'was inserted by this transaction.';
@@ -884,39 +933,32 @@ function assessWeakRefs(txn: Txn): void {
       let d = (fields ?? tr.new.fields)[column] as Datum;
       const origN = d.keys.length;
       const isMap = c.type.value !== undefined;
+      let zero = false;
 
-      const queued = tr.deletedRefs.filter((r) => r.column === column);
-      if (queued.length > 0) {
-        tr.deletedRefs = tr.deletedRefs.filter((r) => r.column !== column);
-        const del = sortUnique(
-          queued.map((r) => r.key),
-          isMap ? queued.map((r) => r.value as Atom) : undefined,
-        );
-        d = subtractDatums(d, del);
+      if (tr.deletedRefs.length > 0) {
+        const queued = tr.deletedRefs.filter((r) => r.column === column);
+        if (queued.length > 0) {
+          tr.deletedRefs = tr.deletedRefs.filter((r) => r.column !== column);
+          const del = sortUnique(
+            queued.map((r) => r.key),
+            isMap ? queued.map((r) => r.value as Atom) : undefined,
+          );
+          d = subtractDatums(d, del);
+        }
       }
 
-      let added: Datum = { keys: [], values: isMap ? [] : undefined };
-      if (d.keys.length !== origN || tr.changed.has(column)) {
-        added = tr.old !== null ? subtractDatums(d, tr.old.fields[column] as Datum) : d;
-      }
-      const exists = (target: string, uuid: string): boolean =>
-        uuid === tr.uuid || txn.getRow(target, uuid) !== undefined;
+      // Only references this transaction added can point to missing rows.
+      if (d.keys.length === origN && !hasChange(tr, column)) continue;
+      const added = tr.old !== null ? subtractDatums(d, tr.old.fields[column] as Datum) : d;
       const missingKeys: Atom[] = [];
       const missingValues: Atom[] = [];
-      let zero = false;
-      const notFound = (target: string | undefined, uuid: Atom | undefined): boolean => {
-        if (target === undefined || uuid === undefined || exists(target, uuid as string)) {
-          return false;
-        }
-        if (uuid === ZERO_UUID_STRING) zero = true;
-        return true;
-      };
       for (let i = 0; i < added.keys.length; i++) {
         const k = added.keys[i] as Atom;
         const v = added.values?.[i];
-        const missing = notFound(kt, k);
-        const missingValue = notFound(vt, v);
-        if (missing || missingValue) {
+        const missing = weakTargetMissing(txn, tr, kt, k);
+        const missingValue = weakTargetMissing(txn, tr, vt, v);
+        if (missing !== 0 || missingValue !== 0) {
+          if (missing === 2 || missingValue === 2) zero = true;
           missingKeys.push(k);
           if (isMap) missingValues.push(v as Atom);
         }
@@ -944,6 +986,22 @@ function assessWeakRefs(txn: Txn): void {
     }
     if (fields !== undefined) tr.new = { uuid: tr.uuid, fields };
   });
+}
+
+/**
+ * Whether weak reference `uuid` (to table `target`) from row `tr` points to no
+ * row: 0 when it does point to one (or is not a reference), 1 when it does
+ * not, 2 when it does not and is the all-zero UUID.
+ */
+function weakTargetMissing(
+  txn: Txn,
+  tr: TxnRow,
+  target: string | undefined,
+  uuid: Atom | undefined,
+): 0 | 1 | 2 {
+  if (target === undefined || uuid === undefined) return 0;
+  if (uuid === tr.uuid || txn.getRow(target, uuid as string) !== undefined) return 0;
+  return uuid === ZERO_UUID_STRING ? 2 : 1;
 }
 
 /** Sorted datum of the given elements, keeping the first of equal keys. */
@@ -974,7 +1032,7 @@ function precommit(txn: Txn): void {
       }
       if (tr.changed.size === 0) txn.tables.get(tr.store.schema.name)?.delete(tr.uuid);
     } else {
-      for (const c of cols) tr.changed.add(c);
+      tr.allChanged = true;
     }
   });
   if (txn.tables.size === 0) return;
@@ -983,7 +1041,7 @@ function precommit(txn: Txn): void {
   txn.forEachRow((tr) => {
     const table = tr.store.schema;
     for (const column of tr.store.columnOrder) {
-      if (!tr.changed.has(column) || !hasStrongRefs(table, column)) continue;
+      if (!hasChange(tr, column) || !hasStrongRefs(table, column)) continue;
       if (tr.old !== null && tr.new === null) {
         adjustRefs(txn, table, tr.uuid, column, tr.old.fields[column] as Datum, -1);
       } else if (tr.old === null && tr.new !== null) {
@@ -1040,7 +1098,8 @@ function precommit(txn: Txn): void {
       ti = table.indexes.map(() => new Map());
       txnIndexes.set(table.name, ti);
     }
-    table.indexes.forEach((index, i) => {
+    for (let i = 0; i < table.indexes.length; i++) {
+      const index = table.indexes[i] as readonly string[];
       const key = store.indexKey(i, row.fields);
       const m = ti[i] as Map<string, Row>;
       const dup = m.get(key);
@@ -1050,12 +1109,12 @@ function precommit(txn: Txn): void {
         throw duplicateIndexError(txn, store, index, store.rows.get(committed) as Row, row);
       }
       m.set(key, row);
-    });
+    }
   });
 
   // New _version for modified rows.
   txn.forEachRow((tr) => {
-    if (tr.old !== null && tr.new !== null && tr.changed.size > 0) {
+    if (tr.old !== null && tr.new !== null && anyChange(tr)) {
       tr.changed.add('_version');
       tr.new = { uuid: tr.uuid, fields: { ...tr.new.fields, _version: uuidDatum(newUuid()) } };
     }
@@ -1068,10 +1127,10 @@ function commit(txn: Txn, comment: string | undefined): TxnChanges | null {
     const store = txn.store(name);
     for (const tr of t.values()) {
       if (tr.old !== null) {
-        store.schema.indexes.forEach((_, i) => {
-          const key = store.indexKey(i, (tr.old as Row).fields);
+        for (let i = 0; i < store.indexes.length; i++) {
+          const key = store.indexKey(i, tr.old.fields);
           if (store.indexes[i]?.get(key) === tr.uuid) store.indexes[i]?.delete(key);
-        });
+        }
       }
       if (tr.new === null) {
         store.rows.delete(tr.uuid);
@@ -1084,19 +1143,20 @@ function commit(txn: Txn, comment: string | undefined): TxnChanges | null {
     }
     for (const tr of t.values()) {
       if (tr.new !== null) {
-        const row = tr.new;
-        store.schema.indexes.forEach((_, i) => {
-          store.indexes[i]?.set(store.indexKey(i, row.fields), tr.uuid);
-        });
+        for (let i = 0; i < store.indexes.length; i++) {
+          store.indexes[i]?.set(store.indexKey(i, tr.new.fields), tr.uuid);
+        }
       }
       if (tr.old === null && tr.new === null) continue;
-      if (tr.old !== null && tr.new !== null && tr.changed.size === 0) continue;
+      if (tr.old !== null && tr.new !== null && !anyChange(tr)) continue;
       changes.push({
         table: name,
         uuid: tr.uuid,
         old: tr.old,
         new: tr.new,
-        changed: store.columnOrder.filter((c) => tr.changed.has(c)),
+        changed: tr.allChanged
+          ? store.columnOrder
+          : store.columnOrder.filter((c) => tr.changed.has(c)),
       });
     }
   }

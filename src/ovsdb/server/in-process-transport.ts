@@ -62,6 +62,8 @@ let counter = 0;
  *
  * @example
  * ```ts
+ * import { createInProcessPair } from 'ovnkit/server';
+ *
  * const { client, server } = createInProcessPair();
  * // hand `server` to the OVSDB server; use `client` with `new OvsdbConnection(client)`
  * ```

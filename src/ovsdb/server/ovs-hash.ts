@@ -39,8 +39,22 @@ function mhashFinish(hash: number): number {
   return h;
 }
 
+/** Hashes of names seen recently (column and member names repeat endlessly). */
+const hashCache = new Map<string, number>();
+const HASH_CACHE_LIMIT = 4096;
+
 /** OVS's `hash_string(s, 0)` (little-endian, generic build). */
 export function ovsHashString(s: string): number {
+  let h = hashCache.get(s);
+  if (h === undefined) {
+    h = computeHashString(s);
+    if (hashCache.size >= HASH_CACHE_LIMIT) hashCache.clear();
+    hashCache.set(s, h);
+  }
+  return h;
+}
+
+function computeHashString(s: string): number {
   const b = encoder.encode(s);
   let hash = 0;
   let i = 0;
@@ -82,6 +96,22 @@ interface Node {
  * order iterates them. Duplicate names keep their first position.
  */
 export function shashOrder(names: readonly string[]): string[] {
+  if (names.length <= 1) return [...names];
+  const key = JSON.stringify(names);
+  let order = orderCache.get(key);
+  if (order === undefined) {
+    order = computeShashOrder(names);
+    if (orderCache.size >= ORDER_CACHE_LIMIT) orderCache.clear();
+    orderCache.set(key, order);
+  }
+  return [...order];
+}
+
+/** Orders of name lists seen recently (a row object's members repeat from row to row). */
+const orderCache = new Map<string, readonly string[]>();
+const ORDER_CACHE_LIMIT = 1024;
+
+function computeShashOrder(names: readonly string[]): string[] {
   let mask = 0;
   let buckets: Node[][] = [[]];
   let n = 0;

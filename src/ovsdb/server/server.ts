@@ -1,6 +1,7 @@
 /**
  * ovnkit's in-memory OVSDB server: the {@link Database} engine served over
- * JSON-RPC on unix, tcp and ssl listeners (and in-process connections), with
+ * JSON-RPC on unix, tcp, ssl and WebSocket listeners (and in-process
+ * connections), with
  * everything a client can observe made to match ovsdb-server 3.1.
  *
  * ```ts
@@ -52,7 +53,12 @@ import { existsSync, lstatSync, unlinkSync } from 'node:fs';
 import * as net from 'node:net';
 import { performance } from 'node:perf_hooks';
 import * as tls from 'node:tls';
-import { formatRemote, type PassiveRemote, parsePassiveRemote } from '../remote.js';
+import {
+  formatRemote,
+  isWebSocketRemote,
+  type PassiveRemote,
+  parsePassiveRemote,
+} from '../remote.js';
 import { parseSchema } from '../schema.js';
 import type { DatabaseSchema } from '../schema-types.js';
 import type { Transport } from '../transport.js';
@@ -72,8 +78,12 @@ import { ServerDatabase } from './server-db.js';
 import { ServerLog } from './server-log.js';
 import { jsonKey, type PendingTransaction, Session, type SessionHost } from './session.js';
 import { isId } from './values.js';
+import { listenWebSocket } from './ws-listener.js';
 
-/** TLS material for `pssl:` listeners (PEM contents). Clients must present a certificate signed by `ca`. */
+/**
+ * TLS material for `pssl:` and `wss:` listeners (PEM contents). `pssl:` clients
+ * must present a certificate signed by `ca`; `wss:` uses only `key` and `cert`.
+ */
 export interface ServerTlsOptions {
   /** The server's private key. */
   readonly key: string | Buffer;
@@ -89,7 +99,9 @@ export interface CreateServerOptions {
   readonly databases: readonly (DatabaseSchema | Database | object)[];
   /**
    * Passive remotes to listen on: `punix:<path>`, `ptcp:<port>[:<ip>]`,
-   * `pssl:<port>[:<ip>]` (port 0 picks a free port). More can be added
+   * `pssl:<port>[:<ip>]`, and WebSocket endpoints `ws:<ip>:<port>[/<path>]`
+   * or `ws://<ip>:<port>[/<path>]` (`wss:` with {@link CreateServerOptions.tls};
+   * loopback addresses only) — port 0 picks a free port. More can be added
    * later with {@link OvsdbServer.listen}. Default: none (in-process only).
    */
   readonly listen?: readonly string[] | undefined;
@@ -104,7 +116,7 @@ export interface CreateServerOptions {
   readonly saveDelayMs?: number | undefined;
   /** How many transactions each database keeps for `monitor_cond_since` (default 100; 0 disables resuming). */
   readonly historyLength?: number | undefined;
-  /** Certificates for `pssl:` listeners. */
+  /** Certificates for `pssl:` and `wss:` listeners. */
   readonly tls?: ServerTlsOptions | undefined;
   /** Also append log lines to this file. */
   readonly logFile?: string | undefined;
@@ -116,13 +128,16 @@ export interface CreateServerOptions {
 export interface ListenAddress {
   /** The passive remote as given, e.g. `ptcp:0:127.0.0.1`. */
   readonly remote: string;
-  /** `punix`, `ptcp` or `pssl`. */
-  readonly kind: PassiveRemote['kind'];
-  /** Where a client connects, e.g. `tcp:127.0.0.1:41234` (the bound port) or `unix:/tmp/db.sock`. */
+  /** `punix`, `ptcp`, `pssl`, `ws` or `wss`. */
+  readonly kind: PassiveRemote['kind'] | 'ws' | 'wss';
+  /**
+   * Where a client connects, e.g. `tcp:127.0.0.1:41234` (the bound port),
+   * `unix:/tmp/db.sock` or `ws://127.0.0.1:41234/` (a URL `connect` dials).
+   */
   readonly client: string;
-  /** The bound port (tcp and ssl). */
+  /** The bound port (tcp, ssl, ws and wss). */
   readonly port?: number | undefined;
-  /** The bound address (tcp and ssl), when the remote names one. */
+  /** The bound address (tcp and ssl when the remote names one; ws and wss always). */
   readonly host?: string | undefined;
   /** The socket file (unix). */
   readonly path?: string | undefined;
@@ -150,7 +165,8 @@ interface Trigger extends PendingTransaction {
 
 interface Listener {
   readonly address: ListenAddress;
-  readonly server: net.Server;
+  /** Stop listening (WebSocket listeners also close their clients). */
+  close(): Promise<void>;
 }
 
 const NOTIFY_METHOD: Record<MonitorVersion, string> = {
@@ -259,10 +275,13 @@ export class OvsdbServer implements SessionHost {
   }
 
   /**
-   * Listen on one more passive remote (`punix:`, `ptcp:`, `pssl:`).
-   * @throws RemoteSyntaxError for an invalid remote; the socket error when listening fails.
+   * Listen on one more passive remote (`punix:`, `ptcp:`, `pssl:`, `ws:`, `wss:`).
+   * @throws RemoteSyntaxError for an invalid remote; Error for `pssl:` or
+   *   `wss:` without the tls option and for a WebSocket listener on a
+   *   non-loopback address; the socket error when listening fails.
    */
   async listen(remote: string): Promise<ListenAddress> {
+    if (isWebSocketRemote(remote)) return this.listenWebSocket(remote);
     const r = parsePassiveRemote(remote);
     let server: net.Server;
     const kind = r.kind;
@@ -320,12 +339,39 @@ export class OvsdbServer implements SessionHost {
       r.kind === 'punix'
         ? { remote, kind: r.kind, client: clientRemote(r, undefined), path: r.path }
         : { remote, kind: r.kind, client: clientRemote(r, port), port, host: r.host };
-    this.listeners.push({ address, server });
+    this.listeners.push({
+      address,
+      close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    });
     this.log.write(
       'socket_util',
       'INFO',
       port === undefined ? `${remote}: listening` : `${remote}: listening on port ${port}`,
     );
+    return address;
+  }
+
+  /** A WebSocket listener: one session per client, one JSON-RPC message per text frame. */
+  private async listenWebSocket(remote: string): Promise<ListenAddress> {
+    const t = this.options.tls;
+    const ws = await listenWebSocket(
+      remote,
+      (channel) => {
+        if (this.closing) channel.abort();
+        else this.startSession(channel);
+      },
+      { tls: t === undefined ? undefined : { key: t.key, cert: t.cert } },
+    );
+    const url = new URL(ws.url);
+    const address: ListenAddress = {
+      remote,
+      kind: url.protocol === 'wss:' ? 'wss' : 'ws',
+      client: ws.url,
+      port: ws.port,
+      host: url.hostname.replace(/^\[(.*)\]$/, '$1'),
+    };
+    this.listeners.push({ address, close: () => ws.close() });
+    this.log.write('socket_util', 'INFO', `${remote}: listening on port ${ws.port}`);
     return address;
   }
 
@@ -506,7 +552,7 @@ export class OvsdbServer implements SessionHost {
   }
 
   private flushAll(): void {
-    for (const s of [...this.sessions]) this.flush(s);
+    for (const s of [...this.sessions]) this.service(s);
   }
 
   // ---- sessions -----------------------------------------------------------
@@ -544,12 +590,7 @@ export class OvsdbServer implements SessionHost {
   private async shutdown(abrupt: boolean, save = !abrupt): Promise<void> {
     if (this.closing) return;
     this.closing = true;
-    const closing = this.listeners.map(
-      (l) =>
-        new Promise<void>((resolve) => {
-          l.server.close(() => resolve());
-        }),
-    );
+    const closing = this.listeners.map((l) => l.close());
     for (const s of [...this.sessions]) {
       if (abrupt) s.abort();
       else s.close();
@@ -674,6 +715,16 @@ export class OvsdbServer implements SessionHost {
     }
   }
 
+  /**
+   * Service session `s` in the main loop: flush its monitors unless it has a
+   * backlog. As in ovsdb-server, a session whose client reads too slowly is
+   * left alone: its monitors' changes merge, and go out as one update per
+   * monitor when it drains (or before anything else is sent to it).
+   */
+  private service(s: Session): void {
+    if (!s.backlogged) this.flush(s);
+  }
+
   // ---- transact -----------------------------------------------------------
 
   private transact(s: Session, served: Served, params: unknown[], id: unknown): void {
@@ -745,7 +796,7 @@ export class OvsdbServer implements SessionHost {
   private afterCommit(s: Session, served: Served): void {
     let after = false;
     for (const other of [...this.sessions]) {
-      if (after) this.flush(other);
+      if (after) this.service(other);
       else if (other === s) after = true;
     }
     this.runTriggers(served, undefined, undefined);
@@ -778,7 +829,7 @@ export class OvsdbServer implements SessionHost {
       first = false;
       for (const s of [...this.sessions]) {
         for (const d of done) if (d.t.session === s) s.reply(d.t.id, d.results);
-        this.flush(s);
+        this.service(s);
       }
       if (!committed) return;
       candidates = [...served.triggers];
@@ -983,8 +1034,15 @@ export class OvsdbServer implements SessionHost {
  *
  * @example
  * ```ts
- * const server = await createServer({ databases: [schema], listen: ['ptcp:0:127.0.0.1'] });
+ * import { connect } from 'ovnkit';
+ * import { NB } from 'ovnkit/nb';
+ * import { createServer } from 'ovnkit/server';
+ *
+ * const server = await createServer({ databases: [NB.schema], listen: ['ptcp:0:127.0.0.1'] });
  * const conn = await connect(server.remotes[0]!);
+ * console.log(await conn.listDbs()); // [ 'OVN_Northbound', '_Server' ]
+ * conn.close();
+ * await server.close();
  * ```
  * @throws SchemaError for an invalid schema; SnapshotError for a bad `dbFile`;
  *   RemoteSyntaxError or the socket error when a listener cannot be opened.

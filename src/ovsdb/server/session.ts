@@ -146,6 +146,10 @@ export class Session {
       data: (chunk) => this.onData(chunk),
       message: (text) => this.onText(text),
       close: () => this.onChannelClose(),
+      // Serviced again once the client caught up: what its monitors merged meanwhile goes out.
+      drain: () => {
+        if (!this.isClosed) this.host.flush(this);
+      },
     });
   }
 
@@ -174,6 +178,15 @@ export class Session {
   /** The connection's name in logs, e.g. `unix#3`. */
   get name(): string {
     return this.channel.name;
+  }
+
+  /**
+   * True while messages wait to be written to a client that reads too
+   * slowly: ovsdb-server neither flushes the monitors of such a session nor
+   * reads from it, so its monitors' changes merge until it catches up.
+   */
+  get backlogged(): boolean {
+    return this.channel.backlogged === true;
   }
 
   /** True once the session ended. */

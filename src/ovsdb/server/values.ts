@@ -92,6 +92,7 @@ function compareStrings(a: string, b: string): number {
 
 /** Three-way comparison of two atoms of the same type, as ovsdb-server orders them. */
 export function compareAtoms(a: Atom, b: Atom): number {
+  if (typeof a === 'string' && typeof b === 'string') return compareStrings(a, b);
   if (typeof a === 'number' && typeof b === 'number') return a < b ? -1 : a > b ? 1 : 0;
   if (typeof a === 'boolean' && typeof b === 'boolean') return a === b ? 0 : a ? 1 : -1;
   return compareStrings(String(a), String(b));
@@ -103,6 +104,7 @@ function atomsEqual(a: Atom, b: Atom): boolean {
 
 /** Three-way comparison of two datums: by size, then keys, then values. */
 export function compareDatums(a: Datum, b: Datum): number {
+  if (a === b) return 0;
   if (a.keys.length !== b.keys.length) return a.keys.length < b.keys.length ? -1 : 1;
   for (let i = 0; i < a.keys.length; i++) {
     const c = compareAtoms(a.keys[i] as Atom, b.keys[i] as Atom);
@@ -124,16 +126,44 @@ export function datumsEqual(a: Datum, b: Datum): boolean {
 
 /** Index of `key` among `d`'s keys, or -1. */
 export function findKey(d: Datum, key: Atom): number {
-  let lo = 0;
-  let hi = d.keys.length;
+  const i = lowerBound(d.keys, key, 0);
+  return i < d.keys.length && compareAtoms(key, d.keys[i] as Atom) === 0 ? i : -1;
+}
+
+/** The first index `i >= from` of sorted `keys` with `keys[i] >= key` (binary search). */
+function lowerBound(keys: readonly Atom[], key: Atom, from: number): number {
+  let lo = from;
+  let hi = keys.length;
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
-    const c = compareAtoms(key, d.keys[mid] as Atom);
-    if (c < 0) hi = mid;
-    else if (c > 0) lo = mid + 1;
-    else return mid;
+    if (compareAtoms(keys[mid] as Atom, key) < 0) lo = mid + 1;
+    else hi = mid;
   }
-  return -1;
+  return lo;
+}
+
+/**
+ * For each element of `b` in order (sorted, distinct keys), the index of the
+ * element of `a` with the same key, or `-(p + 1)` when there is none and `p`
+ * is where the key would be inserted. Positions only move forward, so
+ * the whole pass costs O(|b| · log |a|) and never rescans `a`.
+ */
+function matchKeys(a: Datum, b: Datum): Int32Array {
+  const out = new Int32Array(b.keys.length);
+  const ak = a.keys;
+  let from = 0;
+  for (let j = 0; j < b.keys.length; j++) {
+    const k = b.keys[j] as Atom;
+    const i = lowerBound(ak, k, from);
+    if (i < ak.length && atomsEqual(ak[i] as Atom, k)) {
+      out[j] = i;
+      from = i + 1;
+    } else {
+      out[j] = -(i + 1);
+      from = i;
+    }
+  }
+  return out;
 }
 
 /** Whether element `i` of `a` (key, and value when `withValues`) is in `b`. */
@@ -157,40 +187,224 @@ export function excludesAll(a: Datum, b: Datum): boolean {
   return true;
 }
 
-/** `a ∪ b`; for maps, keys already in `a` keep their value (`ovsdb_datum_union`, no replace). */
+/**
+ * `a ∪ b`; for maps, keys already in `a` keep their value (`ovsdb_datum_union`,
+ * no replace). Both are sorted with distinct keys, so this is one merge:
+ * O(|a| + |b| · log |a|), and `a` itself when `b` adds nothing.
+ */
 export function unionDatums(a: Datum, b: Datum): Datum {
-  const keys = [...a.keys];
-  const values = a.values === undefined ? undefined : [...a.values];
-  let added = false;
-  for (let i = 0; i < b.keys.length; i++) {
-    const k = b.keys[i] as Atom;
-    if (findKey(a, k) >= 0) continue;
-    keys.push(k);
-    if (values !== undefined) values.push((b.values as readonly Atom[])[i] as Atom);
-    added = true;
+  const m = b.keys.length;
+  if (m === 0) return a;
+  const pos = matchKeys(a, b);
+  let added = 0;
+  for (let j = 0; j < m; j++) if ((pos[j] as number) < 0) added++;
+  if (added === 0) return a;
+  const ak = a.keys;
+  const av = a.values;
+  const bv = b.values;
+  const newKeys: Atom[] = [];
+  const newValues: Atom[] | undefined = bv === undefined ? undefined : [];
+  for (let j = 0; j < m; j++) {
+    if ((pos[j] as number) >= 0) continue;
+    newKeys.push(b.keys[j] as Atom);
+    newValues?.push((bv as readonly Atom[])[j] as Atom);
   }
-  return added ? sortPairs(keys, values) : a;
+  const delta = (u: Datum): Datum => {
+    const d = av === undefined ? { keys: [] } : { keys: [], values: [] };
+    recordChange(u, a, { keys: newKeys, values: av === undefined ? undefined : newValues }, d);
+    return u;
+  };
+  if (added === 1) {
+    // One new element (the usual case): one copy with the element inserted.
+    let j = 0;
+    while ((pos[j] as number) >= 0) j++;
+    const at = -(pos[j] as number) - 1;
+    const keys = ak.toSpliced(at, 0, b.keys[j] as Atom);
+    if (av === undefined) return delta({ keys });
+    return delta({ keys, values: av.toSpliced(at, 0, (bv as readonly Atom[])[j] as Atom) });
+  }
+  const n = ak.length;
+  const keys: Atom[] = new Array(n + added);
+  const values: Atom[] | undefined = av === undefined ? undefined : new Array(n + added);
+  let i = 0;
+  let o = 0;
+  for (let j = 0; j < m; j++) {
+    const p = pos[j] as number;
+    if (p >= 0) continue;
+    const stop = -p - 1;
+    for (; i < stop; i++, o++) {
+      keys[o] = ak[i] as Atom;
+      if (values !== undefined) values[o] = (av as readonly Atom[])[i] as Atom;
+    }
+    keys[o] = b.keys[j] as Atom;
+    if (values !== undefined) values[o] = (bv as readonly Atom[])[j] as Atom;
+    o++;
+  }
+  for (; i < n; i++, o++) {
+    keys[o] = ak[i] as Atom;
+    if (values !== undefined) values[o] = (av as readonly Atom[])[i] as Atom;
+  }
+  return delta(values === undefined ? { keys } : { keys, values });
 }
 
 /**
  * `a − b` (`ovsdb_datum_subtract`): removes from `a` every element of `b`. When
- * `b` has values, a map pair is removed only if its value matches too.
+ * `b` has values, a map pair is removed only if its value matches too. Both
+ * are sorted with distinct keys; `a` itself is returned when nothing is removed.
  */
 export function subtractDatums(a: Datum, b: Datum): Datum {
-  const keys: Atom[] = [];
-  const values: Atom[] | undefined = a.values === undefined ? undefined : [];
-  const withValues = b.values !== undefined;
-  for (let i = 0; i < a.keys.length; i++) {
-    if (containsElement(b, a, i, withValues)) continue;
-    keys.push(a.keys[i] as Atom);
-    if (values !== undefined) values.push((a.values as readonly Atom[])[i] as Atom);
+  const m = b.keys.length;
+  if (m === 0 || a.keys.length === 0) return a;
+  const withValues = b.values !== undefined && a.values !== undefined;
+  const pos = matchKeys(a, b);
+  let removed = 0;
+  for (let j = 0; j < m; j++) {
+    const i = pos[j] as number;
+    if (i < 0) {
+      pos[j] = -1;
+      continue;
+    }
+    if (
+      withValues &&
+      !atomsEqual(
+        (a.values as readonly Atom[])[i] as Atom,
+        (b.values as readonly Atom[])[j] as Atom,
+      )
+    ) {
+      pos[j] = -1;
+      continue;
+    }
+    removed++;
   }
-  return keys.length === a.keys.length ? a : { keys, values };
+  if (removed === 0) return a;
+  const ak = a.keys;
+  const av = a.values;
+  const n = ak.length;
+  const keys: Atom[] = new Array(n - removed);
+  const values: Atom[] | undefined = av === undefined ? undefined : new Array(n - removed);
+  let i = 0;
+  let o = 0;
+  for (let j = 0; j < m; j++) {
+    const stop = pos[j] as number;
+    if (stop < 0) continue;
+    for (; i < stop; i++, o++) {
+      keys[o] = ak[i] as Atom;
+      if (values !== undefined) values[o] = (av as readonly Atom[])[i] as Atom;
+    }
+    i++;
+  }
+  for (; i < n; i++, o++) {
+    keys[o] = ak[i] as Atom;
+    if (values !== undefined) values[o] = (av as readonly Atom[])[i] as Atom;
+  }
+  const goneKeys: Atom[] = [];
+  const goneValues: Atom[] | undefined = av === undefined ? undefined : [];
+  for (let j = 0; j < m; j++) {
+    const at = pos[j] as number;
+    if (at < 0) continue;
+    goneKeys.push(ak[at] as Atom);
+    goneValues?.push((av as readonly Atom[])[at] as Atom);
+  }
+  const out: Datum = { keys, values };
+  recordChange(out, a, av === undefined ? { keys: [] } : { keys: [], values: [] }, {
+    keys: goneKeys,
+    values: goneValues,
+  });
+  return out;
 }
 
-/** Elements of `b` not in `a` (added) and of `a` not in `b` (removed), comparing whole pairs. */
+/** How a datum made by {@link unionDatums} or {@link subtractDatums} differs from the datum it was made from. */
+interface DatumChange {
+  /** The {@link datumId} of the datum it was made from (not the datum: that would keep every ancestor alive). */
+  readonly base: number;
+  readonly added: Datum;
+  readonly removed: Datum;
+}
+
+/**
+ * The change each union or subtraction result made, so that
+ * {@link addedRemoved} of the two does not compare them element by element
+ * (datums are immutable, so the record stays true).
+ */
+const changes = new WeakMap<Datum, DatumChange>();
+const datumIds = new WeakMap<Datum, number>();
+let lastDatumId = 0;
+
+/** A number that identifies `d` for as long as it lives. */
+function datumId(d: Datum): number {
+  let id = datumIds.get(d);
+  if (id === undefined) {
+    id = ++lastDatumId;
+    datumIds.set(d, id);
+  }
+  return id;
+}
+
+function recordChange(result: Datum, base: Datum, added: Datum, removed: Datum): void {
+  changes.set(result, { base: datumId(base), added, removed });
+}
+
+/**
+ * Elements of `b` not in `a` (added) and of `a` not in `b` (removed), comparing
+ * whole pairs. One linear merge of the two sorted datums; shared elements are
+ * usually the very same strings, so comparing them is cheap.
+ */
 export function addedRemoved(a: Datum, b: Datum): { added: Datum; removed: Datum } {
-  return { added: subtractDatums(b, a), removed: subtractDatums(a, b) };
+  const known = changes.get(b);
+  if (known !== undefined && datumIds.get(a) === known.base) {
+    return { added: known.added, removed: known.removed };
+  }
+  const ak = a.keys;
+  const bk = b.keys;
+  const av = a.values;
+  const bv = b.values;
+  const isMap = av !== undefined && bv !== undefined;
+  const addK: Atom[] = [];
+  const remK: Atom[] = [];
+  const addV: Atom[] | undefined = b.values === undefined ? undefined : [];
+  const remV: Atom[] | undefined = a.values === undefined ? undefined : [];
+  let i = 0;
+  let j = 0;
+  // Skip the common prefix: after a mutation the two usually share most elements.
+  const common = Math.min(ak.length, bk.length);
+  if (isMap) {
+    while (i < common && ak[i] === bk[i] && av[i] === bv[i]) i++;
+  } else {
+    while (i < common && ak[i] === bk[i]) i++;
+  }
+  j = i;
+  while (i < ak.length && j < bk.length) {
+    const x = ak[i] as Atom;
+    const y = bk[j] as Atom;
+    const c = x === y ? 0 : compareAtoms(x, y);
+    if (c === 0) {
+      if (isMap && !atomsEqual(av[i] as Atom, bv[j] as Atom)) {
+        remK.push(x);
+        remV?.push(av[i] as Atom);
+        addK.push(y);
+        addV?.push(bv[j] as Atom);
+      }
+      i++;
+      j++;
+    } else if (c < 0) {
+      remK.push(x);
+      remV?.push(av?.[i] as Atom);
+      i++;
+    } else {
+      addK.push(y);
+      addV?.push(bv?.[j] as Atom);
+      j++;
+    }
+  }
+  for (; i < ak.length; i++) {
+    remK.push(ak[i] as Atom);
+    remV?.push(av?.[i] as Atom);
+  }
+  for (; j < bk.length; j++) {
+    addK.push(bk[j] as Atom);
+    addV?.push(bv?.[j] as Atom);
+  }
+  return { added: { keys: addK, values: addV }, removed: { keys: remK, values: remV } };
 }
 
 function sortPairs(keys: Atom[], values: Atom[] | undefined): Datum {

@@ -3,6 +3,8 @@
  * conversion of `ovsdb-client dump` output to replica rows, and waiting.
  */
 
+import { beforeAll } from 'vitest';
+import { connectDatabase, type DatabaseClient } from '../../../src/ovsdb/client.js';
 import { connect } from '../../../src/ovsdb/connect.js';
 import type { OvsdbConnection } from '../../../src/ovsdb/connection.js';
 import { compileTableCodec } from '../../../src/ovsdb/datum.js';
@@ -11,6 +13,7 @@ import { parseSchema } from '../../../src/ovsdb/schema.js';
 import type { DatabaseSchema } from '../../../src/ovsdb/schema-types.js';
 import type { Uuid } from '../../../src/ovsdb/uuid.js';
 import { TEST_SCHEMA } from '../../helpers/server.js';
+import type { TargetFixture } from '../../helpers/targets.js';
 
 /** A row of `Test.Item`. */
 export interface Item {
@@ -42,6 +45,35 @@ export const TEST_MODEL = defineModel<TestTables>(parseSchema(TEST_SCHEMA));
 /** Open a raw connection (for a second, independent writer). */
 export function rawConnection(remote: string): Promise<OvsdbConnection> {
   return connect(remote);
+}
+
+/**
+ * Open `count` raw writers straight to the server's socket (never through
+ * the bridge) in `beforeAll`; they close with the fixture. The array fills
+ * when the hook ran.
+ */
+export function useRawWriters(fx: TargetFixture, count: number): readonly OvsdbConnection[] {
+  const writers: OvsdbConnection[] = [];
+  beforeAll(async () => {
+    for (let i = 0; i < count; i++) writers.push(await rawConnection(fx.unixRemote));
+    fx.onClose(() => {
+      for (const w of writers.splice(0)) w.close();
+    });
+  });
+  return writers;
+}
+
+/** Open a database client of {@link TEST_MODEL} the target's way; it closes with the fixture. */
+export function testClientOpener(
+  fx: TargetFixture,
+): (
+  options?: Partial<Parameters<typeof connectDatabase<TestTables>>[0]>,
+) => DatabaseClient<TestTables> {
+  return (options = {}) => {
+    const c = connectDatabase({ remotes: fx.remote, model: TEST_MODEL, ...options });
+    fx.onClose(() => c.close());
+    return c;
+  };
 }
 
 /** Poll `condition` every 10 ms until it holds (rejects after `timeoutMs`). */

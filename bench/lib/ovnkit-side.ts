@@ -1,0 +1,83 @@
+/**
+ * The ovnkit side of W1/W2, as a user writes it: a database client
+ * (`connectDatabase` with the generated NB model, every table monitored)
+ * and the typed transaction builder over it; plus the bare
+ * `OvsdbConnection.transact` with pre-built operations, which isolates the
+ * builder's and the replica's cost.
+ * @module
+ */
+
+import { NB, type NBTables } from '../../src/nb/generated/model.js';
+import { connectDatabase, type DatabaseClient } from '../../src/ovsdb/client.js';
+import { connect } from '../../src/ovsdb/connect.js';
+import type { OvsdbConnection } from '../../src/ovsdb/connection.js';
+import type { Operation } from '../../src/ovsdb/wire.js';
+import { clientExecutor, createTransactor, type Transactor } from '../../src/transactions/index.js';
+import { DB, portAddress, portName, SWITCH } from './nb-data.js';
+
+/** A connected, synced client and a transactor over it. */
+export interface OvnkitSession {
+  /** The database client. */
+  readonly client: DatabaseClient<NBTables>;
+  /** Typed transactions. */
+  readonly db: Transactor<NBTables>;
+  /** Close the client. */
+  close(): Promise<void>;
+}
+
+/** Connect a database client to `remote` and wait until it is in sync. */
+export async function openOvnkit(remote: string): Promise<OvnkitSession> {
+  const client = connectDatabase({ remotes: remote, model: NB });
+  await client.ready;
+  return { client, db: createTransactor(clientExecutor(client)), close: () => client.close() };
+}
+
+/** The user's data for port `i`: name and address strings. */
+export interface PortData {
+  readonly name: string;
+  readonly address: string;
+}
+
+/** Ports `start … start+count-1` as user data (prepared before the clock starts). */
+export function portData(start: number, count: number): PortData[] {
+  const out: PortData[] = [];
+  for (let i = start; i < start + count; i++)
+    out.push({ name: portName(i), address: portAddress(i) });
+  return out;
+}
+
+/** One W1 transaction through the typed builder: insert the port, add it to the switch. */
+export function addPort(db: Transactor<NBTables>, p: PortData): Promise<unknown> {
+  return db.transact((tx) => {
+    const port = tx.insert('Logical_Switch_Port', {
+      name: p.name,
+      addresses: [p.address],
+      port_security: [p.address],
+    });
+    tx.mutate('Logical_Switch', [['name', '==', SWITCH]], [['ports', 'insert', [port]]]);
+  });
+}
+
+/** One W2 transaction through the typed builder: insert the ports, add them all to the switch. */
+export function addPorts(db: Transactor<NBTables>, ports: readonly PortData[]): Promise<unknown> {
+  return db.transact((tx) => {
+    const refs = ports.map((p) =>
+      tx.insert('Logical_Switch_Port', {
+        name: p.name,
+        addresses: [p.address],
+        port_security: [p.address],
+      }),
+    );
+    tx.mutate('Logical_Switch', [['name', '==', SWITCH]], [['ports', 'insert', refs]]);
+  });
+}
+
+/** A bare connection (no replica, no builder). */
+export function openBare(remote: string): Promise<OvsdbConnection> {
+  return connect(remote);
+}
+
+/** Send pre-built operations on a bare connection. */
+export function bareTransact(conn: OvsdbConnection, ops: readonly unknown[]): Promise<unknown> {
+  return conn.transact(DB, ops as readonly Operation[]);
+}

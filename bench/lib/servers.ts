@@ -1,0 +1,114 @@
+/**
+ * The servers a workload runs against, each fresh and on a Unix socket: the
+ * real `ovsdb-server` (standalone, file storage, via `startOvsdbServer`) and
+ * ovnkit's in-memory server as its own process (`src/server/cli.ts` through
+ * tsx), so that neither shares the client's CPU.
+ * @module
+ */
+
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { connect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { startOvsdbServer } from '../../src/testing/index.js';
+
+/** The NB schema every workload uses, relative to the repository root. */
+export const NB_SCHEMA = 'schema/ovn-nb-7.18.0.ovsschema';
+
+/** Which server. */
+export type ServerKind = 'ovsdb-server' | 'memory';
+
+/** A running benchmark server. */
+export interface BenchServer {
+  /** Which server it is. */
+  readonly kind: ServerKind;
+  /** `unix:<path>`. */
+  readonly remote: string;
+  /** The socket path. */
+  readonly socketPath: string;
+  /** Stop it and remove its files. */
+  stop(): Promise<void>;
+}
+
+async function waitForSocket(path: string, proc: ChildProcess): Promise<void> {
+  for (let i = 0; i < 1500; i++) {
+    if (proc.exitCode !== null) throw new Error(`ovnkit-server exited (${proc.exitCode})`);
+    const ok = await new Promise<boolean>((done) => {
+      const s = connect(path);
+      s.once('connect', () => {
+        s.destroy();
+        done(true);
+      });
+      s.once('error', () => done(false));
+    });
+    if (ok) return;
+    await sleep(20);
+  }
+  throw new Error(`${path} did not come up within 30 s`);
+}
+
+/** Start a fresh server of `kind` with the NB 7.18.0 schema. `root` is the repository root. */
+export async function startBenchServer(kind: ServerKind, root: string): Promise<BenchServer> {
+  if (kind === 'ovsdb-server') {
+    const s = await startOvsdbServer({ schemaPath: join(root, NB_SCHEMA) });
+    return {
+      kind,
+      remote: s.unixRemote,
+      socketPath: s.unixRemote.slice('unix:'.length),
+      stop: () => s.stop(),
+    };
+  }
+  const dir = mkdtempSync(join(tmpdir(), 'ovnkit-bench-mem-'));
+  const socketPath = join(dir, 'db.sock');
+  const proc = spawn(
+    process.execPath,
+    [
+      '--import',
+      'tsx',
+      join(root, 'src/server/cli.ts'),
+      '--schema',
+      join(root, NB_SCHEMA),
+      '--listen',
+      `punix:${socketPath}`,
+    ],
+    { stdio: ['ignore', 'ignore', 'inherit'], cwd: root },
+  );
+  const exited = new Promise<void>((r) => proc.once('exit', () => r()));
+  try {
+    await waitForSocket(socketPath, proc);
+  } catch (e) {
+    proc.kill('SIGKILL');
+    rmSync(dir, { recursive: true, force: true });
+    throw e;
+  }
+  return {
+    kind,
+    remote: `unix:${socketPath}`,
+    socketPath,
+    async stop() {
+      if (proc.exitCode === null && proc.signalCode === null) {
+        proc.kill('SIGTERM');
+        const timer = setTimeout(() => proc.kill('SIGKILL'), 5000);
+        await exited;
+        clearTimeout(timer);
+      }
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Run `fn` against a fresh server of `kind`, stopping it afterwards. */
+export async function withServer<T>(
+  kind: ServerKind,
+  root: string,
+  fn: (server: BenchServer) => Promise<T>,
+): Promise<T> {
+  const server = await startBenchServer(kind, root);
+  try {
+    return await fn(server);
+  } finally {
+    await server.stop();
+  }
+}

@@ -1,0 +1,68 @@
+/**
+ * CPU profiles of the ovnkit side of W1b (5,000 one-port transactions,
+ * pipelined) and W3 (initial sync of 100,000 ports), each in its own
+ * process, profiling only the timed section (inspector, `BENCH_CPU_PROFILE`), against a fresh ovsdb-server; prints the
+ * top frames by self time and leaves the `.cpuprofile` files in
+ * `bench/results/` (open them in Chrome DevTools).
+ *
+ * Run: `node --import tsx bench/profile.ts [W1b|W3] [--quick]`.
+ * @module
+ */
+
+import { existsSync, mkdirSync, rmSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { runJson } from './lib/child.js';
+import { topFrames } from './lib/cpu-profile.js';
+import { populatePorts } from './lib/nb-data.js';
+import { RawClient } from './lib/raw-client.js';
+import { withServer } from './lib/servers.js';
+
+const ROOT = resolve(import.meta.dirname, '..');
+const quick = process.argv.includes('--quick');
+const which = process.argv.slice(2).filter((a) => !a.startsWith('--'));
+const wanted = which.length > 0 ? which.map((w) => w.toUpperCase()) : ['W1B', 'W3'];
+const outDir = join(ROOT, 'bench/results');
+mkdirSync(outDir, { recursive: true });
+
+async function profiled(name: string, file: string, args: string[]): Promise<void> {
+  const dest = join(outDir, `${name}.cpuprofile`);
+  rmSync(dest, { force: true });
+  await runJson(
+    process.execPath,
+    ['--expose-gc', '--enable-source-maps', '--import', 'tsx', file, ...args],
+    {
+      cwd: ROOT,
+      env: { BENCH_CPU_PROFILE: dest },
+    },
+  );
+  if (!existsSync(dest)) throw new Error(`${name}: no profile written`);
+  console.log(`\n${name} (${dest}): top frames by self time`);
+  for (const f of topFrames(dest, 20)) {
+    console.log(
+      `${f.percent.toFixed(1).padStart(5)}%  ${f.selfMs.toFixed(0).padStart(6)} ms  ${f.frame}`,
+    );
+  }
+}
+
+if (wanted.includes('W1B')) {
+  const n = quick ? 500 : 5000;
+  await withServer('ovsdb-server', ROOT, (s) =>
+    profiled('profile-w1b-ovnkit', 'bench/profile-child.ts', [s.remote, s.socketPath, String(n)]),
+  );
+}
+if (wanted.includes('W3')) {
+  const ports = quick ? 5000 : 100_000;
+  await withServer('ovsdb-server', ROOT, async (s) => {
+    const c = await RawClient.open(s.socketPath);
+    try {
+      await populatePorts(c, ports);
+    } finally {
+      c.close();
+    }
+    await profiled('profile-w3-replica', 'bench/workloads/w3-child.ts', [
+      'replica',
+      s.socketPath,
+      String(ports),
+    ]);
+  });
+}

@@ -1,0 +1,121 @@
+/**
+ * The benchmark harness: `npm run bench [-- --quick] [-- --only W1,W3]`.
+ *
+ * Runs W1–W7 (see `bench/workloads/`), each against fresh real
+ * `ovsdb-server`s (NB 7.18.0, Unix socket) and, for W7, ovnkit's in-memory
+ * server in its own process. Every measurement is repeated (3 times, or
+ * `--reps N`; the median is reported and every sample kept); comparisons
+ * are made within the run and reported as ratios against their targets.
+ * Prints a Markdown table on stdout, progress on stderr, and writes
+ * `bench/results/latest.json` (`quick.json` with `--quick`, or `--out FILE`).
+ *
+ * `--quick`: every workload at a small size, one repetition; nothing is
+ * asserted about speed, but the run fails (exit 1) when a workload breaks.
+ * @module
+ */
+
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { loadAverage, machineInfo } from './lib/machine.js';
+import { renderTable } from './lib/table.js';
+import type { BenchContext, Workload, WorkloadResult } from './lib/types.js';
+import { w1 } from './workloads/w1-single-port.js';
+import { w2 } from './workloads/w2-batched.js';
+import { w3 } from './workloads/w3-initial-sync.js';
+import { w4 } from './workloads/w4-steady-updates.js';
+import { w5 } from './workloads/w5-codegen.js';
+import { w6 } from './workloads/w6-pod-controller.js';
+import { w7 } from './workloads/w7-memory-server.js';
+
+const WORKLOADS: readonly Workload[] = [w1, w2, w3, w4, w5, w6, w7];
+
+const ROOT = resolve(import.meta.dirname, '..');
+
+function argValue(name: string): string | undefined {
+  const i = process.argv.indexOf(name);
+  if (i >= 0) return process.argv[i + 1];
+  const eq = process.argv.find((a) => a.startsWith(`${name}=`));
+  return eq?.slice(name.length + 1);
+}
+
+async function main(): Promise<number> {
+  const quick = process.argv.includes('--quick');
+  const only = argValue('--only')
+    ?.split(',')
+    .map((s) => s.trim().toUpperCase())
+    .filter((s) => s !== '');
+  const reps = Number(argValue('--reps') ?? (quick ? 1 : 3));
+  const out = resolve(
+    argValue('--out') ?? join(ROOT, 'bench/results', quick ? 'quick.json' : 'latest.json'),
+  );
+  const unknown = only?.filter((id) => !WORKLOADS.some((w) => w.id === id)) ?? [];
+  if (unknown.length > 0 || !Number.isInteger(reps) || reps < 1) {
+    console.error(
+      `usage: bench/run.ts [--quick] [--only W1,W3] [--reps N] [--out FILE]` +
+        (unknown.length > 0 ? `\nunknown workload(s): ${unknown.join(', ')}` : ''),
+    );
+    return 2;
+  }
+  const started = performance.now();
+  const ctx: BenchContext = {
+    quick,
+    reps,
+    root: ROOT,
+    log: (m) => {
+      const t = ((performance.now() - started) / 1000).toFixed(0).padStart(4);
+      process.stderr.write(`[bench ${t}s] ${m}\n`);
+    },
+  };
+  const machine = machineInfo();
+  const date = new Date().toISOString();
+  ctx.log(
+    `${quick ? 'quick run' : 'full run'}, ${reps} repetition(s); ${machine.cpus} × ${machine.model}, ` +
+      `load ${machine.loadAverage.join(' ')}`,
+  );
+  const results: WorkloadResult[] = [];
+  const failures: { id: string; error: string }[] = [];
+  for (const w of WORKLOADS) {
+    if (only && !only.includes(w.id)) continue;
+    ctx.log(`${w.id} starting`);
+    const t0 = performance.now();
+    try {
+      const r = await w.run(ctx);
+      r.wallSeconds = (performance.now() - t0) / 1000;
+      results.push(r);
+      ctx.log(`${w.id} done in ${r.wallSeconds.toFixed(1)} s`);
+    } catch (e) {
+      const error = e instanceof Error ? (e.stack ?? e.message) : String(e);
+      failures.push({ id: w.id, error });
+      ctx.log(`${w.id} FAILED: ${error}`);
+    }
+  }
+  const wallSeconds = (performance.now() - started) / 1000;
+  const report = {
+    date,
+    quick,
+    reps,
+    wallSeconds,
+    machine: { ...machine, loadAverageStart: machine.loadAverage, loadAverageEnd: loadAverage() },
+    workloads: results,
+    failures,
+  };
+  mkdirSync(dirname(out), { recursive: true });
+  writeFileSync(out, `${JSON.stringify(report, null, 2)}\n`);
+  console.log(
+    `ovnkit benchmarks, ${date}, ${machine.cpus} × ${machine.model}, load ` +
+      `${machine.loadAverage.join(' ')} → ${loadAverage().join(' ')}; node ${machine.versions['node']}, ` +
+      `${machine.versions['ovsdbServer']}, ${machine.versions['ovn']}, ` +
+      `${machine.versions['python']}, ovsdbapp ${machine.versions['ovsdbapp']}` +
+      `${quick ? ' (quick: small sizes, speed not meaningful)' : ''}; medians of ${reps}`,
+  );
+  console.log('');
+  for (const r of results) console.log(`- ${r.id}: ${r.title} (${r.wallSeconds.toFixed(0)} s)`);
+  console.log('');
+  console.log(renderTable(results));
+  for (const f of failures) console.log(`\n${f.id} FAILED: ${f.error.split('\n')[0]}`);
+  console.log(`\nwall time ${wallSeconds.toFixed(0)} s; results in ${out}`);
+  return failures.length > 0 ? 1 : 0;
+}
+
+process.exitCode = await main();

@@ -1,0 +1,146 @@
+/**
+ * W2: 100,000 logical switch ports in transactions of 1,000 (each awaited),
+ * each transaction inserting its ports and adding them all to one switch.
+ * Measured for ovnkit (typed builder over `connectDatabase`), the bare
+ * `OvsdbConnection`, the raw client and ovsdbapp (fewer ports; a rate).
+ * @module
+ */
+
+import { performance } from 'node:perf_hooks';
+import { batchOps, createSwitch, SWITCH, transactText, verifyPorts } from '../lib/nb-data.js';
+import { addPorts, bareTransact, openBare, openOvnkit, portData } from '../lib/ovnkit-side.js';
+import { RawClient } from '../lib/raw-client.js';
+import { emptyResult, figure, ratio } from '../lib/results.js';
+import type { BenchServer } from '../lib/servers.js';
+import type { BenchContext, Workload, WorkloadResult } from '../lib/types.js';
+import { measureVariants, type Variant } from '../lib/variants.js';
+import { ovsdbappBatched, ovsdbappStatus } from '../peers/ovsdbapp.js';
+
+/** W2's sizes. */
+export function w2Sizes(quick: boolean): { ports: number; batch: number } {
+  return { ports: quick ? 5000 : 100_000, batch: 1000 };
+}
+
+async function finish(c: RawClient, n: number, ms: number, what: string): Promise<number> {
+  try {
+    await verifyPorts(c, n, what);
+  } finally {
+    c.close();
+  }
+  return (n / ms) * 1000;
+}
+
+/** Raw client: pre-serialized batches, each awaited. LSP/s. */
+export async function rawBatched(
+  server: BenchServer,
+  ports: number,
+  batch: number,
+): Promise<number> {
+  const c = await RawClient.open(server.socketPath);
+  await createSwitch(c);
+  const requests: string[] = [];
+  for (let start = 0; start < ports; start += batch) {
+    requests.push(transactText(batchOps(start, Math.min(batch, ports - start)), start));
+  }
+  const base = c.count;
+  const t0 = performance.now();
+  for (let k = 0; k < requests.length; k++) {
+    c.write(requests[k]!);
+    await c.until(base + k + 1);
+  }
+  return finish(c, ports, performance.now() - t0, 'raw batched');
+}
+
+/** W2. */
+export const w2: Workload = {
+  id: 'W2',
+  async run(ctx: BenchContext): Promise<WorkloadResult> {
+    const { ports, batch } = w2Sizes(ctx.quick);
+    const appPorts = Number(process.env['BENCH_OVSDBAPP_W2_PORTS'] ?? (ctx.quick ? 2000 : 20_000));
+    const result = emptyResult(
+      'W2',
+      `${ports} LSPs in transactions of ${batch}, each awaited, ovsdb-server NB 7.18.0`,
+    );
+    const variants: Variant[] = [
+      { key: 'W2.raw', sample: (s) => rawBatched(s, ports, batch) },
+      {
+        key: 'W2.ovnkit',
+        async sample(s) {
+          const c = await RawClient.open(s.socketPath);
+          await createSwitch(c);
+          const session = await openOvnkit(s.remote);
+          try {
+            const batches: ReturnType<typeof portData>[] = [];
+            for (let i = 0; i < ports; i += batch)
+              batches.push(portData(i, Math.min(batch, ports - i)));
+            const t0 = performance.now();
+            for (const b of batches) await addPorts(session.db, b);
+            const ms = performance.now() - t0;
+            const seen = session.client.count('Logical_Switch_Port');
+            if (seen !== ports) throw new Error(`ovnkit replica has ${seen} ports, not ${ports}`);
+            return await finish(c, ports, ms, 'ovnkit batched');
+          } finally {
+            await session.close();
+          }
+        },
+      },
+      {
+        key: 'W2.bare',
+        async sample(s) {
+          const c = await RawClient.open(s.socketPath);
+          await createSwitch(c);
+          const conn = await openBare(s.remote);
+          try {
+            const ops: Record<string, unknown>[][] = [];
+            for (let i = 0; i < ports; i += batch)
+              ops.push(batchOps(i, Math.min(batch, ports - i)));
+            const t0 = performance.now();
+            for (const o of ops) await bareTransact(conn, o);
+            return await finish(c, ports, performance.now() - t0, 'bare batched');
+          } finally {
+            conn.close();
+          }
+        },
+      },
+    ];
+    const app = ovsdbappStatus();
+    if (app.ok) {
+      variants.push({
+        key: 'W2.ovsdbapp',
+        async sample(s) {
+          const c = await RawClient.open(s.socketPath);
+          await createSwitch(c);
+          const r = await ovsdbappBatched(ctx.root, s.remote, SWITCH, appPorts, batch);
+          return finish(c, appPorts, r.seconds * 1000, 'ovsdbapp batched');
+        },
+      });
+    } else {
+      result.skipped.push({ workload: 'W2', subject: 'ovsdbapp batched', reason: app.reason });
+    }
+    const samples = await measureVariants(ctx, 'W2', variants);
+    const raw = figure('W2.raw', 'raw client', 'LSP/s', samples.get('W2.raw')!);
+    const ovnkit = figure(
+      'W2.ovnkit',
+      'ovnkit connectDatabase + typed builder',
+      'LSP/s',
+      samples.get('W2.ovnkit')!,
+    );
+    const bare = figure(
+      'W2.bare',
+      'ovnkit bare OvsdbConnection.transact',
+      'LSP/s',
+      samples.get('W2.bare')!,
+    );
+    result.figures.push(raw, ovnkit, bare);
+    result.ratios.push(ratio('ovnkit/raw', ovnkit, raw, '>=', 0.85));
+    const appSamples = samples.get('W2.ovsdbapp');
+    if (appSamples) {
+      result.figures.push(
+        figure('W2.ovsdbapp', 'ovsdbapp, 1,000 ports per transaction', 'LSP/s', appSamples, {
+          note: `first ${appPorts} ports only`,
+        }),
+      );
+    }
+    return result;
+  },
+};

@@ -1,0 +1,104 @@
+/**
+ * One observer of W4 in a fresh process. It syncs (untimed), starts the
+ * writer process (`w4-writer.ts`) and waits until it is ready, then starts
+ * the clock, lets the writer commit its `COUNT` single-row updates
+ * (pipelined), and stops the clock when it has applied all of them:
+ * `replica` is `connectDatabase({ model: NB })` (every table); `raw` is a
+ * socket with the same `monitor_cond` that frames and `JSON.parse`s each
+ * `update2` notification and counts the updated rows. Prints `{"ms":…}`.
+ *
+ * Usage: node --import tsx bench/workloads/w4-child.ts raw|replica SOCKET COUNT
+ * @module
+ */
+
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { createInterface } from 'node:readline';
+import { NB } from '../../src/nb/generated/model.js';
+import { connectDatabase } from '../../src/ovsdb/client.js';
+import { RawClient } from '../lib/raw-client.js';
+import { NB_SCHEMA } from '../lib/servers.js';
+
+const [mode, socketPath, countArg] = process.argv.slice(2);
+const count = Number(countArg);
+const ROOT = join(import.meta.dirname, '../..');
+
+/** Start the writer; resolves with `go` (starts its commits) and `done` (its exit). */
+async function startWriter(): Promise<{ go: () => void; done: Promise<void> }> {
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', join(ROOT, 'bench/workloads/w4-writer.ts'), socketPath!, String(count)],
+    { cwd: ROOT, stdio: ['pipe', 'pipe', 'inherit'] },
+  );
+  const done = new Promise<void>((resolve, reject) =>
+    child.on('exit', (code) =>
+      code === 0 ? resolve() : reject(new Error(`W4 writer exited with ${code}`)),
+    ),
+  );
+  const lines = createInterface({ input: child.stdout });
+  await new Promise<void>((resolve, reject) => {
+    lines.once('line', (l) => (l === 'ready' ? resolve() : reject(new Error(`writer said ${l}`))));
+    done.catch(reject);
+  });
+  return { go: () => child.stdin.write('go\n'), done };
+}
+
+async function replica(): Promise<number> {
+  const client = connectDatabase({ remotes: `unix:${socketPath}`, model: NB });
+  await client.ready;
+  const writer = await startWriter();
+  const last = String(count - 1);
+  const t0 = performance.now();
+  const applied = client.waitFor('Logical_Switch_Port', (row) => row.external_ids['seq'] === last);
+  writer.go();
+  await applied;
+  const ms = performance.now() - t0;
+  await writer.done;
+  let updated = 0;
+  for (const row of client.rows('Logical_Switch_Port'))
+    if (row.external_ids['gen'] === '1') updated++;
+  await client.close();
+  if (updated !== count) throw new Error(`replica: ${updated} ports updated, expected ${count}`);
+  return ms;
+}
+
+async function raw(): Promise<number> {
+  const schema = JSON.parse(readFileSync(join(ROOT, NB_SCHEMA), 'utf8')) as {
+    name: string;
+    tables: Record<string, { columns: Record<string, unknown> }>;
+  };
+  const requests: Record<string, { columns: string[] }> = {};
+  for (const [t, s] of Object.entries(schema.tables))
+    requests[t] = { columns: Object.keys(s.columns) };
+  const c = await RawClient.open(socketPath!);
+  await c.request('monitor_cond', [schema.name, 'w4', requests]);
+  const writer = await startWriter();
+  let rows = 0;
+  let t0 = 0;
+  const applied = new Promise<void>((resolve) => {
+    c.onMessage = (bytes) => {
+      const msg = JSON.parse(bytes.toString('utf8')) as {
+        method?: string;
+        params?: [unknown, Record<string, Record<string, unknown>>];
+      };
+      if (msg.method !== 'update2') return;
+      const lsp = msg.params?.[1]['Logical_Switch_Port'];
+      if (lsp) for (const _ in lsp) rows++;
+      if (rows >= count) resolve();
+    };
+  });
+  t0 = performance.now();
+  writer.go();
+  await applied;
+  const ms = performance.now() - t0;
+  await writer.done;
+  c.close();
+  if (rows !== count) throw new Error(`raw monitor: ${rows} row updates, expected ${count}`);
+  return ms;
+}
+
+const ms = mode === 'raw' ? await raw() : mode === 'replica' ? await replica() : undefined;
+if (ms === undefined) throw new Error(`unknown mode ${mode}`);
+console.log(JSON.stringify({ ms }));

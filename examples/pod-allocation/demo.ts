@@ -1,0 +1,227 @@
+/**
+ * `npm run demo`: the pod controller end to end, with no Open vSwitch needed.
+ *
+ * Starts ovnkit's in-memory OVSDB server (or uses `OVN_NB_DB=tcp:…` /
+ * `unix:…` when set), builds a cluster router and two subnets (one
+ * dual-stack), feeds the pods of `pods.json` (static IPs, pools, a
+ * StatefulSet, EIPs, SNAT, a north gateway, and some bad annotations),
+ * deletes a few pods and runs GC, then prints the topology (`show`), a table
+ * of the pods and a summary.
+ * @module
+ */
+
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { createNb, NB } from '../../src/nb/index.js';
+import { connectDatabase } from '../../src/ovsdb/index.js';
+import { startMemoryServer } from '../../src/testing/index.js';
+import {
+  type ClusterTopology,
+  type FailureReason,
+  PodController,
+  ProgrammaticPodSource,
+  parsePodsFile,
+  podKey,
+} from './controller/index.js';
+
+const HERE = dirname(fileURLToPath(import.meta.url));
+const NB_SCHEMA = join(HERE, '..', '..', 'schema', 'ovn-nb-7.18.0.ovsschema');
+
+/** The demo's topology: a /16 and a dual-stack subnet. */
+export const DEMO_TOPOLOGY: ClusterTopology = {
+  router: 'ovn-cluster',
+  subnets: [
+    { name: 'ovn-default', cidr: '10.16.0.0/16', excludeIps: ['10.16.0.2..10.16.0.9'] },
+    {
+      name: 'dual',
+      cidr: '10.17.0.0/24,fd00:10:17::/64',
+      gateway: '10.17.0.1,fd00:10:17::1',
+      excludeIps: ['10.17.0.2..10.17.0.9'],
+    },
+  ],
+  defaultSubnet: 'ovn-default',
+};
+
+/** The pods the demo deletes after the first round. */
+export const DEMO_DELETED = [
+  'default/web-a0x',
+  'shop/web-b1x',
+  'dual/app-0k',
+  'shop/front-0w',
+  'default/egress-0w',
+];
+
+/** What the demo reports. */
+export interface DemoSummary {
+  readonly pods: number;
+  readonly ready: number;
+  readonly failed: number;
+  readonly deleted: number;
+  readonly failuresByReason: Readonly<Partial<Record<FailureReason, number>>>;
+  readonly nb: {
+    readonly podPorts: number;
+    readonly nat: number;
+    readonly policies: number;
+    readonly portGroups: number;
+    readonly dhcpOptions: number;
+  };
+  readonly ms: {
+    readonly start: number;
+    readonly pods: number;
+    readonly deleteAndGc: number;
+    readonly total: number;
+  };
+}
+
+/** Options of {@link runDemo}. */
+export interface DemoOptions {
+  /** An NB remote; default `OVN_NB_DB`, else an in-memory server is started. */
+  readonly remote?: string | undefined;
+  /** The pods file (default `pods.json` next to this file). */
+  readonly podsFile?: string | undefined;
+  /** Where the report goes (default stdout). */
+  readonly print?: ((text: string) => void) | undefined;
+}
+
+function table(rows: readonly (readonly string[])[]): string {
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length)));
+  return rows
+    .map((r) =>
+      r
+        .map((c, i) => c.padEnd(widths[i]!))
+        .join('  ')
+        .trimEnd(),
+    )
+    .join('\n');
+}
+
+/** Run the demo; resolves with its summary. */
+export async function runDemo(options: DemoOptions = {}): Promise<DemoSummary> {
+  const print = options.print ?? ((s: string) => process.stdout.write(`${s}\n`));
+  const t0 = performance.now();
+  const remote = options.remote ?? process.env['OVN_NB_DB'];
+  const server =
+    remote === undefined ? await startMemoryServer({ schemaPath: NB_SCHEMA }) : undefined;
+  const client = connectDatabase({ remotes: remote ?? server!.unixRemote, model: NB });
+  const source = new ProgrammaticPodSource();
+  let controller: PodController | undefined;
+  try {
+    await client.ready;
+    const nb = createNb(client);
+    const podsFile = options.podsFile ?? join(HERE, 'pods.json');
+    const pods = parsePodsFile(podsFile, readFileSync(podsFile, 'utf8'));
+    controller = new PodController({
+      nb,
+      source,
+      topology: DEMO_TOPOLOGY,
+      concurrency: 8,
+      maxRetries: 2,
+      gcIntervalMs: 0,
+    });
+    await controller.start();
+    const tStarted = performance.now();
+    for (const p of pods) source.add(p);
+    await controller.idle();
+    const tPods = performance.now();
+    for (const key of DEMO_DELETED) source.delete(key);
+    await controller.idle();
+    await controller.gc();
+    await controller.idle();
+    const tEnd = performance.now();
+
+    print(`# ovn-nbctl show\n${nb.show()}`);
+    const rows: string[][] = [['POD', 'SWITCH', 'IP', 'MAC', 'STATUS']];
+    const failuresByReason: Partial<Record<FailureReason, number>> = {};
+    let ready = 0;
+    let failed = 0;
+    let deleted = 0;
+    for (const p of pods) {
+      const key = podKey(p);
+      const s = controller.status.get(key);
+      const a = s?.annotations ?? {};
+      let status: string = s?.state ?? 'unknown';
+      if (s?.state === 'ready') ready++;
+      else if (s?.state === 'deleted') deleted++;
+      else if (s?.state === 'failed' && s.failure !== undefined) {
+        failed++;
+        failuresByReason[s.failure.reason] = (failuresByReason[s.failure.reason] ?? 0) + 1;
+        status = `failed: ${s.failure.reason}`;
+      }
+      rows.push([
+        key,
+        a['ovn.kubernetes.io/logical_switch'] ?? '-',
+        a['ovn.kubernetes.io/ip_address'] ?? '-',
+        a['ovn.kubernetes.io/mac_address'] ?? '-',
+        status,
+      ]);
+    }
+    print(`\n# pods\n${table(rows)}`);
+    print('\n# failures');
+    for (const key of pods.map(podKey)) {
+      const f = controller.status.get(key)?.failure;
+      if (controller.status.get(key)?.state === 'failed' && f !== undefined)
+        print(`${key}: ${f.reason}: ${f.message}`);
+    }
+    const isOurs = (ids: Readonly<Record<string, string>>) =>
+      ids['vendor'] === 'ovnkit' && ids['pod'] !== undefined;
+    const count = <T>(rows: Iterable<T>, f: (r: T) => boolean) => [...rows].filter(f).length;
+    const summary: DemoSummary = {
+      pods: pods.length,
+      ready,
+      failed,
+      deleted,
+      failuresByReason,
+      nb: {
+        podPorts: count(client.rows('Logical_Switch_Port'), (r) => isOurs(r.external_ids)),
+        nat: count(client.rows('NAT'), (r) => isOurs(r.external_ids)),
+        policies: count(client.rows('Logical_Router_Policy'), (r) => isOurs(r.external_ids)),
+        portGroups: count(client.rows('Port_Group'), (r) => r.external_ids['vendor'] === 'ovnkit'),
+        dhcpOptions: count(
+          client.rows('DHCP_Options'),
+          (r) => r.external_ids['vendor'] === 'ovnkit',
+        ),
+      },
+      ms: {
+        start: Math.round(tStarted - t0),
+        pods: Math.round(tPods - tStarted),
+        deleteAndGc: Math.round(tEnd - tPods),
+        total: Math.round(tEnd - t0),
+      },
+    };
+    const reasons = Object.entries(failuresByReason)
+      .map(([r, n]) => `${r}=${n}`)
+      .join(', ');
+    print(
+      [
+        '\n# summary',
+        `pods: ${summary.pods} (ready ${ready}, failed ${failed}, deleted ${deleted})`,
+        `failures: ${reasons || 'none'}`,
+        `NB: ${summary.nb.podPorts} pod ports, ${summary.nb.nat} NAT rules, ${summary.nb.policies} policies, ` +
+          `${summary.nb.portGroups} port groups, ${summary.nb.dhcpOptions} DHCP options rows`,
+        `controller: ${controller.stats.reconciled} reconciles, ${controller.stats.deleted} deletes, ` +
+          `${controller.stats.failures} failed attempts, ${controller.stats.transactions} transactions, ` +
+          `${controller.stats.gcPasses} GC passes`,
+        `time: start ${summary.ms.start} ms, pods ${summary.ms.pods} ms ` +
+          `(${(controller.stats.reconcileMs / Math.max(1, controller.stats.reconciled)).toFixed(1)} ms per reconcile), ` +
+          `delete+GC ${summary.ms.deleteAndGc} ms, total ${summary.ms.total} ms` +
+          (server !== undefined ? ' (in-memory server)' : ` (${remote})`),
+      ].join('\n'),
+    );
+    return summary;
+  } finally {
+    await controller?.stop();
+    await client.close();
+    await server?.stop();
+  }
+}
+
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  runDemo().then(
+    () => process.exit(0),
+    (e: unknown) => {
+      console.error(e);
+      process.exit(1);
+    },
+  );
+}
