@@ -81,3 +81,10 @@ export function openBare(remote: string): Promise<OvsdbConnection> {
 export function bareTransact(conn: OvsdbConnection, ops: readonly unknown[]): Promise<unknown> {
   return conn.transact(DB, ops as readonly Operation[]);
 }
+
+/** `monitor_cond` of every table and column of the NB schema on a bare connection. */
+export async function monitorEverything(conn: OvsdbConnection): Promise<void> {
+  const schema = (await conn.getSchema(DB)) as { tables: Record<string, unknown> };
+  const requests = Object.fromEntries(Object.keys(schema.tables).map((t) => [t, {}]));
+  await conn.monitorCond(DB, 'everything', requests);
+}

@@ -10,7 +10,14 @@
 
 import { performance } from 'node:perf_hooks';
 import { createSwitch, SWITCH, singlePortOps, transactText, verifyPorts } from '../lib/nb-data.js';
-import { addPort, bareTransact, openBare, openOvnkit, portData } from '../lib/ovnkit-side.js';
+import {
+  addPort,
+  bareTransact,
+  monitorEverything,
+  openBare,
+  openOvnkit,
+  portData,
+} from '../lib/ovnkit-side.js';
 import { endSection, startSection } from '../lib/profiler.js';
 import { RawClient } from '../lib/raw-client.js';
 import { emptyResult, figure, ratio } from '../lib/results.js';
@@ -88,10 +95,22 @@ export async function ovnkitSinglePort(
   }
 }
 
-async function bare(server: BenchServer, n: number, pipelined: boolean): Promise<number> {
+/**
+ * The bare connection, optionally with a `monitor_cond` of every table and
+ * column (its updates are parsed and dropped): the difference between the
+ * two isolates what monitoring costs the server and the socket, which a
+ * replica-keeping client pays and the raw client does not.
+ */
+async function bare(
+  server: BenchServer,
+  n: number,
+  pipelined: boolean,
+  monitored = false,
+): Promise<number> {
   const c = await prepared(server);
   const conn = await openBare(server.remote);
   try {
+    if (monitored) await monitorEverything(conn);
     const ops = Array.from({ length: n }, (_, i) => singlePortOps(i));
     const t0 = performance.now();
     if (pipelined) await Promise.all(ops.map((o) => bareTransact(conn, o)));
@@ -119,6 +138,8 @@ export const w1: Workload = {
       { key: 'W1b.raw', sample: (s) => rawPipelined(s, n) },
       { key: 'W1b.ovnkit', sample: (s) => ovnkitSinglePort(s, n, true) },
       { key: 'W1b.bare', sample: (s) => bare(s, n, true) },
+      { key: 'W1a.bare-monitored', sample: (s) => bare(s, n, false, true) },
+      { key: 'W1b.bare-monitored', sample: (s) => bare(s, n, true, true) },
     ];
     const app = ovsdbappStatus();
     if (app.ok) {
@@ -163,13 +184,21 @@ export const w1: Workload = {
       raw: f('W1a.raw', 'raw client, sequential'),
       ovnkit: f('W1a.ovnkit', 'ovnkit connectDatabase + typed builder, sequential'),
       bare: f('W1a.bare', 'ovnkit bare OvsdbConnection.transact, sequential'),
+      monitored: f(
+        'W1a.bare-monitored',
+        'bare connection + monitor_cond of every table (no replica), sequential',
+      ),
     };
     const b = {
       raw: f('W1b.raw', 'raw client, pipelined'),
       ovnkit: f('W1b.ovnkit', 'ovnkit connectDatabase + typed builder, pipelined'),
       bare: f('W1b.bare', 'ovnkit bare OvsdbConnection.transact, pipelined'),
+      monitored: f(
+        'W1b.bare-monitored',
+        'bare connection + monitor_cond of every table (no replica), pipelined',
+      ),
     };
-    result.figures.push(a.raw, a.ovnkit, a.bare);
+    result.figures.push(a.raw, a.ovnkit, a.bare, a.monitored);
     result.ratios.push(ratio('ovnkit/raw-seq', a.ovnkit, a.raw, '>=', 0.8));
     if (samples.has('W1a.ovsdbapp')) {
       const app = f('W1a.ovsdbapp', 'ovsdbapp, one transaction per port, sequential');
@@ -182,7 +211,7 @@ export const w1: Workload = {
         f('W1a.nbctl-daemon', 'ovn-nbctl through its daemon (OVN_NB_DAEMON)', `${nbctlN} ports`),
       );
     }
-    result.figures.push(b.raw, b.ovnkit, b.bare);
+    result.figures.push(b.raw, b.ovnkit, b.bare, b.monitored);
     result.ratios.push(ratio('ovnkit/raw-pipelined', b.ovnkit, b.raw, '>=', 0.85));
     return result;
   },

@@ -428,6 +428,10 @@ export function openWebSocketTransport(
       socket.removeEventListener('close', onClose);
     };
     const abandon = (): void => {
+      // Closing a socket that is still connecting makes `ws` emit an error
+      // ("closed before the connection was established") a tick later: the
+      // attempt is over, so that error is expected and ignored.
+      socket.addEventListener('error', () => {});
       try {
         const s = socket as Partial<PausableWebSocket>;
         if (typeof s.terminate === 'function') s.terminate();
