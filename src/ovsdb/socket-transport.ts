@@ -146,6 +146,16 @@ export class SocketTransport implements Transport {
   }
 
   /** The number of bytes queued for writing (for back-pressure diagnostics). */
+  /** Stop reading from the socket (flow control; bytes wait in the kernel). */
+  pauseReading(): void {
+    this.socket.pause();
+  }
+
+  /** Read again after {@link SocketTransport.pauseReading}; call only once attached. */
+  resumeReading(): void {
+    this.socket.resume();
+  }
+
   get bufferedBytes(): number {
     let n = this.socket.writableLength;
     for (const text of this.pending) n += Buffer.byteLength(text, 'utf8');
