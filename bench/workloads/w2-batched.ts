@@ -8,13 +8,45 @@
 
 import { performance } from 'node:perf_hooks';
 import { batchOps, createSwitch, SWITCH, transactText, verifyPorts } from '../lib/nb-data.js';
-import { addPorts, bareTransact, openBare, openOvnkit, portData } from '../lib/ovnkit-side.js';
+import {
+  addPorts,
+  bareTransact,
+  monitorEverything,
+  openBare,
+  openOvnkit,
+  portData,
+} from '../lib/ovnkit-side.js';
 import { RawClient } from '../lib/raw-client.js';
 import { emptyResult, figure, ratio } from '../lib/results.js';
 import type { BenchServer } from '../lib/servers.js';
 import type { BenchContext, Workload, WorkloadResult } from '../lib/types.js';
 import { measureVariants, type Variant } from '../lib/variants.js';
 import { ovsdbappBatched, ovsdbappStatus } from '../peers/ovsdbapp.js';
+
+/**
+ * The bare connection, optionally with a `monitor_cond` of every table (see
+ * W1): what monitoring costs the server and the socket. LSP/s.
+ */
+async function bareBatched(
+  s: BenchServer,
+  ports: number,
+  batch: number,
+  monitored = false,
+): Promise<number> {
+  const c = await RawClient.open(s.socketPath);
+  await createSwitch(c);
+  const conn = await openBare(s.remote);
+  try {
+    if (monitored) await monitorEverything(conn);
+    const ops: Record<string, unknown>[][] = [];
+    for (let i = 0; i < ports; i += batch) ops.push(batchOps(i, Math.min(batch, ports - i)));
+    const t0 = performance.now();
+    for (const o of ops) await bareTransact(conn, o);
+    return await finish(c, ports, performance.now() - t0, 'bare batched');
+  } finally {
+    conn.close();
+  }
+}
 
 /** W2's sizes. */
 export function w2Sizes(quick: boolean): { ports: number; batch: number } {
@@ -84,24 +116,8 @@ export const w2: Workload = {
           }
         },
       },
-      {
-        key: 'W2.bare',
-        async sample(s) {
-          const c = await RawClient.open(s.socketPath);
-          await createSwitch(c);
-          const conn = await openBare(s.remote);
-          try {
-            const ops: Record<string, unknown>[][] = [];
-            for (let i = 0; i < ports; i += batch)
-              ops.push(batchOps(i, Math.min(batch, ports - i)));
-            const t0 = performance.now();
-            for (const o of ops) await bareTransact(conn, o);
-            return await finish(c, ports, performance.now() - t0, 'bare batched');
-          } finally {
-            conn.close();
-          }
-        },
-      },
+      { key: 'W2.bare', sample: (s) => bareBatched(s, ports, batch) },
+      { key: 'W2.bare-monitored', sample: (s) => bareBatched(s, ports, batch, true) },
     ];
     const app = ovsdbappStatus();
     if (app.ok) {
@@ -131,7 +147,13 @@ export const w2: Workload = {
       'LSP/s',
       samples.get('W2.bare')!,
     );
-    result.figures.push(raw, ovnkit, bare);
+    const monitored = figure(
+      'W2.bare-monitored',
+      'bare connection + monitor_cond of every table (no replica)',
+      'LSP/s',
+      samples.get('W2.bare-monitored')!,
+    );
+    result.figures.push(raw, ovnkit, bare, monitored);
     result.ratios.push(ratio('ovnkit/raw', ovnkit, raw, '>=', 0.85));
     const appSamples = samples.get('W2.ovsdbapp');
     if (appSamples) {
