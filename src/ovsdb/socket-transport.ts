@@ -145,7 +145,6 @@ export class SocketTransport implements Transport {
     this.socket.once('close', () => clearTimeout(timer));
   }
 
-  /** The number of bytes queued for writing (for back-pressure diagnostics). */
   /** Stop reading from the socket (flow control; bytes wait in the kernel). */
   pauseReading(): void {
     this.socket.pause();
@@ -156,6 +155,7 @@ export class SocketTransport implements Transport {
     this.socket.resume();
   }
 
+  /** The number of bytes queued for writing (for back-pressure diagnostics). */
   get bufferedBytes(): number {
     let n = this.socket.writableLength;
     for (const text of this.pending) n += Buffer.byteLength(text, 'utf8');
