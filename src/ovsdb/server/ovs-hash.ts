@@ -18,7 +18,7 @@ function rotl(x: number, k: number): number {
 }
 
 function mhashAdd(hash: number, data: number): number {
-  let h = hash;
+  let h = hash >>> 0;
   if (data !== 0) {
     let d = Math.imul(data, 0xcc9e2d51) >>> 0;
     d = rotl(d, 15);
@@ -30,7 +30,7 @@ function mhashAdd(hash: number, data: number): number {
 }
 
 function mhashFinish(hash: number): number {
-  let h = hash;
+  let h = hash >>> 0;
   h = (h ^ (h >>> 16)) >>> 0;
   h = Math.imul(h, 0x85ebca6b) >>> 0;
   h = (h ^ (h >>> 13)) >>> 0;
@@ -39,24 +39,10 @@ function mhashFinish(hash: number): number {
   return h;
 }
 
-/** Hashes of names seen recently (column and member names repeat endlessly). */
-const hashCache = new Map<string, number>();
-const HASH_CACHE_LIMIT = 4096;
-
-/** OVS's `hash_string(s, 0)` (little-endian, generic build). */
-export function ovsHashString(s: string): number {
-  let h = hashCache.get(s);
-  if (h === undefined) {
-    h = computeHashString(s);
-    if (hashCache.size >= HASH_CACHE_LIMIT) hashCache.clear();
-    hashCache.set(s, h);
-  }
-  return h;
-}
-
-function computeHashString(s: string): number {
+/** OVS's `hash_string(s, basis)`. */
+export function hashString(s: string, basis: number): number {
   const b = encoder.encode(s);
-  let hash = 0;
+  let hash = basis >>> 0;
   let i = 0;
   for (; i + 4 <= b.length; i += 4) {
     const word =
@@ -75,6 +61,26 @@ function computeHashString(s: string): number {
   return mhashFinish((hash ^ b.length) >>> 0);
 }
 
+/** OVS's `hash_int(x, basis)` (`hash_2words`). */
+export function hashInt(x: number, basis: number): number {
+  return mhashFinish((mhashAdd(mhashAdd(x >>> 0, 0), basis >>> 0) ^ 8) >>> 0);
+}
+
+/** Hashes of names seen recently (column and member names repeat endlessly). */
+const hashCache = new Map<string, number>();
+const HASH_CACHE_LIMIT = 4096;
+
+/** OVS's `hash_string(s, 0)` (little-endian, generic build). */
+export function ovsHashString(s: string): number {
+  let h = hashCache.get(s);
+  if (h === undefined) {
+    h = hashString(s, 0);
+    if (hashCache.size >= HASH_CACHE_LIMIT) hashCache.clear();
+    hashCache.set(s, h);
+  }
+  return h;
+}
+
 function calcMask(capacity: number): number {
   let mask = Math.floor(capacity / 2);
   mask |= mask >>> 1;
@@ -86,9 +92,58 @@ function calcMask(capacity: number): number {
   return mask;
 }
 
-interface Node {
-  readonly name: string;
+interface Node<T> {
   readonly hash: number;
+  readonly value: T;
+}
+
+/**
+ * The buckets of an OVS `hmap`, node for node: a node is inserted at the
+ * head of bucket `hash & mask`; the bucket array doubles (re-inserting bucket
+ * by bucket) once the map holds more than two nodes per bucket; removal never
+ * shrinks it. {@link HmapBuckets.values} is the map's iteration order.
+ */
+export class HmapBuckets<T> {
+  private buckets: Node<T>[][] = [[]];
+  private mask = 0;
+  private n = 0;
+
+  /** Insert `value` with hash `hash`. */
+  insert(hash: number, value: T): void {
+    (this.buckets[(hash & this.mask) >>> 0] as Node<T>[]).unshift({ hash, value });
+    this.n++;
+    if (Math.floor(this.n / 2) > this.mask) {
+      const newMask = calcMask(this.n);
+      if (newMask > this.mask) {
+        const next: Node<T>[][] = Array.from({ length: newMask + 1 }, () => []);
+        for (const bucket of this.buckets) {
+          for (const nd of bucket) (next[(nd.hash & newMask) >>> 0] as Node<T>[]).unshift(nd);
+        }
+        this.buckets = next;
+        this.mask = newMask;
+      }
+    }
+  }
+
+  /** Remove `value`; false when it is not in the map. */
+  remove(value: T): boolean {
+    for (const bucket of this.buckets) {
+      const j = bucket.findIndex((nd) => nd.value === value);
+      if (j >= 0) {
+        bucket.splice(j, 1);
+        this.n--;
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** The values in iteration order. */
+  values(): T[] {
+    const out: T[] = [];
+    for (const bucket of this.buckets) for (const nd of bucket) out.push(nd.value);
+    return out;
+  }
 }
 
 /**
@@ -112,29 +167,14 @@ const orderCache = new Map<string, readonly string[]>();
 const ORDER_CACHE_LIMIT = 1024;
 
 function computeShashOrder(names: readonly string[]): string[] {
-  let mask = 0;
-  let buckets: Node[][] = [[]];
-  let n = 0;
+  const map = new HmapBuckets<string>();
   const seen = new Set<string>();
   for (const name of names) {
     if (seen.has(name)) continue;
     seen.add(name);
-    const node: Node = { name, hash: ovsHashString(name) };
-    (buckets[(node.hash & mask) >>> 0] as Node[]).unshift(node);
-    n++;
-    if (Math.floor(n / 2) > mask) {
-      const newMask = calcMask(n);
-      if (newMask > mask) {
-        const next: Node[][] = Array.from({ length: newMask + 1 }, () => []);
-        for (const bucket of buckets) {
-          for (const nd of bucket) (next[(nd.hash & newMask) >>> 0] as Node[]).unshift(nd);
-        }
-        buckets = next;
-        mask = newMask;
-      }
-    }
+    map.insert(ovsHashString(name), name);
   }
-  return buckets.flatMap((b) => b.map((nd) => nd.name));
+  return map.values();
 }
 
 /**
