@@ -20,10 +20,11 @@ import { parseSchema } from './schema.js';
 import type { DatabaseSchema } from './schema-types.js';
 import type { MonitorRequests, WireRow } from './wire.js';
 
-/** The `_Server` database schema (version 1.2.0), as ovsdb-server serves it. */
-export const SERVER_SCHEMA: DatabaseSchema = parseSchema({
+/** The `_Server` schema ovsdb-server 3.1 serves (version 1.2.0), as JSON. */
+export const SERVER_SCHEMA_JSON = {
   name: '_Server',
   version: '1.2.0',
+  cksum: '3009684573 744',
   tables: {
     Database: {
       columns: {
@@ -41,7 +42,10 @@ export const SERVER_SCHEMA: DatabaseSchema = parseSchema({
       isRoot: true,
     },
   },
-});
+} as const;
+
+/** The `_Server` database schema (version 1.2.0), as ovsdb-server serves it. */
+export const SERVER_SCHEMA: DatabaseSchema = parseSchema(SERVER_SCHEMA_JSON);
 
 /** A `_Server.Database` row. */
 export interface ServerDatabaseRow {

@@ -7,6 +7,7 @@
  * @module
  */
 
+export { SERVER_SCHEMA_JSON } from '../cluster.js';
 export type { ChannelHandlers, SessionChannel } from './channel.js';
 export type { Clause, Condition, ConditionFunction } from './conditions.js';
 export { evaluateCondition, parseCondition } from './conditions.js';
@@ -48,7 +49,7 @@ export {
   OvsdbServer,
   type ServerTlsOptions,
 } from './server.js';
-export { SERVER_SCHEMA_JSON, ServerDatabase } from './server-db.js';
+export { ServerDatabase } from './server-db.js';
 export { type LogLevel, ServerLog, type ServerLogOptions } from './server-log.js';
 export { jsonKey, type PendingTransaction, Session, type SessionHost } from './session.js';
 export type { Datum, DatumType, SymbolTable, UuidSymbol } from './values.js';

@@ -13,37 +13,13 @@
  * @module
  */
 
-import { parseSchema } from '../schema.js';
+import { SERVER_SCHEMA } from '../cluster.js';
 import type { DatabaseSchema } from '../schema-types.js';
 import { newUuid } from '../uuid.js';
 import { Database, type Row } from './database.js';
 import type { RowChange, TxnChanges } from './executor.js';
 import { schemaText } from './schema-json.js';
 import type { Datum } from './values.js';
-
-/** The `_Server` schema ovsdb-server 3.1 serves (version 1.2.0). */
-export const SERVER_SCHEMA_JSON = {
-  name: '_Server',
-  version: '1.2.0',
-  cksum: '3009684573 744',
-  tables: {
-    Database: {
-      columns: {
-        name: { type: 'string' },
-        model: {
-          type: { key: { type: 'string', enum: ['set', ['standalone', 'clustered', 'relay']] } },
-        },
-        connected: { type: 'boolean' },
-        leader: { type: 'boolean' },
-        schema: { type: { key: { type: 'string' }, min: 0, max: 1 } },
-        cid: { type: { key: { type: 'uuid' }, min: 0, max: 1 } },
-        sid: { type: { key: { type: 'uuid' }, min: 0, max: 1 } },
-        index: { type: { key: { type: 'integer' }, min: 0, max: 1 } },
-      },
-      isRoot: true,
-    },
-  },
-} as const;
 
 const EMPTY: Datum = { keys: [] };
 
@@ -54,7 +30,7 @@ export class ServerDatabase {
   private readonly rowOf = new Map<string, string>();
 
   constructor() {
-    const schema = parseSchema(SERVER_SCHEMA_JSON);
+    const schema = SERVER_SCHEMA;
     this.db = new Database(schema);
     this.add(schema);
   }
