@@ -6,7 +6,7 @@
  * @module
  */
 
-import type { RawClient } from './raw-client.js';
+import { RawClient } from './raw-client.js';
 
 /** The database name. */
 export const DB = 'OVN_Northbound';
@@ -138,4 +138,26 @@ export async function populatePorts(c: RawClient, ports: number, perSwitch = 100
   ])) as [{ rows?: unknown[] }];
   const n = r[0].rows?.length ?? -1;
   if (n !== ports) throw new Error(`populating: expected ${ports} ports, the database has ${n}`);
+}
+
+/** A raw client on `socketPath` with the switch created; it verifies the ports afterwards. */
+export async function openWithSwitch(socketPath: string): Promise<RawClient> {
+  const c = await RawClient.open(socketPath);
+  await createSwitch(c);
+  return c;
+}
+
+/** Verify the port count, close the raw client, and return ports per second. */
+export async function finishPorts(
+  c: RawClient,
+  n: number,
+  ms: number,
+  what: string,
+): Promise<number> {
+  try {
+    await verifyPorts(c, n, what);
+  } finally {
+    c.close();
+  }
+  return (n / ms) * 1000;
 }

@@ -9,7 +9,13 @@
  */
 
 import { performance } from 'node:perf_hooks';
-import { createSwitch, SWITCH, singlePortOps, transactText, verifyPorts } from '../lib/nb-data.js';
+import {
+  finishPorts,
+  openWithSwitch,
+  SWITCH,
+  singlePortOps,
+  transactText,
+} from '../lib/nb-data.js';
 import {
   addPort,
   bareTransact,
@@ -19,7 +25,6 @@ import {
   portData,
 } from '../lib/ovnkit-side.js';
 import { endSection, startSection } from '../lib/profiler.js';
-import { RawClient } from '../lib/raw-client.js';
 import { emptyResult, figure, ratio } from '../lib/results.js';
 import type { BenchServer } from '../lib/servers.js';
 import type { BenchContext, Workload, WorkloadResult } from '../lib/types.js';
@@ -27,26 +32,9 @@ import { measureVariants, type Variant } from '../lib/variants.js';
 import { nbctlDaemon, nbctlSequential, nbctlStatus } from '../peers/nbctl.js';
 import { ovsdbappSequential, ovsdbappStatus } from '../peers/ovsdbapp.js';
 
-/** Create the switch with a raw client; returns it for verification. */
-async function prepared(server: BenchServer): Promise<RawClient> {
-  const c = await RawClient.open(server.socketPath);
-  await createSwitch(c);
-  return c;
-}
-
-/** Verify the port count, close the raw client, and return ports per second. */
-async function finish(c: RawClient, n: number, ms: number, what: string): Promise<number> {
-  try {
-    await verifyPorts(c, n, what);
-  } finally {
-    c.close();
-  }
-  return (n / ms) * 1000;
-}
-
 /** Raw client, sequential: write one request, wait for its reply. LSP/s. */
 export async function rawSequential(server: BenchServer, n: number): Promise<number> {
-  const c = await prepared(server);
+  const c = await openWithSwitch(server.socketPath);
   const requests = Array.from({ length: n }, (_, i) => transactText(singlePortOps(i), i));
   const base = c.count;
   const t0 = performance.now();
@@ -54,18 +42,18 @@ export async function rawSequential(server: BenchServer, n: number): Promise<num
     c.write(requests[i]!);
     await c.until(base + i + 1);
   }
-  return finish(c, n, performance.now() - t0, 'raw sequential');
+  return finishPorts(c, n, performance.now() - t0, 'raw sequential');
 }
 
 /** Raw client, pipelined: write every request (100 per write), wait for all replies. LSP/s. */
 export async function rawPipelined(server: BenchServer, n: number): Promise<number> {
-  const c = await prepared(server);
+  const c = await openWithSwitch(server.socketPath);
   const requests = Array.from({ length: n }, (_, i) => transactText(singlePortOps(i), i));
   const base = c.count;
   const t0 = performance.now();
   for (let i = 0; i < n; i += 100) c.write(requests.slice(i, i + 100).join(''));
   await c.until(base + n);
-  return finish(c, n, performance.now() - t0, 'raw pipelined');
+  return finishPorts(c, n, performance.now() - t0, 'raw pipelined');
 }
 
 /** ovnkit: the typed builder over `connectDatabase`, sequential or all at once. LSP/s. */
@@ -74,7 +62,7 @@ export async function ovnkitSinglePort(
   n: number,
   pipelined: boolean,
 ): Promise<number> {
-  const c = await prepared(server);
+  const c = await openWithSwitch(server.socketPath);
   const s = await openOvnkit(server.remote);
   try {
     const ports = portData(0, n);
@@ -89,7 +77,7 @@ export async function ovnkitSinglePort(
         `ovnkit replica has ${s.client.count('Logical_Switch_Port')} ports, not ${n}`,
       );
     }
-    return await finish(c, n, ms, `ovnkit ${pipelined ? 'pipelined' : 'sequential'}`);
+    return await finishPorts(c, n, ms, `ovnkit ${pipelined ? 'pipelined' : 'sequential'}`);
   } finally {
     await s.close();
   }
@@ -107,7 +95,7 @@ async function bare(
   pipelined: boolean,
   monitored = false,
 ): Promise<number> {
-  const c = await prepared(server);
+  const c = await openWithSwitch(server.socketPath);
   const conn = await openBare(server.remote);
   try {
     if (monitored) await monitorEverything(conn);
@@ -115,7 +103,7 @@ async function bare(
     const t0 = performance.now();
     if (pipelined) await Promise.all(ops.map((o) => bareTransact(conn, o)));
     else for (const o of ops) await bareTransact(conn, o);
-    return await finish(c, n, performance.now() - t0, 'bare connection');
+    return await finishPorts(c, n, performance.now() - t0, 'bare connection');
   } finally {
     conn.close();
   }
@@ -146,9 +134,9 @@ export const w1: Workload = {
       variants.push({
         key: 'W1a.ovsdbapp',
         async sample(s) {
-          const c = await prepared(s);
+          const c = await openWithSwitch(s.socketPath);
           const r = await ovsdbappSequential(ctx.root, s.remote, SWITCH, n);
-          return finish(c, n, r.seconds * 1000, 'ovsdbapp sequential');
+          return finishPorts(c, n, r.seconds * 1000, 'ovsdbapp sequential');
         },
       });
     } else {
@@ -160,17 +148,17 @@ export const w1: Workload = {
         {
           key: 'W1a.nbctl',
           async sample(s) {
-            const c = await prepared(s);
+            const c = await openWithSwitch(s.socketPath);
             const secs = await nbctlSequential(s.remote, SWITCH, nbctlN);
-            return finish(c, nbctlN, secs * 1000, 'ovn-nbctl');
+            return finishPorts(c, nbctlN, secs * 1000, 'ovn-nbctl');
           },
         },
         {
           key: 'W1a.nbctl-daemon',
           async sample(s) {
-            const c = await prepared(s);
+            const c = await openWithSwitch(s.socketPath);
             const secs = await nbctlDaemon(s.remote, SWITCH, nbctlN);
-            return finish(c, nbctlN, secs * 1000, 'ovn-nbctl daemon');
+            return finishPorts(c, nbctlN, secs * 1000, 'ovn-nbctl daemon');
           },
         },
       );

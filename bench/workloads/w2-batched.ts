@@ -7,7 +7,7 @@
  */
 
 import { performance } from 'node:perf_hooks';
-import { batchOps, createSwitch, SWITCH, transactText, verifyPorts } from '../lib/nb-data.js';
+import { batchOps, finishPorts, openWithSwitch, SWITCH, transactText } from '../lib/nb-data.js';
 import {
   addPorts,
   bareTransact,
@@ -16,7 +16,6 @@ import {
   openOvnkit,
   portData,
 } from '../lib/ovnkit-side.js';
-import { RawClient } from '../lib/raw-client.js';
 import { emptyResult, figure, ratio } from '../lib/results.js';
 import type { BenchServer } from '../lib/servers.js';
 import type { BenchContext, Workload, WorkloadResult } from '../lib/types.js';
@@ -33,8 +32,7 @@ async function bareBatched(
   batch: number,
   monitored = false,
 ): Promise<number> {
-  const c = await RawClient.open(s.socketPath);
-  await createSwitch(c);
+  const c = await openWithSwitch(s.socketPath);
   const conn = await openBare(s.remote);
   try {
     if (monitored) await monitorEverything(conn);
@@ -42,7 +40,7 @@ async function bareBatched(
     for (let i = 0; i < ports; i += batch) ops.push(batchOps(i, Math.min(batch, ports - i)));
     const t0 = performance.now();
     for (const o of ops) await bareTransact(conn, o);
-    return await finish(c, ports, performance.now() - t0, 'bare batched');
+    return await finishPorts(c, ports, performance.now() - t0, 'bare batched');
   } finally {
     conn.close();
   }
@@ -53,23 +51,13 @@ export function w2Sizes(quick: boolean): { ports: number; batch: number } {
   return { ports: quick ? 5000 : 100_000, batch: 1000 };
 }
 
-async function finish(c: RawClient, n: number, ms: number, what: string): Promise<number> {
-  try {
-    await verifyPorts(c, n, what);
-  } finally {
-    c.close();
-  }
-  return (n / ms) * 1000;
-}
-
 /** Raw client: pre-serialized batches, each awaited. LSP/s. */
 export async function rawBatched(
   server: BenchServer,
   ports: number,
   batch: number,
 ): Promise<number> {
-  const c = await RawClient.open(server.socketPath);
-  await createSwitch(c);
+  const c = await openWithSwitch(server.socketPath);
   const requests: string[] = [];
   for (let start = 0; start < ports; start += batch) {
     requests.push(transactText(batchOps(start, Math.min(batch, ports - start)), start));
@@ -80,7 +68,7 @@ export async function rawBatched(
     c.write(requests[k]!);
     await c.until(base + k + 1);
   }
-  return finish(c, ports, performance.now() - t0, 'raw batched');
+  return finishPorts(c, ports, performance.now() - t0, 'raw batched');
 }
 
 /** W2. */
@@ -98,8 +86,7 @@ export const w2: Workload = {
       {
         key: 'W2.ovnkit',
         async sample(s) {
-          const c = await RawClient.open(s.socketPath);
-          await createSwitch(c);
+          const c = await openWithSwitch(s.socketPath);
           const session = await openOvnkit(s.remote);
           try {
             const batches: ReturnType<typeof portData>[] = [];
@@ -110,7 +97,7 @@ export const w2: Workload = {
             const ms = performance.now() - t0;
             const seen = session.client.count('Logical_Switch_Port');
             if (seen !== ports) throw new Error(`ovnkit replica has ${seen} ports, not ${ports}`);
-            return await finish(c, ports, ms, 'ovnkit batched');
+            return await finishPorts(c, ports, ms, 'ovnkit batched');
           } finally {
             await session.close();
           }
@@ -124,10 +111,9 @@ export const w2: Workload = {
       variants.push({
         key: 'W2.ovsdbapp',
         async sample(s) {
-          const c = await RawClient.open(s.socketPath);
-          await createSwitch(c);
+          const c = await openWithSwitch(s.socketPath);
           const r = await ovsdbappBatched(ctx.root, s.remote, SWITCH, appPorts, batch);
-          return finish(c, appPorts, r.seconds * 1000, 'ovsdbapp batched');
+          return finishPorts(c, appPorts, r.seconds * 1000, 'ovsdbapp batched');
         },
       });
     } else {
