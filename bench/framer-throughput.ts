@@ -26,7 +26,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { JsonStreamFramer } from '../src/ovsdb/framer.js';
+import { JsonStreamFramer } from '../src/ovsdb/wire/framer.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
 const SCHEMA = join(ROOT, 'schema/ovn-nb-7.18.0.ovsschema');

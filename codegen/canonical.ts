@@ -17,7 +17,7 @@ import type {
   ColumnType,
   DatabaseSchema,
   TableSchema,
-} from '../src/ovsdb/schema-types.js';
+} from '../src/ovsdb/schema/schema-types.js';
 
 /** A JSON value. */
 export type Json = string | number | boolean | null | readonly Json[] | JsonObject;

@@ -15,8 +15,8 @@ import { readFileSync, realpathSync } from 'node:fs';
 import { isAbsolute, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { connect } from '../src/ovsdb/connect.js';
-import { SchemaError } from '../src/ovsdb/errors.js';
+import { connect } from '../src/ovsdb/connection/connect.js';
+import { SchemaError } from '../src/ovsdb/wire/errors.js';
 import { checkGenerated, writeGenerated } from './files.js';
 import { DEFAULT_OVSDB_IMPORT, generate } from './generate.js';
 import type { OvsdbImports } from './render.js';
@@ -42,7 +42,8 @@ Options:
   --ovsdb-import SPEC   module the generated code imports the ovsdb layer from
                         (default: ${DEFAULT_OVSDB_IMPORT})
   --ovsdb-dir DIR       import the ovsdb layer from its source directory instead
-                        (relative imports of DIR/uuid.js, model.js, schema.js)
+                        (relative imports of DIR/values/uuid.js, schema/model.js,
+                        schema/schema.js)
   --check               write nothing; exit 1 with a diff if DIR is not what
                         would be generated (extra and missing files included)
   --timeout MS          --remote: give up after MS milliseconds (default 10000)
@@ -130,9 +131,9 @@ export async function runCli(args: readonly string[], io: CliIo): Promise<number
       const dir = resolve(io.cwd, values['ovsdb-dir']);
       commandParts.push('--ovsdb-dir', displayPath(io.cwd, values['ovsdb-dir']));
       ovsdbImport = {
-        uuid: relativeSpecifier(outAbs, resolve(dir, 'uuid.js')),
-        model: relativeSpecifier(outAbs, resolve(dir, 'model.js')),
-        schema: relativeSpecifier(outAbs, resolve(dir, 'schema.js')),
+        uuid: relativeSpecifier(outAbs, resolve(dir, 'values/uuid.js')),
+        model: relativeSpecifier(outAbs, resolve(dir, 'schema/model.js')),
+        schema: relativeSpecifier(outAbs, resolve(dir, 'schema/schema.js')),
       };
     } else if (values['ovsdb-import'] !== undefined) {
       commandParts.push('--ovsdb-import', values['ovsdb-import']);

@@ -4,8 +4,8 @@
  * @module
  */
 
-import { parseSchema, parseSchemaText } from '../src/ovsdb/schema.js';
-import type { DatabaseSchema } from '../src/ovsdb/schema-types.js';
+import { parseSchema, parseSchemaText } from '../src/ovsdb/schema/schema.js';
+import type { DatabaseSchema } from '../src/ovsdb/schema/schema-types.js';
 import { normalizeSchema } from './canonical.js';
 import { type DatabaseDocs, parseDocs } from './docs.js';
 import { defaultModelName, isIdentifier } from './names.js';

@@ -7,7 +7,12 @@
  * @module
  */
 
-import type { Atom, BaseType, DatabaseSchema, TableSchema } from '../src/ovsdb/schema-types.js';
+import type {
+  Atom,
+  BaseType,
+  DatabaseSchema,
+  TableSchema,
+} from '../src/ovsdb/schema/schema-types.js';
 import { fileStem, NameRegistry, pascalCase } from './names.js';
 
 /** An enum-typed part of a column and the exported names of its values. */

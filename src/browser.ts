@@ -19,34 +19,34 @@
  * @module
  */
 
-import { type ConnectionOptions, OvsdbConnection } from './ovsdb/connection.js';
-import { OvsdbError } from './ovsdb/errors.js';
-import { parseRemote, type Remote } from './ovsdb/remote.js';
+import { type ConnectionOptions, OvsdbConnection } from './ovsdb/connection/connection.js';
+import { parseRemote, type Remote } from './ovsdb/transport/remote.js';
 import {
   openWebSocketTransport,
   type WebSocketLike,
   type WebSocketTransportOptions,
   withToken,
-} from './ovsdb/ws-transport.js';
+} from './ovsdb/transport/ws-transport.js';
+import { OvsdbError } from './ovsdb/wire/errors.js';
 
-export * from './ovsdb/connection.js';
-export * from './ovsdb/datum.js';
-export * from './ovsdb/emitter.js';
-export * from './ovsdb/errors.js';
-export * from './ovsdb/framer.js';
-export * from './ovsdb/indexes.js';
-export * from './ovsdb/model.js';
-export * from './ovsdb/remote.js';
-export * from './ovsdb/replica.js';
-export * from './ovsdb/rpc.js';
-export * from './ovsdb/schema.js';
-export * from './ovsdb/schema-types.js';
-export * from './ovsdb/transport.js';
-export * from './ovsdb/updates.js';
-export * from './ovsdb/uuid.js';
-export * from './ovsdb/validators.js';
-export * from './ovsdb/wire.js';
-export * from './ovsdb/ws-transport.js';
+export * from './client/replica/indexes.js';
+export * from './client/replica/replica.js';
+export * from './ovsdb/connection/connection.js';
+export * from './ovsdb/connection/emitter.js';
+export * from './ovsdb/schema/model.js';
+export * from './ovsdb/schema/schema.js';
+export * from './ovsdb/schema/schema-types.js';
+export * from './ovsdb/transport/remote.js';
+export * from './ovsdb/transport/transport.js';
+export * from './ovsdb/transport/ws-transport.js';
+export * from './ovsdb/values/datum.js';
+export * from './ovsdb/values/updates.js';
+export * from './ovsdb/values/uuid.js';
+export * from './ovsdb/values/validators.js';
+export * from './ovsdb/wire/errors.js';
+export * from './ovsdb/wire/framer.js';
+export * from './ovsdb/wire/rpc.js';
+export * from './ovsdb/wire/wire.js';
 
 /** A WebSocket constructor: the global `WebSocket` or a compatible one. */
 export type WebSocketConstructor = new (

@@ -6,4 +6,5 @@
  * `ovnkit/codegen`.
  * @module
  */
+export * from './client/index.js';
 export * from './ovsdb/index.js';

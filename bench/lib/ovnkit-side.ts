@@ -7,11 +7,11 @@
  * @module
  */
 
+import { connectDatabase, type DatabaseClient } from '../../src/client/client.js';
 import { NB, type NBTables } from '../../src/nb/generated/model.js';
-import { connectDatabase, type DatabaseClient } from '../../src/ovsdb/client.js';
-import { connect } from '../../src/ovsdb/connect.js';
-import type { OvsdbConnection } from '../../src/ovsdb/connection.js';
-import type { Operation } from '../../src/ovsdb/wire.js';
+import { connect } from '../../src/ovsdb/connection/connect.js';
+import type { OvsdbConnection } from '../../src/ovsdb/connection/connection.js';
+import type { Operation } from '../../src/ovsdb/wire/wire.js';
 import { clientExecutor, createTransactor, type Transactor } from '../../src/transactions/index.js';
 import { DB, portAddress, portName, SWITCH } from './nb-data.js';
 

@@ -16,8 +16,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { createInterface } from 'node:readline';
+import { connectDatabase } from '../../src/client/client.js';
 import { NB } from '../../src/nb/generated/model.js';
-import { connectDatabase } from '../../src/ovsdb/client.js';
 import { RawClient } from '../lib/raw-client.js';
 import { NB_SCHEMA } from '../lib/servers.js';
 

@@ -13,8 +13,8 @@
 
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { connectDatabase } from '../../src/client/index.js';
 import { createNb, NB } from '../../src/nb/index.js';
-import { connectDatabase } from '../../src/ovsdb/index.js';
 import { startOvsdbServer } from '../../src/testing/index.js';
 import { PodController, ProgrammaticPodSource } from './controller/index.js';
 

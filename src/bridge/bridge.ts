@@ -57,14 +57,14 @@ import { createServer as createHttpsServer } from 'node:https';
 import type * as net from 'node:net';
 import type { Duplex } from 'node:stream';
 import { type RawData, type WebSocket, WebSocketServer } from 'ws';
-import { ProtocolError } from '../ovsdb/errors.js';
-import { DEFAULT_MAX_MESSAGE_BYTES, JsonStreamFramer } from '../ovsdb/framer.js';
-import { formatRemote, type SocketRemote } from '../ovsdb/remote.js';
-import type { TlsOptions } from '../ovsdb/socket-transport.js';
-import { isLoopbackHost, TokenAuthenticator } from './auth.js';
-import { type ListenAddress, listenUrl, parseListenAddress } from './listen-address.js';
+import { isLoopbackHost, TokenAuthenticator } from '../net/auth.js';
+import { type ListenAddress, listenUrl, parseListenAddress } from '../net/listen-address.js';
+import { serveStatic } from '../net/static-files.js';
+import { formatRemote, type SocketRemote } from '../ovsdb/transport/remote.js';
+import type { TlsOptions } from '../ovsdb/transport/socket-transport.js';
+import { ProtocolError } from '../ovsdb/wire/errors.js';
+import { DEFAULT_MAX_MESSAGE_BYTES, JsonStreamFramer } from '../ovsdb/wire/framer.js';
 import { BridgePolicy, type BridgePolicyOptions } from './policy.js';
-import { serveStatic } from './static-files.js';
 import { connectUpstream, parseUpstreamRemote } from './upstream.js';
 
 /** Where the bridge writes what happens. Every method is optional. */

@@ -10,7 +10,7 @@
 
 import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
-import { readTokenFile } from './auth.js';
+import { readTokenFile } from '../net/auth.js';
 import { type Bridge, BridgeConfigError, type BridgeOptions, startBridge } from './bridge.js';
 import { BridgePolicy } from './policy.js';
 

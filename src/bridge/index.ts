@@ -9,9 +9,9 @@
  * Node only.
  * @module
  */
-export * from './auth.js';
+export * from '../net/auth.js';
+export * from '../net/listen-address.js';
 export * from './bridge.js';
 export * from './cli.js';
-export * from './listen-address.js';
 export * from './policy.js';
 export * from './upstream.js';

@@ -7,9 +7,9 @@
 
 import * as net from 'node:net';
 import * as tls from 'node:tls';
-import { ConnectionClosedError, OvsdbError } from '../ovsdb/errors.js';
-import { formatRemote, parseRemote, type SocketRemote } from '../ovsdb/remote.js';
-import type { TlsOptions } from '../ovsdb/socket-transport.js';
+import { formatRemote, parseRemote, type SocketRemote } from '../ovsdb/transport/remote.js';
+import type { TlsOptions } from '../ovsdb/transport/socket-transport.js';
+import { ConnectionClosedError, OvsdbError } from '../ovsdb/wire/errors.js';
 
 /** Options of {@link connectUpstream}. */
 export interface UpstreamOptions {

@@ -10,9 +10,9 @@
  */
 
 import { readFile } from 'node:fs/promises';
+import { connectDatabase, type DatabaseClient } from '../client/client.js';
 import { NB, type NBTables } from '../nb/generated/model.js';
 import { showNb } from '../nb/show.js';
-import { connectDatabase, type DatabaseClient } from '../ovsdb/client.js';
 import type { CliIo } from './commands.js';
 
 /** The remote used when neither `--db` nor `OVN_NB_DB` is given (as for `ovn-nbctl`). */

@@ -8,7 +8,7 @@
  * @module
  */
 
-import type { Uuid } from '../ovsdb/uuid.js';
+import type { Uuid } from '../ovsdb/values/uuid.js';
 import {
   AlreadyExistsError,
   InvalidAddressError,

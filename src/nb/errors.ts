@@ -9,7 +9,7 @@
  * @module
  */
 
-import { OvsdbError } from '../ovsdb/errors.js';
+import { OvsdbError } from '../ovsdb/wire/errors.js';
 
 /** Base class of the Northbound DSL's errors. */
 export class NbError extends OvsdbError {

@@ -6,7 +6,7 @@
  * @module
  */
 
-import type { Uuid } from '../ovsdb/uuid.js';
+import type { Uuid } from '../ovsdb/values/uuid.js';
 import { AlreadyExistsError, NotFoundError } from './errors.js';
 import type { CreateOptions, DeleteOptions } from './existence.js';
 import { findNamed, getNamed, type HaChassisGroupRef, rowsNamed } from './lookup.js';

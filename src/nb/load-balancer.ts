@@ -11,7 +11,7 @@
  * @module
  */
 
-import type { Uuid } from '../ovsdb/uuid.js';
+import type { Uuid } from '../ovsdb/values/uuid.js';
 import {
   AlreadyExistsError,
   AmbiguousNameError,

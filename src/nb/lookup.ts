@@ -9,7 +9,7 @@
  * @module
  */
 
-import { isUuid } from '../ovsdb/uuid.js';
+import { isUuid } from '../ovsdb/values/uuid.js';
 import {
   AmbiguousNameError,
   InvalidArgumentError,

@@ -5,7 +5,7 @@
  * `nb.show()` prints the topology.
  *
  * ```ts
- * import { connectDatabase } from 'ovnkit/ovsdb';
+ * import { connectDatabase } from 'ovnkit/client';
  * import { NB, createNb, lsAdd, lspAdd, lrAdd, connectSwitchToRouter, lrNatAdd, match, aclAdd } from 'ovnkit/nb';
  *
  * const client = connectDatabase({ remotes: 'unix:/var/run/ovn/ovnnb_db.sock', model: NB });
@@ -29,9 +29,9 @@
  * @module
  */
 
-import { TransactionError } from '../ovsdb/errors.js';
-import type { DatabaseModel } from '../ovsdb/model.js';
-import type { Operation } from '../ovsdb/wire.js';
+import type { DatabaseModel } from '../ovsdb/schema/model.js';
+import { TransactionError } from '../ovsdb/wire/errors.js';
+import type { Operation } from '../ovsdb/wire/wire.js';
 import type { TransactingClient } from '../transactions/client-executor.js';
 import { clientExecutor } from '../transactions/client-executor.js';
 import { compileTransaction } from '../transactions/compile.js';
@@ -235,7 +235,7 @@ export class Nb {
  * @example
  * ```ts
  * import { createNb, lsAdd, lspAdd, NB } from 'ovnkit/nb';
- * import { connectDatabase } from 'ovnkit/ovsdb';
+ * import { connectDatabase } from 'ovnkit/client';
  *
  * const client = connectDatabase({ remotes: 'unix:/var/run/ovn/ovnnb_db.sock', model: NB });
  * await client.ready;

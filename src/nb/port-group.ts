@@ -9,7 +9,7 @@
  * @module
  */
 
-import type { Uuid } from '../ovsdb/uuid.js';
+import type { Uuid } from '../ovsdb/values/uuid.js';
 import { type AclSpec, encodeAcl } from './acl.js';
 import { AlreadyExistsError, InvalidArgumentError, NotFoundError } from './errors.js';
 import type { CreateOptions, DeleteOptions } from './existence.js';

@@ -7,7 +7,7 @@
  * @module
  */
 
-import type { Uuid } from '../ovsdb/uuid.js';
+import type { Uuid } from '../ovsdb/values/uuid.js';
 import { AlreadyExistsError, InvalidArgumentError, NotFoundError } from './errors.js';
 import type { CreateOptions, DeleteOptions } from './existence.js';
 import { checkCidr, normalizePrefix } from './ip.js';

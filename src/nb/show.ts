@@ -25,7 +25,7 @@
  * @module
  */
 
-import { isUuid } from '../ovsdb/uuid.js';
+import { isUuid } from '../ovsdb/values/uuid.js';
 import type { NbReader, NbRow, NbTable } from './txn.js';
 
 /** Options of {@link showNb}. */

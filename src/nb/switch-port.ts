@@ -7,7 +7,7 @@
  * @module
  */
 
-import type { Uuid } from '../ovsdb/uuid.js';
+import type { Uuid } from '../ovsdb/values/uuid.js';
 import {
   formatLspAddress,
   formatPortSecurity,

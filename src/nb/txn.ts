@@ -27,10 +27,10 @@
  * @module
  */
 
-import { defaultValue } from '../ovsdb/datum.js';
-import type { InsertOf, RowOf, TableName, UpdateOf } from '../ovsdb/model.js';
-import type { ColumnSchema, TableSchema } from '../ovsdb/schema-types.js';
-import { isUuid, type Uuid, ZERO_UUID } from '../ovsdb/uuid.js';
+import type { InsertOf, RowOf, TableName, UpdateOf } from '../ovsdb/schema/model.js';
+import type { ColumnSchema, TableSchema } from '../ovsdb/schema/schema-types.js';
+import { defaultValue } from '../ovsdb/values/datum.js';
+import { isUuid, type Uuid, ZERO_UUID } from '../ovsdb/values/uuid.js';
 import type { TransactionBuilder } from '../transactions/builder.js';
 import type { MutationOf } from '../transactions/mutations.js';
 import type { Ref } from '../transactions/ref.js';

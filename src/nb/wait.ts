@@ -8,7 +8,7 @@
  * @module
  */
 
-import { WaitTimeoutError } from '../ovsdb/replica.js';
+import { WaitTimeoutError } from '../client/replica/replica.js';
 import type { OperationHandle } from '../transactions/handles.js';
 import { NbError, NbWaitTimeoutError } from './errors.js';
 import type { NbReader, NbRow, NbTable, NbTxn } from './txn.js';

@@ -18,10 +18,10 @@
 import { readFileSync, realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { SchemaError } from '../ovsdb/errors.js';
-import { parseSchema } from '../ovsdb/schema.js';
-import type { DatabaseSchema } from '../ovsdb/schema-types.js';
-import { createServer, type OvsdbServer } from '../ovsdb/server/index.js';
+import { parseSchema } from '../ovsdb/schema/schema.js';
+import type { DatabaseSchema } from '../ovsdb/schema/schema-types.js';
+import { SchemaError } from '../ovsdb/wire/errors.js';
+import { createServer, type OvsdbServer } from './core-index.js';
 
 const USAGE = `Usage:
   ovnkit-server --schema FILE [--schema FILE…] --listen REMOTE [--listen REMOTE…] [options]

@@ -31,4 +31,4 @@ export {
   type ServerTlsOptions,
   SNAPSHOT_FORMAT,
   SnapshotError,
-} from '../ovsdb/server/index.js';
+} from './core-index.js';

@@ -25,7 +25,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import * as net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import type { DatabaseSchema } from '../ovsdb/schema-types.js';
+import type { DatabaseSchema } from '../ovsdb/schema/schema-types.js';
 import { type OvsTools, requireOvsdbServer } from './ovs-tools.js';
 import { installHooks, liveChildren, liveDirs, runTool } from './processes.js';
 

@@ -23,7 +23,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import * as net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import type { DatabaseSchema } from '../ovsdb/schema-types.js';
+import type { DatabaseSchema } from '../ovsdb/schema/schema-types.js';
 import { type OvsTools, requireOvsdbServer } from './ovs-tools.js';
 import { createPki, type Pki } from './pki.js';
 import { installHooks, liveChildren, liveDirs, runTool } from './processes.js';
@@ -144,7 +144,7 @@ const LISTENING_RE = /\|socket_util\|INFO\|[^|\n]*: listening on port (\d+)/g;
  * @example
  * ```ts
  * import { NB } from 'ovnkit/nb';
- * import { connectDatabase } from 'ovnkit/ovsdb';
+ * import { connectDatabase } from 'ovnkit/client';
  * import { startOvsdbServer } from 'ovnkit/testing';
  *
  * const server = await startOvsdbServer({ schema: NB.schema, remotes: ['unix', 'tcp'] });

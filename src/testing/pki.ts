@@ -8,7 +8,7 @@ import { execFile } from 'node:child_process';
 import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import type { TlsOptions } from '../ovsdb/socket-transport.js';
+import type { TlsOptions } from '../ovsdb/transport/socket-transport.js';
 import { requireOvsdbServer } from './ovs-tools.js';
 
 const run = promisify(execFile);

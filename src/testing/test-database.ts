@@ -25,11 +25,11 @@ import {
   connectDatabase,
   type DatabaseClient,
   type DatabaseClientOptions,
-  type Dialer,
-} from '../ovsdb/client.js';
-import { OvsdbConnection } from '../ovsdb/connection.js';
-import type { DatabaseModel, TableMap } from '../ovsdb/model.js';
-import { createServer, type OvsdbServer } from '../ovsdb/server/index.js';
+} from '../client/client.js';
+import { OvsdbConnection } from '../ovsdb/connection/connection.js';
+import type { DatabaseModel, TableMap } from '../ovsdb/schema/model.js';
+import type { Dialer } from '../ovsdb/transport/dial.js';
+import { createServer, type OvsdbServer } from '../server/core-index.js';
 
 /** Options of {@link createTestDatabase}. */
 export interface TestDatabaseOptions<DB extends TableMap> {

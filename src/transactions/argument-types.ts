@@ -8,7 +8,12 @@
  * @module
  */
 
-import type { BaseType, ColumnKind, ColumnSchema, ColumnType } from '../ovsdb/schema-types.js';
+import type {
+  BaseType,
+  ColumnKind,
+  ColumnSchema,
+  ColumnType,
+} from '../ovsdb/schema/schema-types.js';
 
 type Derivation = 'subset' | 'atom' | 'bareAtom' | 'elements' | 'pairs' | 'keys';
 

@@ -5,8 +5,8 @@
  * @module
  */
 
-import { OvsdbError } from '../ovsdb/errors.js';
-import type { TableMap } from '../ovsdb/model.js';
+import type { TableMap } from '../ovsdb/schema/model.js';
+import { OvsdbError } from '../ovsdb/wire/errors.js';
 import type { TransactionBuilder } from './builder.js';
 import { type Outcome, outcomeOf } from './errors.js';
 import { type TransactOptions, transact } from './execute.js';

@@ -7,8 +7,6 @@
  * @module
  */
 
-import { compileTableCodec, defaultValue, type EncodeContext } from '../ovsdb/datum.js';
-import { DatumError, OvsdbError, ProtocolError } from '../ovsdb/errors.js';
 import type {
   ColumnOf,
   DatabaseModel,
@@ -17,11 +15,13 @@ import type {
   TableMap,
   TableName,
   UpdateOf,
-} from '../ovsdb/model.js';
-import type { TableSchema } from '../ovsdb/schema-types.js';
-import { isUuid, newUuid, type Uuid } from '../ovsdb/uuid.js';
-import { columnValueProblem, validateRow } from '../ovsdb/validators.js';
-import type { Operation, WireRow } from '../ovsdb/wire.js';
+} from '../ovsdb/schema/model.js';
+import type { TableSchema } from '../ovsdb/schema/schema-types.js';
+import { compileTableCodec, defaultValue, type EncodeContext } from '../ovsdb/values/datum.js';
+import { isUuid, newUuid, type Uuid } from '../ovsdb/values/uuid.js';
+import { columnValueProblem, validateRow } from '../ovsdb/values/validators.js';
+import { DatumError, OvsdbError, ProtocolError } from '../ovsdb/wire/errors.js';
+import type { Operation, WireRow } from '../ovsdb/wire/wire.js';
 import { compileWhere, type Where } from './conditions.js';
 import type { ReplicaReader } from './executor.js';
 import { OperationHandle } from './handles.js';

@@ -5,11 +5,11 @@
  * @module
  */
 
-import { ClientClosedError, TransactionOutcomeUnknownError } from '../ovsdb/client.js';
-import { SchemaDriftError } from '../ovsdb/compat.js';
-import { TransactionError } from '../ovsdb/errors.js';
-import type { DatabaseModel, TableMap } from '../ovsdb/model.js';
-import type { Operation } from '../ovsdb/wire.js';
+import { ClientClosedError, TransactionOutcomeUnknownError } from '../client/client.js';
+import { SchemaDriftError } from '../ovsdb/schema/compat.js';
+import type { DatabaseModel, TableMap } from '../ovsdb/schema/model.js';
+import { TransactionError } from '../ovsdb/wire/errors.js';
+import type { Operation } from '../ovsdb/wire/wire.js';
 import type { ExecuteOptions, ReplicaReader, TransactionExecutor } from './executor.js';
 
 /** Options the client's raw `transact` accepts. */

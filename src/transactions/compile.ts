@@ -6,8 +6,8 @@
  * @module
  */
 
-import type { DatabaseModel, TableMap } from '../ovsdb/model.js';
-import type { Operation } from '../ovsdb/wire.js';
+import type { DatabaseModel, TableMap } from '../ovsdb/schema/model.js';
+import type { Operation } from '../ovsdb/wire/wire.js';
 import { type CompiledTransaction, TransactionBuilder } from './builder.js';
 import type { ReplicaReader } from './executor.js';
 

@@ -16,13 +16,13 @@
  * @module
  */
 
-import { compileColumnCodec, type EncodeContext } from '../ovsdb/datum.js';
-import { DatumError } from '../ovsdb/errors.js';
-import type { ColumnOf, RowOf, TableMap, TableName } from '../ovsdb/model.js';
-import type { ColumnSchema, TableSchema } from '../ovsdb/schema-types.js';
-import { isUuid, type Uuid } from '../ovsdb/uuid.js';
-import { columnValueProblem, describeColumnType } from '../ovsdb/validators.js';
-import type { Condition, ConditionFunction, WireValue } from '../ovsdb/wire.js';
+import type { ColumnOf, RowOf, TableMap, TableName } from '../ovsdb/schema/model.js';
+import type { ColumnSchema, TableSchema } from '../ovsdb/schema/schema-types.js';
+import { compileColumnCodec, type EncodeContext } from '../ovsdb/values/datum.js';
+import { isUuid, type Uuid } from '../ovsdb/values/uuid.js';
+import { columnValueProblem, describeColumnType } from '../ovsdb/values/validators.js';
+import { DatumError } from '../ovsdb/wire/errors.js';
+import type { Condition, ConditionFunction, WireValue } from '../ovsdb/wire/wire.js';
 import { atomType, subsetType } from './argument-types.js';
 
 /** `==` and `!=`: every column. */

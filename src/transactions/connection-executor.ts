@@ -6,11 +6,11 @@
  * @module
  */
 
-import type { OvsdbConnection } from '../ovsdb/connection.js';
-import { ConnectionClosedError } from '../ovsdb/errors.js';
-import type { DatabaseModel, TableMap } from '../ovsdb/model.js';
-import type { RequestOptions } from '../ovsdb/rpc.js';
-import type { Operation } from '../ovsdb/wire.js';
+import type { OvsdbConnection } from '../ovsdb/connection/connection.js';
+import type { DatabaseModel, TableMap } from '../ovsdb/schema/model.js';
+import { ConnectionClosedError } from '../ovsdb/wire/errors.js';
+import type { RequestOptions } from '../ovsdb/wire/rpc.js';
+import type { Operation } from '../ovsdb/wire/wire.js';
 import type { ExecuteOptions, TransactionExecutor } from './executor.js';
 
 /**

@@ -11,7 +11,7 @@
  * @module
  */
 
-import { OvsdbError, TransactionError } from '../ovsdb/errors.js';
+import { OvsdbError, TransactionError } from '../ovsdb/wire/errors.js';
 
 /** What happened to a transaction. */
 export type Outcome = 'committed' | 'not committed' | 'unknown';

@@ -62,14 +62,14 @@
  * @module
  */
 
+import type { TableMap, TableName } from '../ovsdb/schema/model.js';
 import {
   OvsdbError,
   ProtocolError,
   RequestTimeoutError,
   type TransactionError,
-} from '../ovsdb/errors.js';
-import type { TableMap, TableName } from '../ovsdb/model.js';
-import type { Operation } from '../ovsdb/wire.js';
+} from '../ovsdb/wire/errors.js';
+import type { Operation } from '../ovsdb/wire/wire.js';
 import type { CompiledTransaction, VerifiedRow } from './builder.js';
 import { compileTransaction, type TransactionCallback } from './compile.js';
 import { TransactionOutcomeError, VerifyConflictError } from './errors.js';

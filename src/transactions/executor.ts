@@ -6,8 +6,8 @@
  * @module
  */
 
-import type { DatabaseModel, RowOf, TableMap, TableName } from '../ovsdb/model.js';
-import type { Operation } from '../ovsdb/wire.js';
+import type { DatabaseModel, RowOf, TableMap, TableName } from '../ovsdb/schema/model.js';
+import type { Operation } from '../ovsdb/wire/wire.js';
 
 /** The read access to the replica that `verify`, replay and outcome resolution use. */
 export interface ReplicaReader<DB extends TableMap> {

@@ -15,12 +15,12 @@
  * @module
  */
 
-import { compileColumnCodec, type EncodeContext, parseMapKey } from '../ovsdb/datum.js';
-import { DatumError } from '../ovsdb/errors.js';
-import type { RowOf, TableMap, TableName, UpdateOf } from '../ovsdb/model.js';
-import type { ColumnSchema, TableSchema } from '../ovsdb/schema-types.js';
-import { columnValueProblem, describeColumnType } from '../ovsdb/validators.js';
-import type { Mutation, Mutator, WireValue } from '../ovsdb/wire.js';
+import type { RowOf, TableMap, TableName, UpdateOf } from '../ovsdb/schema/model.js';
+import type { ColumnSchema, TableSchema } from '../ovsdb/schema/schema-types.js';
+import { compileColumnCodec, type EncodeContext, parseMapKey } from '../ovsdb/values/datum.js';
+import { columnValueProblem, describeColumnType } from '../ovsdb/values/validators.js';
+import { DatumError } from '../ovsdb/wire/errors.js';
+import type { Mutation, Mutator, WireValue } from '../ovsdb/wire/wire.js';
 import { bareAtomType, elementsType, keysType, pairsType } from './argument-types.js';
 import type { Atomic } from './conditions.js';
 

@@ -9,9 +9,9 @@
  * @module
  */
 
-import { TransactionError } from '../ovsdb/errors.js';
-import type { TableMap, TableName } from '../ovsdb/model.js';
-import type { Operation } from '../ovsdb/wire.js';
+import type { TableMap, TableName } from '../ovsdb/schema/model.js';
+import { TransactionError } from '../ovsdb/wire/errors.js';
+import type { Operation } from '../ovsdb/wire/wire.js';
 import type { CompiledTransaction } from './builder.js';
 import type { TransactionExecutor } from './executor.js';
 import { firstError } from './reply.js';

@@ -3,7 +3,7 @@
  * @module
  */
 
-import type { Uuid } from '../ovsdb/uuid.js';
+import type { Uuid } from '../ovsdb/values/uuid.js';
 
 declare const refBrand: unique symbol;
 

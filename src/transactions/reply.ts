@@ -5,9 +5,9 @@
  * @module
  */
 
-import { defaultValue } from '../ovsdb/datum.js';
-import { TransactionError } from '../ovsdb/errors.js';
-import type { DatabaseModel, TableMap } from '../ovsdb/model.js';
+import type { DatabaseModel, TableMap } from '../ovsdb/schema/model.js';
+import { defaultValue } from '../ovsdb/values/datum.js';
+import { TransactionError } from '../ovsdb/wire/errors.js';
 import type { CompiledTransaction } from './builder.js';
 import { DuplicateIndexError } from './errors.js';
 import type { ReplicaReader } from './executor.js';

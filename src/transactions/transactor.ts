@@ -4,7 +4,7 @@
  * @module
  */
 
-import type { TableMap } from '../ovsdb/model.js';
+import type { TableMap } from '../ovsdb/schema/model.js';
 import { type BatchOptions, type BatchResult, transactBatches } from './batches.js';
 import type { TransactionBuilder } from './builder.js';
 import type { TransactionCallback } from './compile.js';
@@ -53,7 +53,7 @@ export interface Transactor<DB extends TableMap> {
  * @example
  * ```ts
  * import { NB } from 'ovnkit/nb';
- * import { connectDatabase } from 'ovnkit/ovsdb';
+ * import { connectDatabase } from 'ovnkit/client';
  * import { clientExecutor, createTransactor } from 'ovnkit/transactions';
  *
  * const nb = connectDatabase({ remotes: 'unix:/var/run/ovn/ovnnb_db.sock', model: NB });

@@ -4,8 +4,8 @@ import { describe, expect, it } from 'vitest';
 import { compareAtoms, normalizeSchema } from '../../codegen/canonical.js';
 import { defaultModelName, generate, pascalCase } from '../../codegen/index.js';
 import { NB } from '../../src/nb/index.js';
-import { parseSchema, parseSchemaText } from '../../src/ovsdb/schema.js';
-import type { DatabaseSchema } from '../../src/ovsdb/schema-types.js';
+import { parseSchema, parseSchemaText } from '../../src/ovsdb/schema/schema.js';
+import type { DatabaseSchema } from '../../src/ovsdb/schema/schema-types.js';
 import { readRepo } from './helpers.js';
 
 const nbText = readRepo('schema/ovn-nb-7.18.0.ovsschema');

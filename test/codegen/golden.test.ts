@@ -3,8 +3,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { normalizeSchema } from '../../codegen/canonical.js';
 import { generate } from '../../codegen/index.js';
-import type { DatabaseModel } from '../../src/ovsdb/model.js';
-import { parseSchemaText } from '../../src/ovsdb/schema.js';
+import type { DatabaseModel } from '../../src/ovsdb/schema/model.js';
+import { parseSchemaText } from '../../src/ovsdb/schema/schema.js';
 import {
   type FixtureOutputs,
   fixtureOutDir,

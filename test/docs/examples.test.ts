@@ -17,12 +17,12 @@ afterAll(() => rmSync(OUT, { recursive: true, force: true }));
 
 /** The entry points that must show their use: [file, documented symbol]. */
 const REQUIRED: readonly (readonly [string, string])[] = [
-  ['src/ovsdb/connect.ts', 'connect'],
-  ['src/ovsdb/client.ts', 'connectDatabase'],
+  ['src/ovsdb/connection/connect.ts', 'connect'],
+  ['src/client/client.ts', 'connectDatabase'],
   ['src/transactions/transactor.ts', 'createTransactor'],
   ['src/nb/nb.ts', 'createNb'],
   ['codegen/generate.ts', 'generate'],
-  ['src/ovsdb/server/server.ts', 'createServer'],
+  ['src/server/server.ts', 'createServer'],
   ['src/testing/test-database.ts', 'createTestDatabase'],
   ['src/testing/ovsdb-server.ts', 'startOvsdbServer'],
   ['src/testing/memory-server.ts', 'startMemoryServer'],

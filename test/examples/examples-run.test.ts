@@ -5,7 +5,7 @@
  * - `examples/pod-allocation/demo.ts`: `test/examples/pod-allocation/demo.test.ts`
  *   (`runDemo` on both servers, and `npm run demo` in a child process);
  * - `examples/pod-allocation/bench.ts`: its CLI, here, against a real ovsdb-server;
- * - `examples/browser/build.ts` (bundles `main.ts`): `test/ws/browser.test.ts`
+ * - `examples/browser/build.ts` (bundles `main.ts`): `test/bridge/browser.test.ts`
  *   (the page in headless Chromium).
  *
  * The first test checks that every other `.ts` file under `examples/` is

@@ -1,6 +1,6 @@
 /**
  * fast-check arbitraries built from a parsed OVSDB schema: valid JS values of
- * any column (see `src/ovsdb/datum.ts` for the representation), whole rows,
+ * any column (see `src/ovsdb/values/datum.ts` for the representation), whole rows,
  * and values just outside a column's constraints.
  *
  * @example
@@ -13,9 +13,14 @@
  */
 
 import fc from 'fast-check';
-import { defaultValue, mapKeyString } from '../../src/ovsdb/datum.js';
-import type { Atom, BaseType, ColumnSchema, TableSchema } from '../../src/ovsdb/schema-types.js';
-import { columnValueProblem } from '../../src/ovsdb/validators.js';
+import type {
+  Atom,
+  BaseType,
+  ColumnSchema,
+  TableSchema,
+} from '../../src/ovsdb/schema/schema-types.js';
+import { defaultValue, mapKeyString } from '../../src/ovsdb/values/datum.js';
+import { columnValueProblem } from '../../src/ovsdb/values/validators.js';
 
 /** Options shared by the value arbitraries. */
 export interface ValueArbitraryOptions {

@@ -7,11 +7,11 @@
 
 import { afterAll, beforeAll } from 'vitest';
 import { type Bridge, startBridge } from '../../src/bridge/bridge.js';
-import { type ConnectOptions, connect } from '../../src/ovsdb/connect.js';
-import { openNodeWebSocketTransport } from '../../src/ovsdb/connect-ws.js';
-import { type ConnectionEvents, OvsdbConnection } from '../../src/ovsdb/connection.js';
-import { openSocketTransport } from '../../src/ovsdb/socket-transport.js';
-import type { Transport, TransportHandlers } from '../../src/ovsdb/transport.js';
+import { type ConnectOptions, connect } from '../../src/ovsdb/connection/connect.js';
+import { type ConnectionEvents, OvsdbConnection } from '../../src/ovsdb/connection/connection.js';
+import { openNodeWebSocketTransport } from '../../src/ovsdb/transport/connect-ws.js';
+import { openSocketTransport } from '../../src/ovsdb/transport/socket-transport.js';
+import type { Transport, TransportHandlers } from '../../src/ovsdb/transport/transport.js';
 import {
   type OvsdbServerHandle,
   readClientTls,

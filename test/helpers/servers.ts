@@ -8,7 +8,7 @@
  *
  * Parametrize a whole file:
  * ```ts
- * import { SERVER_KINDS, useTestServer } from '../helpers/servers.js';
+ * import { SERVER_KINDS, useTestServer } from './servers.js';
  *
  * describe.each(SERVER_KINDS)('replica against %s', (kind) => {
  *   const fixture = useTestServer(kind, { schemaPath: NB_SCHEMA, remotes: ['unix', 'tcp'] });

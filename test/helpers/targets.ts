@@ -5,7 +5,7 @@
  * through an in-process `ovnkit bridge` in front of that socket).
  *
  * ```ts
- * import { TARGETS, useTarget } from '../helpers/targets.js';
+ * import { TARGETS, useTarget } from './targets.js';
  *
  * describe.each(TARGETS)('replica against %s', (target) => {
  *   const fx = useTarget(target, { schema: TEST_SCHEMA });

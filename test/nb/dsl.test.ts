@@ -55,9 +55,9 @@ import {
   pgDel,
   pgGet,
 } from '../../src/nb/index.js';
-import { connect } from '../../src/ovsdb/connect.js';
-import type { OvsdbConnection } from '../../src/ovsdb/connection.js';
-import { TransactionError } from '../../src/ovsdb/errors.js';
+import { connect } from '../../src/ovsdb/connection/connect.js';
+import type { OvsdbConnection } from '../../src/ovsdb/connection/connection.js';
+import { TransactionError } from '../../src/ovsdb/wire/errors.js';
 import { NB_SCHEMA_7_18, type NbServer, rawDump, startNb } from './helpers/differential.js';
 
 let s: NbServer;

@@ -12,6 +12,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { connectDatabase, type DatabaseClient } from '../../src/client/client.js';
 import {
   aclAdd,
   connectSwitchToRouter,
@@ -28,9 +29,8 @@ import {
   type Nb,
   NbWaitTimeoutError,
 } from '../../src/nb/index.js';
-import { connectDatabase, type DatabaseClient } from '../../src/ovsdb/client.js';
-import { connect } from '../../src/ovsdb/connect.js';
-import type { OvsdbConnection } from '../../src/ovsdb/connection.js';
+import { connect } from '../../src/ovsdb/connection/connect.js';
+import type { OvsdbConnection } from '../../src/ovsdb/connection/connection.js';
 import { type OvsdbServerHandle, startOvsdbServer } from '../../src/testing/index.js';
 import { NB_SCHEMA_7_0 } from './helpers/differential.js';
 

@@ -24,7 +24,7 @@ import {
   pgSetPorts,
   reconcilePortDhcpOptions,
 } from '../../src/nb/index.js';
-import type { Operation } from '../../src/ovsdb/wire.js';
+import type { Operation } from '../../src/ovsdb/wire/wire.js';
 import { dryOps, dryTxn } from './helpers/dry.js';
 
 type Op = Operation & Record<string, unknown>;

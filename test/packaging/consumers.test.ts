@@ -91,7 +91,7 @@ describe('TypeScript consumers', () => {
         'dist/src/ovsdb/index.d.ts',
         'dist/src/transactions/index.d.ts',
         'dist/src/nb/index.d.ts',
-        'dist/src/ovsdb/server/index.d.ts',
+        'dist/src/server/core-index.d.ts',
         'dist/src/testing/index.d.ts',
         'dist/codegen/index.d.ts',
         'dist/src/browser.d.ts',

@@ -5,7 +5,7 @@
  */
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Database } from '../../src/ovsdb/server/index.js';
+import { Database } from '../../src/server/core-index.js';
 import { ovsdbClientTransact, type RealServer, startRealServer } from '../helpers/ovsdb-client.js';
 import { basics } from './corpus/basics.js';
 import { conditionsRefs } from './corpus/conditions-refs.js';

@@ -12,8 +12,8 @@ import {
   roundReal,
   rowToJs,
   type TransactResult,
-} from '../../src/ovsdb/server/index.js';
-import { serverColumnOrder, shashOrder } from '../../src/ovsdb/server/ovs-hash.js';
+} from '../../src/server/core-index.js';
+import { serverColumnOrder, shashOrder } from '../../src/server/engine/ovs-hash.js';
 import { loadSchema, TEST_SCHEMA_PATH } from './harness.js';
 
 const schema = loadSchema(TEST_SCHEMA_PATH);

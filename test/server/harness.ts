@@ -17,9 +17,9 @@
  */
 
 import { readFileSync } from 'node:fs';
-import { parseSchema } from '../../src/ovsdb/schema.js';
-import type { DatabaseSchema } from '../../src/ovsdb/schema-types.js';
-import { Database, type TransactOutcome } from '../../src/ovsdb/server/index.js';
+import { parseSchema } from '../../src/ovsdb/schema/schema.js';
+import type { DatabaseSchema } from '../../src/ovsdb/schema/schema-types.js';
+import { Database, type TransactOutcome } from '../../src/server/core-index.js';
 import type { RealServer } from '../helpers/ovsdb-client.js';
 
 const UUID_RE = /[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}/g;

@@ -8,7 +8,7 @@
 
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { Atom } from '../../src/ovsdb/schema-types.js';
+import type { Atom } from '../../src/ovsdb/schema/schema-types.js';
 import {
   addedRemoved,
   compareAtoms,
@@ -16,7 +16,7 @@ import {
   findKey,
   subtractDatums,
   unionDatums,
-} from '../../src/ovsdb/server/values.js';
+} from '../../src/server/engine/values.js';
 
 /** Keys from a small alphabet (so that datums overlap), including surrogate-pair strings. */
 const stringKey = fc.constantFrom('a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', 'Z', 'é', '😀', 'aa', '');

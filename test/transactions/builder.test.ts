@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { NB, type NBTables } from '../../src/nb/generated/index.js';
-import { DatumError, OvsdbError } from '../../src/ovsdb/errors.js';
-import type { RowOf, TableName } from '../../src/ovsdb/model.js';
-import { asUuid, type Uuid } from '../../src/ovsdb/uuid.js';
+import type { RowOf, TableName } from '../../src/ovsdb/schema/model.js';
+import { asUuid, type Uuid } from '../../src/ovsdb/values/uuid.js';
+import { DatumError, OvsdbError } from '../../src/ovsdb/wire/errors.js';
 import {
   compileTransaction,
   type ReplicaReader,

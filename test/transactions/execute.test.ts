@@ -7,13 +7,13 @@
 
 import { describe, expect, it } from 'vitest';
 import { NB, type NBTables } from '../../src/nb/generated/index.js';
+import type { RowOf, TableName } from '../../src/ovsdb/schema/model.js';
 import {
   ConnectionClosedError,
   RequestTimeoutError,
   TransactionError,
-} from '../../src/ovsdb/errors.js';
-import type { RowOf, TableName } from '../../src/ovsdb/model.js';
-import type { Operation } from '../../src/ovsdb/wire.js';
+} from '../../src/ovsdb/wire/errors.js';
+import type { Operation } from '../../src/ovsdb/wire/wire.js';
 import {
   type ExecuteOptions,
   outcomeOf,

@@ -3,10 +3,10 @@
  * `test/helpers/targets.ts`) and database clients over it.
  */
 
-import { connectDatabase, type DatabaseClient } from '../../src/ovsdb/client.js';
-import { connect } from '../../src/ovsdb/connect.js';
-import type { OvsdbConnection } from '../../src/ovsdb/connection.js';
-import type { DatabaseModel, TableMap } from '../../src/ovsdb/model.js';
+import { connectDatabase, type DatabaseClient } from '../../src/client/client.js';
+import { connect } from '../../src/ovsdb/connection/connect.js';
+import type { OvsdbConnection } from '../../src/ovsdb/connection/connection.js';
+import type { DatabaseModel, TableMap } from '../../src/ovsdb/schema/model.js';
 import {
   clientExecutor,
   connectionExecutor,

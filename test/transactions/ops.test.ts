@@ -5,9 +5,9 @@
  */
 
 import { describe, expect, it } from 'vitest';
-import { DatumError, RequestTimeoutError, TransactionError } from '../../src/ovsdb/errors.js';
-import { newUuid } from '../../src/ovsdb/uuid.js';
-import type { Operation } from '../../src/ovsdb/wire.js';
+import { newUuid } from '../../src/ovsdb/values/uuid.js';
+import { DatumError, RequestTimeoutError, TransactionError } from '../../src/ovsdb/wire/errors.js';
+import type { Operation } from '../../src/ovsdb/wire/wire.js';
 import {
   BatchError,
   compileTransaction,

@@ -7,10 +7,10 @@
  */
 
 import { beforeAll, describe, expect, it } from 'vitest';
-import { connectDatabase, type DatabaseClient } from '../../src/ovsdb/client.js';
-import { connect } from '../../src/ovsdb/connect.js';
-import type { OvsdbConnection } from '../../src/ovsdb/connection.js';
-import type { TableName } from '../../src/ovsdb/model.js';
+import { connectDatabase, type DatabaseClient } from '../../src/client/client.js';
+import { connect } from '../../src/ovsdb/connection/connect.js';
+import type { OvsdbConnection } from '../../src/ovsdb/connection/connection.js';
+import type { TableName } from '../../src/ovsdb/schema/model.js';
 import {
   clientExecutor,
   createTransactor,

@@ -6,7 +6,7 @@
  */
 
 import { describe, expect, it } from 'vitest';
-import { formatR2, runR2 } from '../reliability/r2-harness.js';
+import { formatR2, runR2 } from '../client/reliability/r2-harness.js';
 
 // The real server only: the harness SIGKILLs and restarts an ovsdb-server
 // process and checks its database file afterwards.

@@ -6,8 +6,8 @@
  */
 
 import { describe, expect, it } from 'vitest';
+import type { DatabaseClient } from '../../src/client/client.js';
 import { NB, type NBTables } from '../../src/nb/generated/index.js';
-import type { DatabaseClient } from '../../src/ovsdb/client.js';
 import { type Transactor, VerifyConflictError } from '../../src/transactions/index.js';
 import { TARGETS } from '../helpers/targets.js';
 import { NB_SCHEMA_PATH, rejection, useServer } from './helpers.js';

@@ -17,8 +17,8 @@ import {
   podKey,
   portName,
 } from '../../../examples/pod-allocation/controller/index.js';
+import { connectDatabase, type DatabaseClient } from '../../../src/client/index.js';
 import { createNb, NB, type NBTables } from '../../../src/nb/index.js';
-import { connectDatabase, type DatabaseClient } from '../../../src/ovsdb/index.js';
 
 /** The NB schema the tests serve. */
 export const NB_SCHEMA = 'schema/ovn-nb-7.18.0.ovsschema';

@@ -16,8 +16,8 @@ import {
   podKey,
   portName,
 } from '../../../examples/pod-allocation/controller/index.js';
-import { connect } from '../../../src/ovsdb/connect.js';
-import type { OvsdbConnection } from '../../../src/ovsdb/connection.js';
+import { connect } from '../../../src/ovsdb/connection/connect.js';
+import type { OvsdbConnection } from '../../../src/ovsdb/connection/connection.js';
 import { type OvsdbServerHandle, startOvsdbServer } from '../../../src/testing/index.js';
 import { type Rig, rig } from './helpers.js';
 

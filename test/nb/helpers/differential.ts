@@ -10,10 +10,10 @@ import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { promisify } from 'node:util';
 import { expect } from 'vitest';
+import { connectDatabase, type DatabaseClient } from '../../../src/client/client.js';
 import { createNb, NB, type NBTables, type Nb, type NbTxn } from '../../../src/nb/index.js';
-import { connectDatabase, type DatabaseClient } from '../../../src/ovsdb/client.js';
-import { connect } from '../../../src/ovsdb/connect.js';
-import type { OvsdbConnection } from '../../../src/ovsdb/connection.js';
+import { connect } from '../../../src/ovsdb/connection/connect.js';
+import type { OvsdbConnection } from '../../../src/ovsdb/connection/connection.js';
 import { type OvsdbServerHandle, startOvsdbServer } from '../../../src/testing/index.js';
 
 const run = promisify(execFile);

@@ -5,7 +5,7 @@
  */
 
 import { NB, type NbReader, NbTxn } from '../../../src/nb/index.js';
-import type { Operation } from '../../../src/ovsdb/wire.js';
+import type { Operation } from '../../../src/ovsdb/wire/wire.js';
 import { TransactionBuilder } from '../../../src/transactions/builder.js';
 
 /** An empty Northbound database. */

@@ -3,8 +3,8 @@
 // package ships, commit a transaction through the NB DSL, read it back over a
 // second, raw connection, and print what it saw as JSON.
 import { connect } from 'ovnkit';
+import { connectDatabase } from 'ovnkit/client';
 import { createNb, lsAdd, lspAdd, NB } from 'ovnkit/nb';
-import { connectDatabase } from 'ovnkit/ovsdb';
 import { startMemoryServer, startOvsdbServer } from 'ovnkit/testing';
 
 const kind = process.argv[2];

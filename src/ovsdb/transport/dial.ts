@@ -1,0 +1,60 @@
+/**
+ * The database client's default {@link Dialer}: Node sockets for `tcp:`,
+ * `unix:` and `ssl:` remotes, and the `ws` package for `ws:`/`wss:`
+ * remotes. Node only; in a browser, pass a dialer of your own built on
+ * `openWebSocketTransport`.
+ * @module
+ */
+
+import { dialWebSocket } from './connect-ws.js';
+import type { TlsOptions } from './socket-transport.js';
+import { openSocketTransport } from './socket-transport.js';
+import type { Transport } from './transport.js';
+
+/** Options a {@link Dialer} gets. */
+export interface DialOptions {
+  /** TLS settings for `ssl:` remotes. */
+  readonly tls?: TlsOptions | undefined;
+  /** Give up after this many ms. */
+  readonly timeoutMs: number;
+  /** Aborted when the client closes. */
+  readonly signal: AbortSignal;
+}
+
+/**
+ * An open transport, with the flow control the client uses for backpressure
+ * (a transport without `pause`/`resume` is read without pause).
+ */
+export interface DialedTransport {
+  readonly transport: Transport;
+  /** Stop reading from the server. */
+  pause?(): void;
+  /** Read again. */
+  resume?(): void;
+}
+
+/**
+ * Opens a transport to a remote; the default ({@link dialRemote}) opens a Node
+ * socket (`tcp:`, `ssl:`, `unix:`) or a WebSocket (`ws:`, `wss:`).
+ */
+export type Dialer = (remote: string, options: DialOptions) => Promise<DialedTransport>;
+
+/**
+ * The default {@link Dialer}: {@link dialWebSocket} for `ws:`/`wss:`
+ * remotes, {@link dialSocket} for the others.
+ */
+export const dialRemote: Dialer = (remote, options) =>
+  /^wss?:/i.test(remote) ? dialWebSocket(remote, options) : dialSocket(remote, options);
+
+/**
+ * A {@link Dialer} for socket remotes (`tcp:`, `unix:`, `ssl:`):
+ * {@link openSocketTransport}, with pause/resume for backpressure.
+ */
+export async function dialSocket(remote: string, options: DialOptions): Promise<DialedTransport> {
+  const transport = await openSocketTransport(remote, options);
+  return {
+    transport,
+    pause: () => transport.pauseReading(),
+    resume: () => transport.resumeReading(),
+  };
+}

@@ -1,0 +1,642 @@
+/**
+ * A JSON-RPC 1.0 peer in the dialect ovsdb-server speaks, over a
+ * {@link Transport}.
+ *
+ * The dialect: messages carry only `method`, `params`, `result`, `error` and
+ * `id` (ovsdb-server drops a connection that sends anything else, `jsonrpc`
+ * included); `params` is always an array; notifications have `"id": null`;
+ * replies are `{"id", "result", "error": null}` and error replies
+ * `{"id", "error"}` (with or without `result`). Requests this peer sends get
+ * increasing numeric ids.
+ *
+ * This module imports nothing from Node, so it also runs in browsers.
+ * @module
+ */
+
+import type { Transport } from '../transport/transport.js';
+import { ConnectionClosedError, ProtocolError, RequestTimeoutError, RpcError } from './errors.js';
+import { DEFAULT_MAX_MESSAGE_BYTES, JsonStreamFramer } from './framer.js';
+
+/** Options of {@link JsonRpcPeer}. */
+export interface PeerOptions {
+  /** Largest incoming message, in bytes (default 64 MiB). A larger one closes the peer with a {@link ProtocolError}. */
+  maxMessageBytes?: number;
+  /** Default per-request timeout in ms; undefined = none. */
+  requestTimeoutMs?: number;
+  /**
+   * Requests from the other side (besides echo, which is always answered with
+   * the same params). Return the result or throw to send an error: an
+   * {@link RpcError}'s `error` is sent as is, any other error as
+   * `{"error": <message>}`. Without this hook every such request gets the
+   * error `"unknown method"`, as ovsdb-server answers.
+   */
+  onRequest?: (method: string, params: readonly unknown[]) => unknown | Promise<unknown>;
+  /** Notifications from the other side, in arrival order, synchronously. */
+  onNotification?: (method: string, params: readonly unknown[]) => void;
+  /** Called once when the peer closes; `error` is undefined for a local clean close. */
+  onClose?: (error: Error | undefined) => void;
+  /**
+   * Called when one of the hooks above throws (or `onId` does). The peer keeps
+   * running. Default: `console.error`.
+   */
+  onHookError?: (error: unknown) => void;
+}
+
+/** Options of one {@link JsonRpcPeer.request}. */
+export interface RequestOptions {
+  /** Timeout in ms for this request; overrides {@link PeerOptions.requestTimeoutMs}. */
+  timeoutMs?: number;
+  /** Aborting rejects the request at once with the signal's reason. */
+  signal?: AbortSignal;
+  /** Send `cancel` (a notification) when the signal aborts. */
+  cancelOnAbort?: boolean;
+  /** Called with the request's id just before it is sent. */
+  onId?: (id: number) => void;
+}
+
+interface Pending {
+  readonly method: string;
+  readonly resolve: (value: unknown) => void;
+  readonly reject: (error: unknown) => void;
+  timer: ReturnType<typeof setTimeout> | undefined;
+  signal: AbortSignal | undefined;
+  onAbort: (() => void) | undefined;
+}
+
+const MEMBERS = new Set(['method', 'params', 'result', 'error', 'id']);
+
+/**
+ * One end of a JSON-RPC 1.0 conversation.
+ *
+ * ```ts
+ * const peer = new JsonRpcPeer(transport);
+ * const dbs = await peer.request<string[]>('list_dbs', []);
+ * // sends {"method":"list_dbs","params":[],"id":0}
+ * ```
+ *
+ * Incoming messages are handled synchronously in arrival order, so a
+ * notification that arrives before a reply is delivered before that reply's
+ * promise settles. Any malformed message closes the peer with a
+ * {@link ProtocolError}; a reply to an unknown id is ignored. When the peer
+ * closes, every pending request rejects with a {@link ConnectionClosedError}
+ * (whose `cause` is the reason, when there is one). The peer never throws
+ * asynchronously and never leaves a rejection of its own unhandled.
+ */
+export class JsonRpcPeer {
+  /** Resolves when the peer closes, with the reason (undefined for a local clean close). */
+  readonly closed: Promise<Error | undefined>;
+
+  private readonly transport: Transport;
+  private readonly options: PeerOptions;
+  private readonly maxMessageBytes: number;
+  private readonly framer: JsonStreamFramer | undefined;
+  private readonly pending = new Map<number, Pending>();
+  private nextId = 0;
+  private isClosedFlag = false;
+  private closeText = '';
+  private closeError: Error | undefined;
+  private resolveClosed!: (error: Error | undefined) => void;
+
+  private readonly queue: string[] = [];
+  private queueHead = 0;
+  private waitingForDrain = false;
+  private drainWaiters: (() => void)[] = [];
+
+  /**
+   * Attach to `transport` (which must not have a consumer yet).
+   * @param options - see {@link PeerOptions}.
+   */
+  constructor(transport: Transport, options: PeerOptions = {}) {
+    this.transport = transport;
+    this.options = options;
+    this.maxMessageBytes = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
+    this.framer =
+      transport.kind === 'stream'
+        ? new JsonStreamFramer({ maxMessageBytes: this.maxMessageBytes })
+        : undefined;
+    this.closed = new Promise((resolve) => {
+      this.resolveClosed = resolve;
+    });
+    transport.attach({
+      data: (chunk) => this.onData(chunk),
+      message: (text) => this.onMessage(text),
+      drain: () => this.onDrain(),
+      close: (error) => this.onTransportClose(error),
+    });
+  }
+
+  /** True once the peer is closed (locally, by the transport, or by a protocol error). */
+  get isClosed(): boolean {
+    return this.isClosedFlag;
+  }
+
+  /** Messages waiting for the transport to drain (write backpressure). */
+  get queuedWrites(): number {
+    return this.queue.length - this.queueHead;
+  }
+
+  /** The transport's description, e.g. `unix:/run/ovn/ovnnb_db.sock`. */
+  get description(): string {
+    return this.transport.description;
+  }
+
+  /**
+   * Resolves when nothing is queued and the transport has accepted every
+   * message (it did not ask to wait for `drain`), or when the peer closes.
+   */
+  drained(): Promise<void> {
+    if (this.isClosedFlag || (!this.waitingForDrain && this.queuedWrites === 0)) {
+      return Promise.resolve();
+    }
+    return new Promise((resolve) => this.drainWaiters.push(resolve));
+  }
+
+  /**
+   * Send a request and wait for its reply's `result`.
+   *
+   * ```ts
+   * await peer.request('echo', ['hi'], { timeoutMs: 1000 });
+   * // sends {"method":"echo","params":["hi"],"id":3} → ['hi']
+   * ```
+   *
+   * Rejects with {@link RpcError} when the reply's `error` is not null, with
+   * {@link RequestTimeoutError} on timeout (a late reply is then ignored), with
+   * the signal's reason when `signal` aborts (an already aborted signal sends
+   * nothing), with {@link ConnectionClosedError} when the peer is or becomes
+   * closed, and with a `TypeError` when `params` cannot be serialized.
+   */
+  request<R = unknown>(
+    method: string,
+    params: readonly unknown[],
+    options: RequestOptions = {},
+  ): Promise<R> {
+    if (this.isClosedFlag) {
+      return Promise.reject(
+        new ConnectionClosedError(
+          `${method}: ${this.closeText}`,
+          this.closeError ? { cause: this.closeError } : undefined,
+        ),
+      );
+    }
+    const { signal } = options;
+    if (signal?.aborted) return Promise.reject(signal.reason);
+    if (typeof method !== 'string') {
+      return Promise.reject(new TypeError(`method must be a string, got ${typeof method}`));
+    }
+    if (!Array.isArray(params)) {
+      return Promise.reject(new TypeError(`${method}: params must be an array`));
+    }
+    const timeoutMs = options.timeoutMs ?? this.options.requestTimeoutMs;
+    const id = this.nextId++;
+    let text: string;
+    try {
+      text = JSON.stringify({ method, params, id });
+    } catch (e) {
+      return Promise.reject(
+        new TypeError(`${method}: params cannot be serialized to JSON: ${errorText(e)}`, {
+          cause: e,
+        }),
+      );
+    }
+    return new Promise<R>((resolve, reject) => {
+      const entry: Pending = {
+        method,
+        resolve: resolve as (value: unknown) => void,
+        reject,
+        timer: undefined,
+        signal: undefined,
+        onAbort: undefined,
+      };
+      this.pending.set(id, entry);
+      if (timeoutMs !== undefined && Number.isFinite(timeoutMs)) {
+        entry.timer = setTimeout(
+          () => {
+            if (this.pending.get(id) !== entry) return;
+            this.pending.delete(id);
+            this.cleanup(entry);
+            reject(new RequestTimeoutError(method, timeoutMs));
+          },
+          Math.max(0, timeoutMs),
+        );
+      }
+      if (signal) {
+        const onAbort = (): void => {
+          if (this.pending.get(id) !== entry) return;
+          this.pending.delete(id);
+          this.cleanup(entry);
+          reject(signal.reason);
+          if (options.cancelOnAbort) this.cancel(id);
+        };
+        entry.signal = signal;
+        entry.onAbort = onAbort;
+        signal.addEventListener('abort', onAbort, { once: true });
+      }
+      if (options.onId) {
+        try {
+          options.onId(id);
+        } catch (e) {
+          this.reportHookError(e);
+        }
+      }
+      this.write(text);
+    });
+  }
+
+  /**
+   * Send a notification (`"id": null`). Dropped silently when the peer is
+   * closed.
+   * @throws TypeError when `params` cannot be serialized.
+   */
+  notify(method: string, params: readonly unknown[]): void {
+    if (this.isClosedFlag) return;
+    if (!Array.isArray(params)) throw new TypeError(`${method}: params must be an array`);
+    let text: string;
+    try {
+      text = JSON.stringify({ method, params, id: null });
+    } catch (e) {
+      throw new TypeError(`${method}: params cannot be serialized to JSON: ${errorText(e)}`, {
+        cause: e,
+      });
+    }
+    this.write(text);
+  }
+
+  /**
+   * Cancel request `id`: send `{"method":"cancel","params":[id],"id":null}` and
+   * reject the pending request at once with an {@link RpcError} whose code is
+   * `"canceled"`. The reject is local because ovsdb-server only answers a
+   * cancelled request when the session is db-change-aware
+   * (`set_db_change_aware`); otherwise it drops the request silently. A late
+   * reply for the id is ignored.
+   */
+  cancel(id: number): void {
+    const entry = this.pending.get(id);
+    this.notify('cancel', [id]);
+    if (entry) {
+      this.pending.delete(id);
+      this.cleanup(entry);
+      entry.reject(new RpcError(entry.method, 'canceled'));
+    }
+  }
+
+  /**
+   * Close the peer and its transport. Pending requests reject with
+   * {@link ConnectionClosedError}. With a string (or nothing) this is a clean
+   * close and {@link JsonRpcPeer.closed} resolves with undefined; with an
+   * `Error`, `closed` resolves with that error and it becomes the `cause` of
+   * the pending requests' errors.
+   */
+  close(reason?: string | Error): void {
+    if (this.isClosedFlag) return;
+    if (reason instanceof Error) this.shutdown(reason, reason.message);
+    else this.shutdown(undefined, reason ?? 'closed locally');
+  }
+
+  // ---- incoming ---------------------------------------------------------
+
+  private onData(chunk: Uint8Array): void {
+    if (this.isClosedFlag) return;
+    if (!this.framer) {
+      this.fail(new ProtocolError(`${this.description}: a message transport delivered raw bytes`));
+      return;
+    }
+    const messages: unknown[] = [];
+    let failure: unknown;
+    try {
+      this.framer.pushInto(chunk, messages);
+    } catch (e) {
+      failure = e;
+    }
+    for (const message of messages) {
+      if (this.isClosedFlag) return;
+      this.handle(message);
+    }
+    if (failure !== undefined && !this.isClosedFlag) {
+      this.fail(
+        failure instanceof ProtocolError
+          ? failure
+          : new ProtocolError(errorText(failure), { cause: failure }),
+      );
+    }
+  }
+
+  private onMessage(text: string): void {
+    if (this.isClosedFlag) return;
+    // Each UTF-16 unit takes 1 to 3 UTF-8 bytes: count exactly only when it matters.
+    if (text.length * 3 > this.maxMessageBytes) {
+      const bytes = utf8Length(text);
+      if (bytes > this.maxMessageBytes) {
+        this.fail(
+          new ProtocolError(
+            `${this.description}: ${bytes}-byte message exceeds the ${this.maxMessageBytes}-byte limit`,
+          ),
+        );
+        return;
+      }
+    }
+    let message: unknown;
+    try {
+      message = JSON.parse(text);
+    } catch (e) {
+      this.fail(
+        new ProtocolError(`${this.description}: invalid JSON message: ${errorText(e)}`, {
+          cause: e,
+        }),
+      );
+      return;
+    }
+    this.handle(message);
+  }
+
+  private handle(message: unknown): void {
+    if (typeof message !== 'object' || message === null || Array.isArray(message)) {
+      this.fail(this.malformed('a message must be a JSON object', message));
+      return;
+    }
+    const m = message as Record<string, unknown>;
+    for (const key of Object.keys(m)) {
+      if (!MEMBERS.has(key)) {
+        this.fail(this.malformed(`unexpected member "${key}"`, message));
+        return;
+      }
+    }
+    const has = (k: string): boolean => Object.hasOwn(m, k);
+    if (has('method')) {
+      const method = m['method'];
+      const params = m['params'];
+      if (typeof method !== 'string') {
+        this.fail(this.malformed('"method" must be a string', message));
+        return;
+      }
+      if (!Array.isArray(params)) {
+        this.fail(this.malformed(`"params" of "${method}" must be an array`, message));
+        return;
+      }
+      if ((m['result'] ?? null) !== null || (m['error'] ?? null) !== null) {
+        this.fail(this.malformed(`"${method}" request carries "result" or "error"`, message));
+        return;
+      }
+      const id = m['id'];
+      if (id === undefined || id === null) this.dispatchNotification(method, params);
+      else this.dispatchRequest(method, params, id);
+      return;
+    }
+    if (has('params')) {
+      this.fail(this.malformed('"params" without "method"', message));
+      return;
+    }
+    const id = m['id'];
+    if (id === undefined || id === null) {
+      this.fail(this.malformed('a reply must have a non-null "id"', message));
+      return;
+    }
+    const error = m['error'] ?? null;
+    if (error === null && !has('result')) {
+      this.fail(this.malformed('a reply needs "result" or a non-null "error"', message));
+      return;
+    }
+    if (typeof id !== 'number') return; // not one of ours
+    const entry = this.pending.get(id);
+    if (!entry) return; // timed out, aborted, or never sent: ignore
+    this.pending.delete(id);
+    this.cleanup(entry);
+    if (error !== null) entry.reject(new RpcError(entry.method, error));
+    else entry.resolve(m['result']);
+  }
+
+  private dispatchNotification(method: string, params: readonly unknown[]): void {
+    const hook = this.options.onNotification;
+    if (!hook) return;
+    try {
+      hook(method, params);
+    } catch (e) {
+      this.reportHookError(e);
+    }
+  }
+
+  private dispatchRequest(method: string, params: readonly unknown[], id: unknown): void {
+    if (method === 'echo') {
+      this.reply(id, params);
+      return;
+    }
+    const hook = this.options.onRequest;
+    if (!hook) {
+      this.replyError(id, 'unknown method');
+      return;
+    }
+    let result: unknown;
+    try {
+      result = hook(method, params);
+    } catch (e) {
+      this.replyError(id, errorPayload(e));
+      return;
+    }
+    if (isThenable(result)) {
+      Promise.resolve(result).then(
+        (value) => this.reply(id, value),
+        (e: unknown) => this.replyError(id, errorPayload(e)),
+      );
+    } else {
+      this.reply(id, result);
+    }
+  }
+
+  private reply(id: unknown, result: unknown): void {
+    if (this.isClosedFlag) return;
+    let text: string;
+    try {
+      text = JSON.stringify({ id, result: result === undefined ? null : result, error: null });
+    } catch (e) {
+      this.replyError(id, { error: `result cannot be serialized to JSON: ${errorText(e)}` });
+      return;
+    }
+    this.write(text);
+  }
+
+  private replyError(id: unknown, error: unknown): void {
+    if (this.isClosedFlag) return;
+    let text: string;
+    try {
+      text = JSON.stringify({ id, result: null, error: error ?? 'error' });
+    } catch {
+      text = JSON.stringify({ id, result: null, error: 'error' });
+    }
+    this.write(text);
+  }
+
+  private malformed(reason: string, message: unknown): ProtocolError {
+    return new ProtocolError(
+      `${this.description}: malformed JSON-RPC message: ${reason}: ${preview(message)}`,
+    );
+  }
+
+  // ---- outgoing ---------------------------------------------------------
+
+  private write(text: string): void {
+    if (this.isClosedFlag) return;
+    if (this.waitingForDrain) {
+      this.queue.push(text);
+      return;
+    }
+    this.writeNow(text);
+  }
+
+  private writeNow(text: string): void {
+    let ok: boolean;
+    try {
+      ok = this.transport.write(text);
+    } catch (e) {
+      this.shutdown(
+        e instanceof Error ? e : new ConnectionClosedError(errorText(e)),
+        `write failed: ${errorText(e)}`,
+      );
+      return;
+    }
+    if (!ok) this.waitingForDrain = true;
+  }
+
+  private onDrain(): void {
+    if (this.isClosedFlag) return;
+    this.waitingForDrain = false;
+    while (!this.waitingForDrain && this.queueHead < this.queue.length && !this.isClosedFlag) {
+      const text = this.queue[this.queueHead]!;
+      this.queue[this.queueHead] = '';
+      this.queueHead++;
+      this.writeNow(text);
+    }
+    if (this.queueHead === this.queue.length) {
+      this.queue.length = 0;
+      this.queueHead = 0;
+    } else if (this.queueHead > 1024 && this.queueHead * 2 > this.queue.length) {
+      this.queue.splice(0, this.queueHead);
+      this.queueHead = 0;
+    }
+    if (!this.waitingForDrain && this.queuedWrites === 0) this.wakeDrainWaiters();
+  }
+
+  private wakeDrainWaiters(): void {
+    const waiters = this.drainWaiters;
+    this.drainWaiters = [];
+    for (const w of waiters) w();
+  }
+
+  // ---- closing ----------------------------------------------------------
+
+  private onTransportClose(error: Error | undefined): void {
+    if (this.isClosedFlag) return;
+    const buffered = this.framer?.bufferedBytes ?? 0;
+    let reason: Error;
+    if (error) reason = error;
+    else if (buffered > 0) {
+      reason = new ProtocolError(
+        `${this.description}: connection closed in the middle of a message (${buffered} bytes received)`,
+      );
+    } else reason = new ConnectionClosedError(`${this.description}: closed by the other side`);
+    this.shutdown(reason, reason.message, false);
+  }
+
+  private fail(error: ProtocolError): void {
+    if (this.isClosedFlag) return;
+    this.shutdown(error, error.message);
+  }
+
+  private shutdown(error: Error | undefined, text: string, closeTransport = true): void {
+    if (this.isClosedFlag) return;
+    this.isClosedFlag = true;
+    this.closeText = text;
+    this.closeError = error && !(error instanceof ConnectionClosedError) ? error : undefined;
+    const entries = [...this.pending.values()];
+    this.pending.clear();
+    for (const entry of entries) {
+      this.cleanup(entry);
+      entry.reject(
+        new ConnectionClosedError(
+          `${entry.method}: ${text}`,
+          this.closeError ? { cause: this.closeError } : undefined,
+        ),
+      );
+    }
+    this.queue.length = 0;
+    this.queueHead = 0;
+    this.waitingForDrain = false;
+    this.wakeDrainWaiters();
+    this.framer?.reset();
+    if (closeTransport) {
+      try {
+        this.transport.close();
+      } catch (e) {
+        this.reportHookError(e);
+      }
+    }
+    if (this.options.onClose) {
+      try {
+        this.options.onClose(error);
+      } catch (e) {
+        this.reportHookError(e);
+      }
+    }
+    this.resolveClosed(error);
+  }
+
+  private cleanup(entry: Pending): void {
+    if (entry.timer !== undefined) clearTimeout(entry.timer);
+    if (entry.signal && entry.onAbort) entry.signal.removeEventListener('abort', entry.onAbort);
+    entry.timer = undefined;
+    entry.onAbort = undefined;
+  }
+
+  private reportHookError(error: unknown): void {
+    const hook = this.options.onHookError;
+    try {
+      if (hook) hook(error);
+      else console.error(`${this.description}: JSON-RPC hook threw:`, error);
+    } catch {
+      // Nothing left to report to.
+    }
+  }
+}
+
+function isThenable(v: unknown): v is PromiseLike<unknown> {
+  return (
+    (typeof v === 'object' || typeof v === 'function') &&
+    v !== null &&
+    typeof (v as { then?: unknown }).then === 'function'
+  );
+}
+
+function errorPayload(e: unknown): unknown {
+  if (e instanceof RpcError) return e.error;
+  return { error: errorText(e) };
+}
+
+function errorText(e: unknown): string {
+  return e instanceof Error ? e.message : String(e);
+}
+
+function preview(value: unknown): string {
+  let s: string;
+  try {
+    s = JSON.stringify(value) ?? String(value);
+  } catch {
+    s = String(value);
+  }
+  return s.length > 200 ? `${s.slice(0, 197)}...` : s;
+}
+
+/** Exact UTF-8 length of `text` (lone surrogates count as the 3-byte U+FFFD). */
+function utf8Length(text: string): number {
+  let n = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 0x80) n += 1;
+    else if (c < 0x800) n += 2;
+    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < text.length) {
+      const d = text.charCodeAt(i + 1);
+      if (d >= 0xdc00 && d <= 0xdfff) {
+        n += 4;
+        i++;
+      } else n += 3;
+    } else n += 3;
+  }
+  return n;
+}

@@ -1,0 +1,63 @@
+/**
+ * ovnkit's in-memory OVSDB server engine: a pure, synchronous `transact`
+ * executor that behaves as ovsdb-server 3.1 does for everything a client can
+ * observe in a reply and in the resulting database state; and the server
+ * around it ({@link createServer}): sessions, monitors, locks, waiting
+ * transactions, the `_Server` database, history and persistence.
+ * @module
+ */
+
+export { SERVER_SCHEMA_JSON } from '../ovsdb/schema/server-schema.js';
+export type { Clause, Condition, ConditionFunction } from './engine/conditions.js';
+export { evaluateCondition, parseCondition } from './engine/conditions.js';
+export {
+  columnType,
+  Database,
+  type Row,
+  rowToJs,
+  rowToWire,
+  TableStore,
+} from './engine/database.js';
+export { datumDiff, isDefaultDatum } from './engine/datum-diff.js';
+export type {
+  RowChange,
+  TransactBlocked,
+  TransactOptions,
+  TransactOutcome,
+  TransactResult,
+  TxnChanges,
+} from './engine/executor.js';
+export { executeTransaction } from './engine/executor.js';
+export type { Mutation, Mutator } from './engine/mutations.js';
+export { applyMutations, parseMutations } from './engine/mutations.js';
+export { OpError, type OpErrorJson } from './engine/op-error.js';
+export { formatG15, ovsJsonText, roundReal } from './engine/ovs-json.js';
+export { schemaText, schemaToJson } from './engine/schema-json.js';
+export type { Datum, DatumType, SymbolTable, UuidSymbol } from './engine/values.js';
+export { datumToWire, parseDatum } from './engine/values.js';
+export { createInProcessPair, type InProcessTransport } from './listeners/in-process-transport.js';
+export { type HistoryEntry, TxnHistory } from './monitor/history.js';
+export { Monitor, type MonitorUpdates, type MonitorVersion } from './monitor/monitor.js';
+export { MonitorCondition } from './monitor/monitor-condition.js';
+export {
+  makeSnapshot,
+  readSnapshot,
+  restoreRows,
+  SNAPSHOT_FORMAT,
+  type Snapshot,
+  SnapshotError,
+  type SnapshotRows,
+  writeSnapshot,
+} from './persistence.js';
+export type { ChannelHandlers, SessionChannel } from './rpc/channel.js';
+export { type LockMode, type LockOutcome, LockTable } from './rpc/locks.js';
+export { type LogLevel, ServerLog, type ServerLogOptions } from './rpc/server-log.js';
+export { jsonKey, type PendingTransaction, Session, type SessionHost } from './rpc/session.js';
+export {
+  type CreateServerOptions,
+  createServer,
+  type ListenAddress,
+  OvsdbServer,
+  type ServerTlsOptions,
+} from './server.js';
+export { ServerDatabase } from './server-db.js';

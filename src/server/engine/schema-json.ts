@@ -1,0 +1,126 @@
+/**
+ * A parsed schema written back as JSON the way ovsdb-server writes it
+ * (`ovsdb_schema_to_json`): the form `get_schema` returns and, serialized with
+ * sorted members, the text `_Server.Database.schema` holds.
+ *
+ * Members that hold their default are left out: a column type without
+ * constraints is its bare atomic type name (`"integer"`), `min` appears only
+ * when it is not 1 and `max` only when it is not 1 (`"unlimited"` for no
+ * limit), `refType` only for weak references, `ephemeral` and `mutable` only
+ * when they differ from the default, and `isRoot` only when some tables are
+ * root and others are not. A one-value `enum` is the bare value.
+ * @module
+ */
+
+import type {
+  BaseType,
+  ColumnSchema,
+  DatabaseSchema,
+  TableSchema,
+} from '../../ovsdb/schema/schema-types.js';
+import { ovsJsonText } from './ovs-json.js';
+import { atomToWire, compareAtoms } from './values.js';
+
+function baseHasConstraints(base: BaseType): boolean {
+  return (
+    base.enum !== undefined ||
+    base.minInteger !== undefined ||
+    base.maxInteger !== undefined ||
+    base.minReal !== undefined ||
+    base.maxReal !== undefined ||
+    (base.minLength !== undefined && base.minLength !== 0) ||
+    base.maxLength !== undefined ||
+    base.refTable !== undefined
+  );
+}
+
+function baseToJson(base: BaseType): unknown {
+  if (!baseHasConstraints(base)) return base.type;
+  const out: Record<string, unknown> = { type: base.type };
+  if (base.enum !== undefined) {
+    const atoms = [...base.enum].sort(compareAtoms).map((a) => atomToWire(a, base.type));
+    out.enum = atoms.length === 1 ? atoms[0] : ['set', atoms];
+  }
+  if (base.minInteger !== undefined) out.minInteger = base.minInteger;
+  if (base.maxInteger !== undefined) out.maxInteger = base.maxInteger;
+  if (base.minReal !== undefined) out.minReal = base.minReal;
+  if (base.maxReal !== undefined) out.maxReal = base.maxReal;
+  if (base.minLength !== undefined && base.minLength !== 0) out.minLength = base.minLength;
+  if (base.maxLength !== undefined) out.maxLength = base.maxLength;
+  if (base.refTable !== undefined) {
+    out.refTable = base.refTable;
+    if (base.refType === 'weak') out.refType = 'weak';
+  }
+  return out;
+}
+
+function columnToJson(column: ColumnSchema): Record<string, unknown> {
+  const t = column.type;
+  let type: unknown;
+  if (t.min === 1 && t.max === 1 && t.value === undefined && !baseHasConstraints(t.key)) {
+    type = t.key.type;
+  } else {
+    const obj: Record<string, unknown> = { key: baseToJson(t.key) };
+    if (t.value !== undefined) obj.value = baseToJson(t.value);
+    if (t.min !== 1) obj.min = t.min;
+    if (t.max === Number.POSITIVE_INFINITY) obj.max = 'unlimited';
+    else if (t.max !== 1) obj.max = t.max;
+    type = obj;
+  }
+  const out: Record<string, unknown> = { type };
+  if (!column.mutable) out.mutable = false;
+  if (column.ephemeral) out.ephemeral = true;
+  return out;
+}
+
+function tableMutable(schema: DatabaseSchema, table: TableSchema): boolean {
+  const json = schema.json as { tables?: Record<string, { mutable?: unknown }> } | undefined;
+  return json?.tables?.[table.name]?.mutable !== false;
+}
+
+function tableToJson(
+  schema: DatabaseSchema,
+  table: TableSchema,
+  defaultIsRoot: boolean,
+): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  if (!tableMutable(schema, table)) out.mutable = false;
+  const columns: Record<string, unknown> = {};
+  for (const name of table.columnNames) {
+    columns[name] = columnToJson(table.columns[name] as ColumnSchema);
+  }
+  out.columns = columns;
+  if (table.maxRows !== Number.POSITIVE_INFINITY) out.maxRows = table.maxRows;
+  if (table.isRoot !== defaultIsRoot) out.isRoot = table.isRoot;
+  if (table.indexes.length > 0) out.indexes = table.indexes.map((ix) => [...ix]);
+  return out;
+}
+
+/**
+ * The schema as ovsdb-server returns it from `get_schema`.
+ *
+ * @example
+ * ```ts
+ * import { parseSchema } from 'ovnkit/ovsdb';
+ * import { schemaToJson } from 'ovnkit/server';
+ *
+ * schemaToJson(parseSchema({ name: 'T', version: '1.0.0', tables: { A: { columns: { n: { type: { key: 'integer', min: 1, max: 1 } } } } } }));
+ * // { name: 'T', version: '1.0.0', tables: { A: { columns: { n: { type: 'integer' } } } } }
+ * ```
+ */
+export function schemaToJson(schema: DatabaseSchema): Record<string, unknown> {
+  const out: Record<string, unknown> = { name: schema.name };
+  if (schema.version !== '') out.version = schema.version;
+  if (schema.cksum !== undefined && schema.cksum !== '') out.cksum = schema.cksum;
+  const tables = Object.values(schema.tables);
+  const defaultIsRoot = tables.every((t) => t.isRoot);
+  const tablesJson: Record<string, unknown> = {};
+  for (const table of tables) tablesJson[table.name] = tableToJson(schema, table, defaultIsRoot);
+  out.tables = tablesJson;
+  return out;
+}
+
+/** The schema as the compact, member-sorted text `_Server.Database.schema` holds. */
+export function schemaText(schema: DatabaseSchema): string {
+  return ovsJsonText(schemaToJson(schema));
+}

@@ -1,0 +1,260 @@
+/**
+ * WebSocket listeners for the in-memory server: `ws:127.0.0.1:0`,
+ * `ws://127.0.0.1:8080/ovsdb` or `wss://…`, one JSON-RPC message per text
+ * frame, so browsers can talk to it without a bridge.
+ *
+ * ```ts
+ * const server = await createServer({ databases: [schema] });
+ * const ws = await attachWebSocketListener(server, 'ws:127.0.0.1:0');
+ * const conn = await connect(ws.url); // from Node, or `connect` of ovnkit/browser
+ * ```
+ *
+ * {@link listenWebSocket} is the building block: it hands every accepted
+ * client to a callback as a {@link SessionChannel} (kind `message`), the
+ * server side of a connection. {@link attachWebSocketListener} plugs it into
+ * any server with `connectInProcess()`.
+ *
+ * Unlike `ovnkit bridge`, these listeners apply no policy and no read
+ * backpressure (the in-process session cannot be paused): they are meant for
+ * tests and development servers, on loopback unless tokens are set.
+ * Node only.
+ * @module
+ */
+
+import {
+  createServer as createHttpServer,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
+import type { Duplex } from 'node:stream';
+import { type RawData, type WebSocket, WebSocketServer } from 'ws';
+import { isLoopbackHost, TokenAuthenticator } from '../../net/auth.js';
+import { listenUrl, parseListenAddress } from '../../net/listen-address.js';
+import type { Transport } from '../../ovsdb/transport/transport.js';
+import type { ChannelHandlers, SessionChannel } from '../rpc/channel.js';
+
+/** Options of {@link listenWebSocket} and {@link attachWebSocketListener}. */
+export interface WebSocketListenOptions {
+  /** Largest frame a client may send (default 64 MiB); larger ones close with 1009. */
+  readonly maxFrameBytes?: number | undefined;
+  /** Certificate and key (PEM) for `wss:`. */
+  readonly tls?: { readonly cert: string | Buffer; readonly key: string | Buffer } | undefined;
+  /** Bearer tokens clients must present (header or `?token=`). Default: none needed (loopback only). */
+  readonly tokens?: readonly string[] | undefined;
+}
+
+/** A WebSocket listener. */
+export interface WebSocketListener {
+  /** The address as given, e.g. `ws:127.0.0.1:0`. */
+  readonly remote: string;
+  /** Where clients connect, with the bound port, e.g. `ws://127.0.0.1:41234/`. */
+  readonly url: string;
+  /** The bound port. */
+  readonly port: number;
+  /** Stop listening and close every client (1001). */
+  close(): Promise<void>;
+}
+
+const DEFAULT_MAX_FRAME_BYTES = 64 * 1024 * 1024;
+
+/**
+ * The server side of one WebSocket client: a {@link SessionChannel} of kind
+ * `message`.
+ */
+export class WebSocketChannel implements SessionChannel {
+  readonly kind = 'message';
+  readonly probes = true;
+  private handlers: ChannelHandlers | undefined;
+  private closedReported = false;
+  private readonly early: string[] = [];
+
+  /**
+   * @param ws An open server-side socket of the `ws` package.
+   * @param name The connection's name in logs, e.g. `ws:127.0.0.1:40512`.
+   */
+  constructor(
+    private readonly ws: WebSocket,
+    readonly name: string,
+  ) {
+    ws.on('error', () => {
+      // 'close' follows.
+    });
+    ws.on('message', (data: RawData, isBinary: boolean) => {
+      if (isBinary) {
+        ws.close(1003, 'binary frames are not supported: send each JSON-RPC message as text');
+        return;
+      }
+      const text = rawText(data);
+      if (this.handlers) this.handlers.message(text);
+      else this.early.push(text);
+    });
+    ws.on('close', () => this.reportClose());
+  }
+
+  attach(handlers: ChannelHandlers): void {
+    this.handlers = handlers;
+    for (const text of this.early.splice(0)) handlers.message(text);
+    if (this.closedReported) handlers.close();
+  }
+
+  write(text: string): void {
+    if (this.ws.readyState === this.ws.OPEN) this.ws.send(text);
+  }
+
+  close(): void {
+    if (this.ws.readyState === this.ws.OPEN || this.ws.readyState === this.ws.CONNECTING) {
+      this.ws.close(1000);
+    }
+  }
+
+  abort(): void {
+    this.ws.terminate();
+  }
+
+  private reportClose(): void {
+    if (this.closedReported) return;
+    this.closedReported = true;
+    this.handlers?.close();
+  }
+}
+
+/**
+ * Listen for WebSocket clients at `address` and hand each one to
+ * `onChannel`. Without `tokens`, only loopback addresses may be used.
+ * @throws RemoteSyntaxError for an invalid address; Error for `wss:`
+ *   without `tls`, or no tokens on a non-loopback address; the socket error
+ *   when listening fails.
+ */
+export async function listenWebSocket(
+  address: string,
+  onChannel: (channel: SessionChannel) => void,
+  options: WebSocketListenOptions = {},
+): Promise<WebSocketListener> {
+  const parsed = parseListenAddress(address);
+  if (parsed.kind === 'wss' && options.tls === undefined) {
+    throw new Error(`${address}: a wss: listener needs the tls option`);
+  }
+  if (options.tokens === undefined && !isLoopbackHost(parsed.host)) {
+    throw new Error(
+      `${address}: a WebSocket listener without tokens may only listen on a loopback address`,
+    );
+  }
+  const auth = new TokenAuthenticator(options.tokens);
+  const wss = new WebSocketServer({
+    noServer: true,
+    maxPayload: options.maxFrameBytes ?? DEFAULT_MAX_FRAME_BYTES,
+    perMessageDeflate: false,
+  });
+  const onRequest = (_req: IncomingMessage, res: ServerResponse): void => {
+    res.writeHead(426, { 'Content-Type': 'text/plain; charset=utf-8', Upgrade: 'websocket' });
+    res.end('this is an OVSDB WebSocket endpoint: open a WebSocket\n');
+  };
+  const http: Server =
+    parsed.kind === 'wss' && options.tls
+      ? createHttpsServer({ cert: options.tls.cert, key: options.tls.key }, onRequest)
+      : createHttpServer(onRequest);
+  http.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+    socket.on('error', () => socket.destroy());
+    const path = (req.url ?? '/').split('?')[0] ?? '/';
+    if (parsed.path !== '/' && path !== parsed.path) {
+      socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
+      return;
+    }
+    wss.handleUpgrade(req, socket, head, (ws) => {
+      const verdict = auth.authenticate(req);
+      if (!verdict.ok) {
+        ws.on('error', () => undefined);
+        ws.close(1008, `unauthorized: ${verdict.reason}`);
+        return;
+      }
+      const host = req.socket.remoteAddress ?? '?';
+      const name = `ws:${host.includes(':') ? `[${host}]` : host}:${req.socket.remotePort ?? '?'}`;
+      onChannel(new WebSocketChannel(ws, name));
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    http.once('error', reject);
+    http.listen({ host: parsed.host, port: parsed.port }, () => {
+      http.off('error', reject);
+      resolve();
+    });
+  });
+  const bound = http.address();
+  const port = typeof bound === 'object' && bound !== null ? bound.port : parsed.port;
+  let closing: Promise<void> | undefined;
+  return {
+    remote: address,
+    url: listenUrl(parsed, port),
+    port,
+    close() {
+      closing ??= new Promise<void>((resolve) => {
+        for (const ws of wss.clients) ws.close(1001, 'the server is shutting down');
+        const timer = setTimeout(() => {
+          for (const ws of wss.clients) ws.terminate();
+        }, 2000);
+        http.close(() => {
+          clearTimeout(timer);
+          wss.close();
+          resolve();
+        });
+        http.closeAllConnections?.();
+      });
+      return closing;
+    },
+  };
+}
+
+/** What {@link attachWebSocketListener} needs of a server. */
+export interface InProcessConnectable {
+  /** Open a connection with no socket: a client transport of kind `message`. */
+  connectInProcess(): Transport;
+}
+
+/**
+ * Make `server` reachable over WebSocket at `address` (e.g.
+ * `ws:127.0.0.1:0`): every client is joined to a new in-process session of
+ * the server, message for message.
+ */
+export function attachWebSocketListener(
+  server: InProcessConnectable,
+  address: string,
+  options: WebSocketListenOptions = {},
+): Promise<WebSocketListener> {
+  return listenWebSocket(
+    address,
+    (channel) => {
+      const session = server.connectInProcess();
+      let open = true;
+      session.attach({
+        data: () => channel.abort(),
+        message: (text) => channel.write(text),
+        drain: () => undefined,
+        close: () => {
+          open = false;
+          channel.close();
+        },
+      });
+      channel.attach({
+        data: () => channel.abort(),
+        message: (text) => {
+          if (open) session.write(text);
+        },
+        close: () => {
+          if (open) {
+            open = false;
+            session.close();
+          }
+        },
+      });
+    },
+    options,
+  );
+}
+
+function rawText(data: RawData): string {
+  if (Buffer.isBuffer(data)) return data.toString('utf8');
+  if (Array.isArray(data)) return Buffer.concat(data).toString('utf8');
+  return Buffer.from(data).toString('utf8');
+}

@@ -1,0 +1,90 @@
+/**
+ * The `_Server` database every ovsdb-server serves: one `Database` row per
+ * database (itself included) saying how it is served. Clients read it to
+ * tell a standalone database from a clustered one and, for clusters, to find
+ * the leader; a db-change-aware client monitors it to learn of databases
+ * being added and removed.
+ *
+ * The databases served here are standalone, so each row holds `model`
+ * `standalone`, `connected` and `leader` true, `schema` the database's schema
+ * (compact JSON, members sorted) and no `cid`, `sid` or `index`, exactly as
+ * ovsdb-server 3.1 reports a standalone database. Clients cannot write to
+ * `_Server` ("not allowed"): only the server changes it.
+ * @module
+ */
+
+import type { DatabaseSchema } from '../ovsdb/schema/schema-types.js';
+import { SERVER_SCHEMA } from '../ovsdb/schema/server-schema.js';
+import { newUuid } from '../ovsdb/values/uuid.js';
+import { Database, type Row } from './engine/database.js';
+import type { RowChange, TxnChanges } from './engine/executor.js';
+import { schemaText } from './engine/schema-json.js';
+import type { Datum } from './engine/values.js';
+
+const EMPTY: Datum = { keys: [] };
+
+/** The `_Server` database of one server. */
+export class ServerDatabase {
+  /** The `_Server` database itself (its engine refuses client writes). */
+  readonly db: Database;
+  private readonly rowOf = new Map<string, string>();
+
+  constructor() {
+    const schema = SERVER_SCHEMA;
+    this.db = new Database(schema);
+    this.add(schema);
+  }
+
+  /** The schema of `_Server`. */
+  get schema(): DatabaseSchema {
+    return this.db.schema;
+  }
+
+  /** Add the row describing database `schema.name`; returns the change to announce to monitors. */
+  add(schema: DatabaseSchema): TxnChanges {
+    const store = this.store();
+    const uuid = newUuid();
+    const fields: Record<string, Datum> = {
+      _uuid: { keys: [uuid] },
+      _version: { keys: [newUuid()] },
+      name: { keys: [schema.name] },
+      model: { keys: ['standalone'] },
+      connected: { keys: [true] },
+      leader: { keys: [true] },
+      schema: { keys: [schemaText(schema)] },
+      cid: EMPTY,
+      sid: EMPTY,
+      index: EMPTY,
+    };
+    const row: Row = { uuid, fields };
+    store.rows.set(uuid, row);
+    this.rowOf.set(schema.name, uuid);
+    const change: RowChange = {
+      table: 'Database',
+      uuid,
+      old: null,
+      new: row,
+      changed: store.columnOrder,
+    };
+    return { rows: [change] };
+  }
+
+  /** Remove the row of database `name`; returns the change, or undefined when there is none. */
+  remove(name: string): TxnChanges | undefined {
+    const uuid = this.rowOf.get(name);
+    if (uuid === undefined) return undefined;
+    const store = this.store();
+    const row = store.rows.get(uuid) as Row;
+    store.rows.delete(uuid);
+    this.rowOf.delete(name);
+    return {
+      rows: [{ table: 'Database', uuid, old: row, new: null, changed: store.columnOrder }],
+    };
+  }
+
+  private store() {
+    const store = this.db.tables.get('Database');
+    if (store === undefined) throw new Error('_Server schema has no Database table');
+    return store;
+  }
+}
