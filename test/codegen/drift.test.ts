@@ -100,9 +100,9 @@ describe('--check on a modified copy', () => {
       schema: readRepo('schema/ovn-nb-7.18.0.ovsschema'),
       docsXml: readRepo('schema/ovn-nb.xml'),
       ovsdbImport: {
-        uuid: '../../ovsdb/uuid.js',
-        model: '../../ovsdb/model.js',
-        schema: '../../ovsdb/schema.js',
+        uuid: '../../ovsdb/values/uuid.js',
+        model: '../../ovsdb/schema/model.js',
+        schema: '../../ovsdb/schema/schema.js',
       },
       command: `ovnkit-codegen ${NB_ARGS.join(' ')}`,
     });

@@ -147,9 +147,9 @@ export function generateFixtures(scratch: string): FixtureOutputs {
       schema: text,
       docsXml: file.startsWith('ovn-nb-') ? docsXml : undefined,
       ovsdbImport: {
-        uuid: `${ovsdb}/uuid.js`,
-        model: `${ovsdb}/model.js`,
-        schema: `${ovsdb}/schema.js`,
+        uuid: `${ovsdb}/values/uuid.js`,
+        model: `${ovsdb}/schema/model.js`,
+        schema: `${ovsdb}/schema/schema.js`,
       },
       command: `ovnkit-codegen --schema test/fixtures/schemas/${file} --out <dir>`,
     });

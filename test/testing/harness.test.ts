@@ -49,7 +49,7 @@ describe('findOvsdbServer / requireOvsdbServer', () => {
 
   it('a missing server fails loudly instead of skipping', async () => {
     const script = `
-      import { requireOvsdbServer, OvsdbServerMissingError } from '../integration/src/testing/index.ts';
+      import { requireOvsdbServer, OvsdbServerMissingError } from './src/testing/index.ts';
       try { requireOvsdbServer(); console.log('FOUND'); }
       catch (e) { console.log(e instanceof OvsdbServerMissingError ? 'MISSING: ' + e.message : 'OTHER'); }
     `;
@@ -216,7 +216,7 @@ describe('startOvsdbServer', () => {
     ],
   ])('kills its servers and removes their directories on %s', async (_how, ending) => {
     const script = `
-      import { startOvsdbServer } from '../integration/src/testing/index.ts';
+      import { startOvsdbServer } from './src/testing/index.ts';
       const s = await startOvsdbServer({ schema: ${JSON.stringify(TEST_SCHEMA)}, remotes: ['unix', 'tcp'] });
       console.log(JSON.stringify({ pid: s.pid, dir: s.dir }));
       ${ending}
