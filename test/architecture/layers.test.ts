@@ -1,0 +1,101 @@
+/**
+ * The layer rule holds: every import between the folders of `src/` (and
+ * from `codegen/` and `examples/`) goes down the layers of
+ * docs/architecture.md, and no two files import each other at run time,
+ * directly or through others.
+ */
+
+import { describe, expect, it } from 'vitest';
+import { cycles, type ImportEdge, importGraph, importsOf } from '../helpers/import-graph.js';
+import { checkLayers, layerOf } from './layers.js';
+
+const graph = importGraph(['src', 'codegen', 'examples']);
+const edges = [...graph.values()].flat();
+const show = (e: ImportEdge): string => `${e.from} → ${e.to}${e.typeOnly ? ' (type)' : ''}`;
+
+describe('the layer rule', () => {
+  it('sees the whole tree', () => {
+    // A broken walk would find nothing and pass: make sure it found the layers.
+    const layers = new Set([...graph.keys()].map(layerOf));
+    for (const layer of [
+      'ovsdb/wire',
+      'ovsdb/schema',
+      'ovsdb/values',
+      'ovsdb/transport',
+      'ovsdb/connection',
+      'client',
+      'transactions',
+      'nb',
+      'server',
+      'net',
+      'bridge',
+      'testing',
+      'cli',
+      'codegen',
+      'examples',
+    ]) {
+      expect(layers, layer).toContain(layer);
+    }
+    expect(edges.length).toBeGreaterThan(500);
+  });
+
+  it('no import goes up or sideways between layers', () => {
+    const violations = checkLayers(edges).map((v) => `${show(v.edge)}: ${v.reason}`);
+    expect(violations).toEqual([]);
+  });
+
+  it('no runtime import cycle between files', () => {
+    expect(cycles(graph, (e) => !e.typeOnly)).toEqual([]);
+  });
+
+  it('every relative import names a file that exists', () => {
+    const missing = edges.filter((e) => !graph.has(e.to) && /\.(m?ts)$/.test(e.to)).map(show);
+    expect(missing).toEqual([]);
+  });
+});
+
+describe('the checker itself', () => {
+  it('reports an upward import, a sideways one and a type-only one', () => {
+    const found = checkLayers([
+      { from: 'src/ovsdb/wire/rpc.ts', to: 'src/client/client.ts', typeOnly: false },
+      { from: 'src/server/server.ts', to: 'src/bridge/bridge.ts', typeOnly: false },
+      {
+        from: 'src/ovsdb/values/datum.ts',
+        to: 'src/ovsdb/connection/connection.ts',
+        typeOnly: true,
+      },
+      { from: 'src/client/client.ts', to: 'src/ovsdb/wire/rpc.ts', typeOnly: false },
+    ]).map((v) => v.reason);
+    expect(found).toEqual([
+      'ovsdb/wire may not import client',
+      'server may not import bridge',
+      'ovsdb/values may not import ovsdb/connection (not even types)',
+    ]);
+  });
+
+  it('finds a cycle, and ignores type-only edges when asked', () => {
+    const g = new Map<string, ImportEdge[]>([
+      ['a.ts', [{ from: 'a.ts', to: 'b.ts', typeOnly: false }]],
+      ['b.ts', [{ from: 'b.ts', to: 'c.ts', typeOnly: false }]],
+      ['c.ts', [{ from: 'c.ts', to: 'a.ts', typeOnly: true }]],
+      ['d.ts', [{ from: 'd.ts', to: 'd.ts', typeOnly: false }]],
+    ]);
+    expect(cycles(g)).toEqual([['a.ts', 'b.ts', 'c.ts'], ['d.ts']]);
+    expect(cycles(g, (e) => !e.typeOnly)).toEqual([['d.ts']]);
+  });
+
+  it('reads multi-line, type-only, re-export and dynamic imports', () => {
+    const found = importsOf('test/architecture/fixtures/imports.ts').map(
+      (e) => `${e.to}${e.typeOnly ? ' type' : ''}`,
+    );
+    expect(found).toEqual([
+      'src/ovsdb/wire/errors.ts',
+      'src/ovsdb/schema/model.ts type',
+      'src/ovsdb/values/uuid.ts type',
+      'src/ovsdb/values/datum.ts',
+      'src/ovsdb/wire/framer.ts',
+      'src/client/client.ts',
+      'src/ovsdb/wire/wire.ts type',
+    ]);
+  });
+});

@@ -1,0 +1,107 @@
+/**
+ * The layer rule (docs/architecture.md), as data: which layer a file belongs
+ * to, and which layers each layer may import. `checkLayers` lists every
+ * import that breaks it.
+ * @module
+ */
+
+import type { ImportEdge } from '../helpers/import-graph.js';
+
+/** The sub-layers of the core, bottom first. */
+const CORE = [
+  'ovsdb/wire',
+  'ovsdb/schema',
+  'ovsdb/values',
+  'ovsdb/transport',
+  'ovsdb/connection',
+] as const;
+
+/**
+ * What each layer may import (besides itself). Inside the core, `schema`
+ * and `values` are one tier: schema types describe values, and parsing a
+ * schema checks its defaults and enums with the value codec; their files
+ * still form no cycle (the cycle check covers every file).
+ */
+export const ALLOWED: Readonly<Record<string, readonly string[]>> = {
+  'ovsdb/wire': [],
+  'ovsdb/schema': ['ovsdb/wire', 'ovsdb/values'],
+  'ovsdb/values': ['ovsdb/wire', 'ovsdb/schema'],
+  'ovsdb/transport': ['ovsdb/wire', 'ovsdb/schema', 'ovsdb/values'],
+  'ovsdb/connection': ['ovsdb/wire', 'ovsdb/schema', 'ovsdb/values', 'ovsdb/transport'],
+  ovsdb: [...CORE],
+  client: ['ovsdb', ...CORE],
+  transactions: ['client', 'ovsdb', ...CORE],
+  nb: ['transactions', 'client', 'ovsdb', ...CORE],
+  net: ['ovsdb', ...CORE],
+  server: ['net', 'ovsdb', ...CORE],
+  bridge: ['net', 'ovsdb', ...CORE],
+  testing: ['server', 'net', 'nb', 'transactions', 'client', 'ovsdb', ...CORE],
+  cli: ['bridge', 'server', 'net', 'nb', 'transactions', 'client', 'ovsdb', ...CORE],
+  // The browser build: nothing that needs Node's sockets or file system.
+  browser: ['nb', 'transactions', 'client', 'ovsdb', ...CORE],
+  root: ['nb', 'transactions', 'client', 'ovsdb', ...CORE],
+  codegen: ['ovsdb', ...CORE],
+  examples: [
+    'root',
+    'browser',
+    'cli',
+    'testing',
+    'bridge',
+    'server',
+    'net',
+    'nb',
+    'transactions',
+    'client',
+    'ovsdb',
+    ...CORE,
+  ],
+};
+
+/**
+ * The layer of a file (a path relative to the repository root), or undefined
+ * for files outside the layered tree (tests, benchmarks, configuration).
+ */
+export function layerOf(file: string): string | undefined {
+  const parts = file.split('/');
+  if (parts[0] === 'codegen') return 'codegen';
+  if (parts[0] === 'examples') return 'examples';
+  if (parts[0] !== 'src') return undefined;
+  if (parts.length === 2) {
+    if (parts[1] === 'index.ts') return 'root';
+    if (parts[1] === 'browser.ts') return 'browser';
+    return undefined;
+  }
+  if (parts[1] === 'ovsdb') return parts.length === 3 ? 'ovsdb' : `ovsdb/${parts[2]}`;
+  return parts[1];
+}
+
+/** One import that breaks the layer rule, worded for a failure message. */
+export interface LayerViolation {
+  readonly edge: ImportEdge;
+  readonly reason: string;
+}
+
+/** Every import of `edges` that breaks the layer rule. */
+export function checkLayers(edges: Iterable<ImportEdge>): LayerViolation[] {
+  const out: LayerViolation[] = [];
+  for (const edge of edges) {
+    const from = layerOf(edge.from);
+    if (from === undefined) continue;
+    const to = layerOf(edge.to);
+    if (to === undefined) {
+      out.push({ edge, reason: `${from} imports a file outside the layered tree` });
+      continue;
+    }
+    if (to === from) continue;
+    const allowed = ALLOWED[from];
+    if (allowed === undefined) {
+      out.push({ edge, reason: `${from} is not a known layer` });
+    } else if (!allowed.includes(to)) {
+      out.push({
+        edge,
+        reason: `${from} may not import ${to}${edge.typeOnly ? ' (not even types)' : ''}`,
+      });
+    }
+  }
+  return out;
+}
