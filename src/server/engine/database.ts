@@ -1,7 +1,8 @@
 /**
- * The in-memory database of ovnkit's OVSDB server engine: committed table
- * storage (rows, strong reference counts, unique indexes) and the
- * {@link Database} facade that runs `transact` requests against it.
+ * The in-memory database of ovnkit's OVSDB server engine: the
+ * {@link Database} facade over the committed table storage (rows, strong
+ * reference counts, unique indexes; see `table-store.ts`) that runs
+ * `transact` requests against it.
  *
  * The engine is pure and synchronous. Everything a client can observe in a
  * `transact` reply, and the database state it leaves, matches ovsdb-server 3.1;
@@ -12,72 +13,9 @@
 import type { DatabaseSchema, TableSchema } from '../../ovsdb/schema/schema-types.js';
 import { compileTableCodec } from '../../ovsdb/values/datum.js';
 import { executeTransaction, type TransactOptions, type TransactOutcome } from './executor.js';
-import { serverColumnOrder } from './ovs-hash.js';
-import { type Datum, type DatumType, datumToWire } from './values.js';
+import { type Row, rowToWire, TableStore } from './table-store.js';
 
-/** A committed or in-transaction row: its UUID and every column's value (`_uuid`, `_version` included). */
-export interface Row {
-  readonly uuid: string;
-  readonly fields: Readonly<Record<string, Datum>>;
-}
-
-/** The committed rows of one table, with their strong reference counts and unique indexes. */
-export class TableStore {
-  /** Rows by UUID, in insertion order. */
-  readonly rows = new Map<string, Row>();
-  /** Number of strong references from other rows, per row (absent means 0). */
-  readonly refCounts = new Map<string, number>();
-  /** One map per schema index: index key → UUID of the row holding it. */
-  readonly indexes: Map<string, string>[];
-  /** Column names in ovsdb-server's iteration order (`_uuid`, `_version` included). */
-  readonly columnOrder: readonly string[];
-
-  constructor(
-    readonly schema: TableSchema,
-    fileColumnOrder: readonly string[],
-  ) {
-    this.indexes = schema.indexes.map(() => new Map());
-    this.columnOrder = serverColumnOrder(fileColumnOrder);
-  }
-
-  /** The key of `fields` in index `i`. */
-  indexKey(i: number, fields: Readonly<Record<string, Datum>>): string {
-    const cols = this.schema.indexes[i] as readonly string[];
-    return JSON.stringify(cols.map((c) => fields[c]));
-  }
-}
-
-const columnTypes = new WeakMap<TableSchema, Map<string, DatumType>>();
-
-/** The type of a column as a datum type (one shared object per column). */
-export function columnType(table: TableSchema, column: string): DatumType {
-  let types = columnTypes.get(table);
-  if (types === undefined) {
-    types = new Map();
-    columnTypes.set(table, types);
-  }
-  let t = types.get(column);
-  if (t === undefined) {
-    const c = Object.hasOwn(table.columns, column) ? table.columns[column] : undefined;
-    if (c === undefined) throw new Error(`no column ${table.name}.${column}`);
-    t = { key: c.type.key, value: c.type.value, min: c.type.min, max: c.type.max };
-    types.set(column, t);
-  }
-  return t;
-}
-
-/** A row as wire JSON with the given columns (all when omitted), as `select` returns it. */
-export function rowToWire(
-  table: TableSchema,
-  row: Row,
-  columns?: readonly string[],
-): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const name of columns ?? Object.keys(table.columns)) {
-    out[name] = datumToWire(row.fields[name] as Datum, columnType(table, name));
-  }
-  return out;
-}
+export { columnType, type Row, rowToWire, TableStore } from './table-store.js';
 
 /**
  * A row in ovnkit's JS representation (the datum codec's: `T`, `T | null`,

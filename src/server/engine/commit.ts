@@ -1,0 +1,310 @@
+/**
+ * The commit of a `transact` request: the checks that run once every
+ * operation succeeded (referential integrity, garbage collection of
+ * non-root rows, `maxRows`, weak references, unique indexes) and applying
+ * the staged changes to the committed tables.
+ * @module
+ */
+
+import type { Atom, BaseType, TableSchema } from '../../ovsdb/schema/schema-types.js';
+import { newUuid } from '../../ovsdb/values/uuid.js';
+import type { RowChange, TxnChanges } from './executor.js';
+import { OpError } from './op-error.js';
+import { anyChange, hasChange, type Txn, type TxnRow } from './staging.js';
+import {
+  columnType,
+  compareRowsOn,
+  type Row,
+  rowsEqualOn,
+  type TableStore,
+} from './table-store.js';
+import {
+  addedRemoved,
+  type Datum,
+  datumsEqual,
+  datumToString,
+  englishListDelimiter,
+  uuidDatum,
+} from './values.js';
+import { assessWeakRefs } from './weak-refs.js';
+
+function strongRefTargets(base: BaseType | undefined): string | undefined {
+  if (base === undefined || base.type !== 'uuid' || base.refTable === undefined) return undefined;
+  return base.refType === 'weak' ? undefined : base.refTable;
+}
+
+function hasStrongRefs(table: TableSchema, column: string): boolean {
+  const c = table.columns[column];
+  return (
+    c !== undefined &&
+    (strongRefTargets(c.type.key) !== undefined || strongRefTargets(c.type.value) !== undefined)
+  );
+}
+
+/** Adjust the reference counts of the rows `d` strongly references from `row` by `delta`. */
+function adjustRefs(
+  txn: Txn,
+  table: TableSchema,
+  rowUuid: string,
+  column: string,
+  d: Datum,
+  delta: number,
+): void {
+  const c = table.columns[column];
+  if (c === undefined) return;
+  const parts: [BaseType | undefined, readonly Atom[]][] = [
+    [c.type.key, d.keys],
+    [c.type.value, d.values ?? []],
+  ];
+  for (const [base, atoms] of parts) {
+    const target = strongRefTargets(base);
+    if (target === undefined) continue;
+    for (const a of atoms) {
+      const uuid = a as string;
+      if (uuid === rowUuid) continue;
+      const tr = txn.findOrMake(target, uuid);
+      if (tr === undefined) {
+        if (delta < 0) continue;
+        throw new OpError(
+          'referential integrity violation',
+          `Table ${table.name} column ${column} row ${rowUuid} references nonexistent row ${uuid} in table ${target}.`,
+        );
+      }
+      tr.nRefs += delta;
+    }
+  }
+}
+
+function deleteGarbageRow(txn: Txn, tr: TxnRow): void {
+  if (tr.store.schema.isRoot || tr.new === null) return;
+  const row = tr.new;
+  tr.new = null;
+  const table = tr.store.schema;
+  for (const column of tr.store.columnOrder) {
+    const c = table.columns[column];
+    if (c === undefined) continue;
+    const d = row.fields[column] as Datum;
+    const parts: [BaseType | undefined, readonly Atom[]][] = [
+      [c.type.key, d.keys],
+      [c.type.value, d.values ?? []],
+    ];
+    for (const [base, atoms] of parts) {
+      const target = strongRefTargets(base);
+      if (target === undefined) continue;
+      for (const a of atoms) {
+        const uuid = a as string;
+        if (uuid === row.uuid) continue;
+        const ttr = txn.findOrMake(target, uuid);
+        if (ttr === undefined || ttr.new === null || ttr.nRefs === 0) continue;
+        ttr.nRefs--;
+        if (ttr.nRefs === 0) deleteGarbageRow(txn, ttr);
+      }
+    }
+  }
+}
+
+function columnsToString(row: Row, table: TableSchema, columns: readonly string[]): string {
+  return columns
+    .map(
+      (c, i) =>
+        englishListDelimiter(i, columns.length) +
+        datumToString(row.fields[c] as Datum, columnType(table, c)),
+    )
+    .join('');
+}
+
+function describeIndexRow(
+  txn: Txn,
+  table: TableSchema,
+  index: readonly string[],
+  row: Row,
+  title: string,
+): string {
+  let s = `${title} row, with UUID ${row.uuid}, `;
+  const tr = txn.findTxnRow(table.name, row.uuid);
+  if (tr === undefined || !anyChange(tr)) {
+    s += 'existed in the database before this transaction and was not modified by the transaction.';
+  } else if (tr.old === null) {
+    s += 'was inserted by this transaction.';
+  } else if (rowsEqualOn(tr.old, row, index)) {
+    s +=
+      "existed in the database before this transaction, which modified some of the row's columns but not any columns in this index.";
+  } else {
+    s += `had the following index values before the transaction: ${columnsToString(tr.old, table, index)}.`;
+  }
+  return s;
+}
+
+function duplicateIndexError(
+  txn: Txn,
+  store: TableStore,
+  index: readonly string[],
+  a0: Row,
+  b0: Row,
+): OpError {
+  const table = store.schema;
+  let a = a0;
+  let b = b0;
+  if (compareRowsOn(a, b, store.columnOrder) < 0) [a, b] = [b, a];
+  const indexText = `column${index.length > 1 ? 's' : ''} ${index
+    .map((c, i) => `${englishListDelimiter(i, index.length)}"${c}"`)
+    .join('')}`;
+  const details =
+    `Transaction causes multiple rows in "${table.name}" table to have identical values (${columnsToString(a, table, index)}) for index on ${indexText}.  ` +
+    `${describeIndexRow(txn, table, index, a, 'First')}  ${describeIndexRow(txn, table, index, b, 'Second')}`;
+  return new OpError('constraint violation', details);
+}
+
+/**
+ * The commit checks, in ovsdb-server's order (see `executor.ts`): drop rows
+ * that did not really change, count strong references, collect garbage,
+ * check `maxRows`, weak references and unique indexes, and give every
+ * changed row a new `_version`. Throws the first violation as an
+ * {@link OpError}; the committed tables are not touched.
+ */
+export function precommit(txn: Txn): void {
+  // Figure out what actually changed.
+  txn.forEachRow((tr) => {
+    const cols = tr.store.columnOrder;
+    if (tr.old !== null && tr.new !== null) {
+      for (const c of cols) {
+        if (!datumsEqual(tr.old.fields[c] as Datum, tr.new.fields[c] as Datum)) tr.changed.add(c);
+      }
+      if (tr.changed.size === 0) txn.tables.get(tr.store.schema.name)?.delete(tr.uuid);
+    } else {
+      tr.allChanged = true;
+    }
+  });
+  if (txn.tables.size === 0) return;
+
+  // Reference counts and referential integrity.
+  txn.forEachRow((tr) => {
+    const table = tr.store.schema;
+    for (const column of tr.store.columnOrder) {
+      if (!hasChange(tr, column) || !hasStrongRefs(table, column)) continue;
+      if (tr.old !== null && tr.new === null) {
+        adjustRefs(txn, table, tr.uuid, column, tr.old.fields[column] as Datum, -1);
+      } else if (tr.old === null && tr.new !== null) {
+        adjustRefs(txn, table, tr.uuid, column, tr.new.fields[column] as Datum, 1);
+      } else if (tr.old !== null && tr.new !== null) {
+        const { added, removed } = addedRemoved(
+          tr.old.fields[column] as Datum,
+          tr.new.fields[column] as Datum,
+        );
+        adjustRefs(txn, table, tr.uuid, column, removed, -1);
+        adjustRefs(txn, table, tr.uuid, column, added, 1);
+      }
+    }
+  });
+  txn.forEachRow((tr) => {
+    if (tr.new === null && tr.nRefs > 0) {
+      throw new OpError(
+        'referential integrity violation',
+        `cannot delete ${tr.store.schema.name} row ${tr.uuid} because of ${tr.nRefs} remaining reference(s)`,
+      );
+    }
+  });
+
+  // Delete unreferenced rows of non-root tables.
+  txn.forEachRow((tr) => {
+    if (tr.new !== null && tr.nRefs === 0) deleteGarbageRow(txn, tr);
+  });
+
+  // maxRows.
+  for (const name of txn.tables.keys()) {
+    const store = txn.store(name);
+    if (store.schema.maxRows === Number.POSITIVE_INFINITY) continue;
+    const n = txn.count(name);
+    if (n > store.schema.maxRows) {
+      throw new OpError(
+        'constraint violation',
+        `transaction causes "${name}" table to contain ${n} rows, greater than the schema-defined limit of ${store.schema.maxRows} row(s)`,
+      );
+    }
+  }
+
+  // Weak references.
+  assessWeakRefs(txn);
+
+  // Unique indexes.
+  const txnIndexes = new Map<string, Map<string, Row>[]>();
+  txn.forEachRow((tr) => {
+    const row = tr.new;
+    if (row === null) return;
+    const store = tr.store;
+    const table = store.schema;
+    let ti = txnIndexes.get(table.name);
+    if (ti === undefined) {
+      ti = table.indexes.map(() => new Map());
+      txnIndexes.set(table.name, ti);
+    }
+    for (let i = 0; i < table.indexes.length; i++) {
+      const index = table.indexes[i] as readonly string[];
+      const key = store.indexKey(i, row.fields);
+      const m = ti[i] as Map<string, Row>;
+      const dup = m.get(key);
+      if (dup !== undefined) throw duplicateIndexError(txn, store, index, dup, row);
+      const committed = store.indexes[i]?.get(key);
+      if (committed !== undefined && txn.findTxnRow(table.name, committed) === undefined) {
+        throw duplicateIndexError(txn, store, index, store.rows.get(committed) as Row, row);
+      }
+      m.set(key, row);
+    }
+  });
+
+  // New _version for modified rows.
+  txn.forEachRow((tr) => {
+    if (tr.old !== null && tr.new !== null && anyChange(tr)) {
+      tr.changed.add('_version');
+      tr.new = { uuid: tr.uuid, fields: { ...tr.new.fields, _version: uuidDatum(newUuid()) } };
+    }
+  });
+}
+
+/**
+ * Apply the transaction's checked changes to the committed tables (rows,
+ * reference counts, unique indexes). Returns the changes for monitors, or
+ * null when nothing changed.
+ */
+export function commit(txn: Txn, comment: string | undefined): TxnChanges | null {
+  const changes: RowChange[] = [];
+  for (const [name, t] of txn.tables) {
+    const store = txn.store(name);
+    for (const tr of t.values()) {
+      if (tr.old !== null) {
+        for (let i = 0; i < store.indexes.length; i++) {
+          const key = store.indexKey(i, tr.old.fields);
+          if (store.indexes[i]?.get(key) === tr.uuid) store.indexes[i]?.delete(key);
+        }
+      }
+      if (tr.new === null) {
+        store.rows.delete(tr.uuid);
+        store.refCounts.delete(tr.uuid);
+      } else {
+        store.rows.set(tr.uuid, tr.new);
+        if (tr.nRefs > 0) store.refCounts.set(tr.uuid, tr.nRefs);
+        else store.refCounts.delete(tr.uuid);
+      }
+    }
+    for (const tr of t.values()) {
+      if (tr.new !== null) {
+        for (let i = 0; i < store.indexes.length; i++) {
+          store.indexes[i]?.set(store.indexKey(i, tr.new.fields), tr.uuid);
+        }
+      }
+      if (tr.old === null && tr.new === null) continue;
+      if (tr.old !== null && tr.new !== null && !anyChange(tr)) continue;
+      changes.push({
+        table: name,
+        uuid: tr.uuid,
+        old: tr.old,
+        new: tr.new,
+        changed: tr.allChanged
+          ? store.columnOrder
+          : store.columnOrder.filter((c) => tr.changed.has(c)),
+      });
+    }
+  }
+  if (changes.length === 0) return null;
+  return comment === undefined ? { rows: changes } : { rows: changes, comment };
+}

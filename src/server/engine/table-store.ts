@@ -1,0 +1,90 @@
+/**
+ * The committed storage of one table (rows, strong reference counts, unique
+ * indexes) and the row helpers the engine shares: column types, rows as wire
+ * JSON, and row comparison over a set of columns.
+ * @module
+ */
+
+import type { TableSchema } from '../../ovsdb/schema/schema-types.js';
+import { serverColumnOrder } from './ovs-hash.js';
+import { compareDatums, type Datum, type DatumType, datumsEqual, datumToWire } from './values.js';
+
+/** A committed or in-transaction row: its UUID and every column's value (`_uuid`, `_version` included). */
+export interface Row {
+  readonly uuid: string;
+  readonly fields: Readonly<Record<string, Datum>>;
+}
+
+/** The committed rows of one table, with their strong reference counts and unique indexes. */
+export class TableStore {
+  /** Rows by UUID, in insertion order. */
+  readonly rows = new Map<string, Row>();
+  /** Number of strong references from other rows, per row (absent means 0). */
+  readonly refCounts = new Map<string, number>();
+  /** One map per schema index: index key → UUID of the row holding it. */
+  readonly indexes: Map<string, string>[];
+  /** Column names in ovsdb-server's iteration order (`_uuid`, `_version` included). */
+  readonly columnOrder: readonly string[];
+
+  constructor(
+    readonly schema: TableSchema,
+    fileColumnOrder: readonly string[],
+  ) {
+    this.indexes = schema.indexes.map(() => new Map());
+    this.columnOrder = serverColumnOrder(fileColumnOrder);
+  }
+
+  /** The key of `fields` in index `i`. */
+  indexKey(i: number, fields: Readonly<Record<string, Datum>>): string {
+    const cols = this.schema.indexes[i] as readonly string[];
+    return JSON.stringify(cols.map((c) => fields[c]));
+  }
+}
+
+const columnTypes = new WeakMap<TableSchema, Map<string, DatumType>>();
+
+/** The type of a column as a datum type (one shared object per column). */
+export function columnType(table: TableSchema, column: string): DatumType {
+  let types = columnTypes.get(table);
+  if (types === undefined) {
+    types = new Map();
+    columnTypes.set(table, types);
+  }
+  let t = types.get(column);
+  if (t === undefined) {
+    const c = Object.hasOwn(table.columns, column) ? table.columns[column] : undefined;
+    if (c === undefined) throw new Error(`no column ${table.name}.${column}`);
+    t = { key: c.type.key, value: c.type.value, min: c.type.min, max: c.type.max };
+    types.set(column, t);
+  }
+  return t;
+}
+
+/** A row as wire JSON with the given columns (all when omitted), as `select` returns it. */
+export function rowToWire(
+  table: TableSchema,
+  row: Row,
+  columns?: readonly string[],
+): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const name of columns ?? Object.keys(table.columns)) {
+    out[name] = datumToWire(row.fields[name] as Datum, columnType(table, name));
+  }
+  return out;
+}
+
+/** Whether `a` and `b` hold equal values in every one of `columns`. */
+export function rowsEqualOn(a: Row, b: Row, columns: readonly string[]): boolean {
+  for (const c of columns)
+    if (!datumsEqual(a.fields[c] as Datum, b.fields[c] as Datum)) return false;
+  return true;
+}
+
+/** `a` against `b` on `columns` in turn (the first difference decides): negative, 0 or positive. */
+export function compareRowsOn(a: Row, b: Row, columns: readonly string[]): number {
+  for (const c of columns) {
+    const r = compareDatums(a.fields[c] as Datum, b.fields[c] as Datum);
+    if (r !== 0) return r;
+  }
+  return 0;
+}

@@ -1,0 +1,179 @@
+/**
+ * The weak-reference pass of a commit (OVS's `assess_weak_refs`): weak
+ * references to rows the transaction deletes, and newly added weak
+ * references to rows that do not exist, are removed from the rows holding
+ * them, row by row in transaction order, with ovsdb-server's quirk described
+ * in `executor.ts`.
+ * @module
+ */
+
+import type { Atom, BaseType } from '../../ovsdb/schema/schema-types.js';
+import { OpError } from './op-error.js';
+import { hasChange, type Txn, type TxnRow, type WeakReferrer } from './staging.js';
+import { compareAtoms, type Datum, subtractDatums, ZERO_UUID_STRING } from './values.js';
+
+/** The table a weak reference of type `base` points into, if `base` is one. */
+export function weakRefTarget(base: BaseType | undefined): string | undefined {
+  if (base === undefined || base.type !== 'uuid' || base.refTable === undefined) return undefined;
+  return base.refType === 'weak' ? base.refTable : undefined;
+}
+
+/**
+ * The committed rows holding weak references into `dstTable`, by referenced
+ * UUID (OVS keeps these as each row's `dst_refs`). Built once per table and
+ * transaction.
+ */
+function weakReferrers(txn: Txn, dstTable: string): Map<string, WeakReferrer[]> {
+  const cached = txn.weakReferrers.get(dstTable);
+  if (cached !== undefined) return cached;
+  const out = new Map<string, WeakReferrer[]>();
+  const add = (dst: Atom | undefined, r: WeakReferrer): void => {
+    if (dst === undefined || dst === r.uuid) return;
+    const list = out.get(dst as string);
+    if (list === undefined) out.set(dst as string, [r]);
+    else list.push(r);
+  };
+  for (const store of txn.db.tables.values()) {
+    const table = store.schema;
+    for (const column of store.columnOrder) {
+      const c = table.columns[column];
+      if (c === undefined) continue;
+      const byKey = weakRefTarget(c.type.key) === dstTable;
+      const byValue = weakRefTarget(c.type.value) === dstTable;
+      if (!byKey && !byValue) continue;
+      for (const row of store.rows.values()) {
+        const d = row.fields[column] as Datum;
+        for (let i = 0; i < d.keys.length; i++) {
+          const k = d.keys[i] as Atom;
+          const v = d.values?.[i];
+          const r: WeakReferrer = {
+            table: table.name,
+            uuid: row.uuid,
+            ref: { column, key: k, value: v },
+          };
+          if (byKey) add(k, r);
+          if (byValue && v !== k) add(v, r);
+        }
+      }
+    }
+  }
+  txn.weakReferrers.set(dstTable, out);
+  return out;
+}
+
+/**
+ * OVS's `assess_weak_refs`, row by row in transaction order: a deleted row
+ * queues the removal of the weak references to it in the rows that hold them
+ * (pulling those rows into the transaction); a row's own pass removes the
+ * queued references and the newly added references to rows that do not exist.
+ * As in ovsdb-server, references queued for a row whose pass already ran (a row
+ * changed earlier in the transaction, in a table touched before the deleted
+ * row's) are not removed.
+ */
+export function assessWeakRefs(txn: Txn): void {
+  txn.forEachRow((tr) => {
+    const table = tr.store.schema;
+    if (tr.old !== null && tr.new === null) {
+      for (const r of weakReferrers(txn, table.name).get(tr.uuid) ?? []) {
+        txn.findOrMake(r.table, r.uuid)?.deletedRefs.push(r.ref);
+      }
+    }
+    if (tr.new === null) return;
+    let fields: Record<string, Datum> | undefined;
+    for (const column of tr.store.columnOrder) {
+      const c = table.columns[column];
+      if (c === undefined) continue;
+      const kt = weakRefTarget(c.type.key);
+      const vt = weakRefTarget(c.type.value);
+      if (kt === undefined && vt === undefined) continue;
+      let d = (fields ?? tr.new.fields)[column] as Datum;
+      const origN = d.keys.length;
+      const isMap = c.type.value !== undefined;
+      let zero = false;
+
+      if (tr.deletedRefs.length > 0) {
+        const queued = tr.deletedRefs.filter((r) => r.column === column);
+        if (queued.length > 0) {
+          tr.deletedRefs = tr.deletedRefs.filter((r) => r.column !== column);
+          const del = sortUnique(
+            queued.map((r) => r.key),
+            isMap ? queued.map((r) => r.value as Atom) : undefined,
+          );
+          d = subtractDatums(d, del);
+        }
+      }
+
+      // Only references this transaction added can point to missing rows.
+      if (d.keys.length === origN && !hasChange(tr, column)) continue;
+      const added = tr.old !== null ? subtractDatums(d, tr.old.fields[column] as Datum) : d;
+      const missingKeys: Atom[] = [];
+      const missingValues: Atom[] = [];
+      for (let i = 0; i < added.keys.length; i++) {
+        const k = added.keys[i] as Atom;
+        const v = added.values?.[i];
+        const missing = weakTargetMissing(txn, tr, kt, k);
+        const missingValue = weakTargetMissing(txn, tr, vt, v);
+        if (missing !== 0 || missingValue !== 0) {
+          if (missing === 2 || missingValue === 2) zero = true;
+          missingKeys.push(k);
+          if (isMap) missingValues.push(v as Atom);
+        }
+      }
+      if (missingKeys.length > 0) {
+        d = subtractDatums(d, sortUnique(missingKeys, isMap ? missingValues : undefined));
+      }
+
+      if (d.keys.length === origN) continue;
+      fields ??= { ...tr.new.fields };
+      fields[column] = d;
+      tr.changed.add(column);
+      if (d.keys.length < c.type.min) {
+        if (zero && tr.old === null) {
+          throw new OpError(
+            'constraint violation',
+            `Weak reference column "${column}" in "${table.name}" row ${tr.uuid} (inserted within this transaction) contained all-zeros UUID (probably as the default value for this column) but deleting this value caused a constraint volation because this column is not allowed to be empty.`,
+          );
+        }
+        throw new OpError(
+          'constraint violation',
+          `Deletion of ${origN - d.keys.length} weak reference(s) to deleted (or never-existing) rows from column "${column}" in "${table.name}" row ${tr.uuid} ${tr.old === null ? '(inserted within this transaction) ' : ''}caused this column to become empty, but constraints on this column disallow an empty column.`,
+        );
+      }
+    }
+    if (fields !== undefined) tr.new = { uuid: tr.uuid, fields };
+  });
+}
+
+/**
+ * Whether weak reference `uuid` (to table `target`) from row `tr` points to no
+ * row: 0 when it does point to one (or is not a reference), 1 when it does
+ * not, 2 when it does not and is the all-zero UUID.
+ */
+function weakTargetMissing(
+  txn: Txn,
+  tr: TxnRow,
+  target: string | undefined,
+  uuid: Atom | undefined,
+): 0 | 1 | 2 {
+  if (target === undefined || uuid === undefined) return 0;
+  if (uuid === tr.uuid || txn.getRow(target, uuid as string) !== undefined) return 0;
+  return uuid === ZERO_UUID_STRING ? 2 : 1;
+}
+
+/** Sorted datum of the given elements, keeping the first of equal keys. */
+function sortUnique(keys: Atom[], values: Atom[] | undefined): Datum {
+  const idx = keys.map((_, i) => i);
+  idx.sort((x, y) => {
+    const c = compareAtoms(keys[x] as Atom, keys[y] as Atom);
+    return c !== 0 || values === undefined ? c : compareAtoms(values[x] as Atom, values[y] as Atom);
+  });
+  const outK: Atom[] = [];
+  const outV: Atom[] | undefined = values === undefined ? undefined : [];
+  for (const i of idx) {
+    const k = keys[i] as Atom;
+    if (outK.length > 0 && compareAtoms(outK[outK.length - 1] as Atom, k) === 0) continue;
+    outK.push(k);
+    outV?.push((values as Atom[])[i] as Atom);
+  }
+  return { keys: outK, values: outV };
+}
