@@ -1,0 +1,240 @@
+/**
+ * The listeners of one server: opening the passive remotes `punix:`,
+ * `ptcp:`, `pssl:` and the WebSocket endpoints `ws:` / `wss:`, turning each
+ * accepted connection into a {@link SessionChannel} for a new session, and
+ * closing them. A listener for a new transport is one more branch of
+ * {@link Listeners.listen} that hands its connections to
+ * {@link ListenerHost.startSession}.
+ * @module
+ */
+
+import { existsSync, lstatSync, unlinkSync } from 'node:fs';
+import * as net from 'node:net';
+import * as tls from 'node:tls';
+import {
+  formatRemote,
+  isWebSocketRemote,
+  type PassiveRemote,
+  parsePassiveRemote,
+} from '../../ovsdb/transport/remote.js';
+import { type SessionChannel, SocketChannel } from '../rpc/channel.js';
+import type { ServerLog } from '../rpc/server-log.js';
+import { listenWebSocket } from './ws-listener.js';
+
+/**
+ * TLS material for `pssl:` and `wss:` listeners (PEM contents). `pssl:` clients
+ * must present a certificate signed by `ca`; `wss:` uses only `key` and `cert`.
+ */
+export interface ServerTlsOptions {
+  /** The server's private key. */
+  readonly key: string | Buffer;
+  /** The server's certificate. */
+  readonly cert: string | Buffer;
+  /** The CA certificate(s) client certificates must chain to. */
+  readonly ca: string | Buffer | readonly (string | Buffer)[];
+}
+
+/** One listener of a server. */
+export interface ListenAddress {
+  /** The passive remote as given, e.g. `ptcp:0:127.0.0.1`. */
+  readonly remote: string;
+  /** `punix`, `ptcp`, `pssl`, `ws` or `wss`. */
+  readonly kind: PassiveRemote['kind'] | 'ws' | 'wss';
+  /**
+   * Where a client connects, e.g. `tcp:127.0.0.1:41234` (the bound port),
+   * `unix:/tmp/db.sock` or `ws://127.0.0.1:41234/` (a URL `connect` dials).
+   */
+  readonly client: string;
+  /** The bound port (tcp, ssl, ws and wss). */
+  readonly port?: number | undefined;
+  /** The bound address (tcp and ssl when the remote names one; ws and wss always). */
+  readonly host?: string | undefined;
+  /** The socket file (unix). */
+  readonly path?: string | undefined;
+}
+
+/** What the listeners need from their server. */
+export interface ListenerHost {
+  /** Certificates for `pssl:` and `wss:` listeners. */
+  readonly tls: ServerTlsOptions | undefined;
+  readonly log: ServerLog;
+  /** Whether the server is shutting down: new connections are then dropped. */
+  closing(): boolean;
+  /** Serve a new connection. */
+  startSession(channel: SessionChannel): void;
+}
+
+interface Listener {
+  readonly address: ListenAddress;
+  /** Stop listening (WebSocket listeners also close their clients). */
+  close(): Promise<void>;
+}
+
+function clientRemote(r: PassiveRemote, port: number | undefined): string {
+  switch (r.kind) {
+    case 'punix':
+      return `unix:${r.path}`;
+    case 'ptcp':
+    case 'pssl': {
+      const host =
+        r.host === undefined || r.host === '0.0.0.0'
+          ? '127.0.0.1'
+          : r.host === '::'
+            ? '::1'
+            : r.host;
+      return formatRemote({ kind: r.kind === 'ptcp' ? 'tcp' : 'ssl', host, port: port ?? r.port });
+    }
+  }
+}
+
+/** The listeners of one server, in the order they were opened. */
+export class Listeners {
+  private readonly listeners: Listener[] = [];
+  private unixCount = 0;
+
+  constructor(private readonly host: ListenerHost) {}
+
+  /** The listeners' addresses, with their bound ports. */
+  get addresses(): ListenAddress[] {
+    return this.listeners.map((l) => l.address);
+  }
+
+  /**
+   * Listen on one more passive remote (`punix:`, `ptcp:`, `pssl:`, `ws:`, `wss:`).
+   * @throws RemoteSyntaxError for an invalid remote; Error for `pssl:` or
+   *   `wss:` without the tls option and for a WebSocket listener on a
+   *   non-loopback address; the socket error when listening fails.
+   */
+  async listen(remote: string): Promise<ListenAddress> {
+    if (isWebSocketRemote(remote)) return this.listenWebSocket(remote);
+    const r = parsePassiveRemote(remote);
+    let server: net.Server;
+    const kind = r.kind;
+    if (kind === 'pssl') {
+      const t = this.host.tls;
+      if (t === undefined) throw new Error(`${remote}: a pssl: listener needs the tls option`);
+      const tlsServer = tls.createServer({
+        key: t.key,
+        cert: t.cert,
+        ca: t.ca as string | Buffer | (string | Buffer)[],
+        requestCert: true,
+        rejectUnauthorized: true,
+      });
+      tlsServer.on('secureConnection', (socket) => this.accept(socket, 'ssl'));
+      tlsServer.on('tlsClientError', (err, socket) => {
+        // A client certificate that does not chain to the CA fails after the
+        // handshake: Node then closes the connection (no TLS alert) and says
+        // why in `authorizationError`.
+        const why = socket.authorizationError;
+        const text =
+          why !== undefined && why !== null
+            ? `certificate verify failed (${String(why)})`
+            : err.message;
+        const peer =
+          socket.remoteAddress === undefined
+            ? ''
+            : `ssl:${socket.remoteAddress}:${socket.remotePort}: `;
+        this.host.log.write('stream_ssl', 'WARN', `${peer}SSL_accept: ${text}`);
+      });
+      server = tlsServer;
+    } else {
+      server = net.createServer((socket) => this.accept(socket, kind === 'punix' ? 'unix' : 'tcp'));
+    }
+    if (r.kind === 'punix') {
+      try {
+        if (existsSync(r.path) && lstatSync(r.path).isSocket()) unlinkSync(r.path);
+      } catch {
+        // listen reports the problem
+      }
+    }
+    await new Promise<void>((resolve, reject) => {
+      const onError = (e: Error) => reject(e);
+      server.once('error', onError);
+      const done = () => {
+        server.off('error', onError);
+        resolve();
+      };
+      if (r.kind === 'punix') server.listen(r.path, done);
+      else server.listen({ port: r.port, host: r.host ?? '0.0.0.0' }, done);
+    });
+    server.on('error', (e) => this.host.log.write('reconnect', 'ERR', `${remote}: ${e.message}`));
+    const bound = server.address();
+    const port = typeof bound === 'object' && bound !== null ? bound.port : undefined;
+    const address: ListenAddress =
+      r.kind === 'punix'
+        ? { remote, kind: r.kind, client: clientRemote(r, undefined), path: r.path }
+        : { remote, kind: r.kind, client: clientRemote(r, port), port, host: r.host };
+    this.listeners.push({
+      address,
+      close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    });
+    this.host.log.write(
+      'socket_util',
+      'INFO',
+      port === undefined ? `${remote}: listening` : `${remote}: listening on port ${port}`,
+    );
+    return address;
+  }
+
+  /**
+   * Stop every listener. The listeners start closing at once; resolves when
+   * all are closed and their unix socket files removed.
+   */
+  async close(): Promise<void> {
+    const closing = this.listeners.map((l) => l.close());
+    await Promise.all(closing);
+    for (const l of this.listeners) {
+      if (l.address.path !== undefined) {
+        try {
+          if (existsSync(l.address.path) && lstatSync(l.address.path).isSocket()) {
+            unlinkSync(l.address.path);
+          }
+        } catch {
+          // already gone
+        }
+      }
+    }
+  }
+
+  /** A WebSocket listener: one session per client, one JSON-RPC message per text frame. */
+  private async listenWebSocket(remote: string): Promise<ListenAddress> {
+    const t = this.host.tls;
+    const ws = await listenWebSocket(
+      remote,
+      (channel) => {
+        if (this.host.closing()) channel.abort();
+        else this.host.startSession(channel);
+      },
+      { tls: t === undefined ? undefined : { key: t.key, cert: t.cert } },
+    );
+    const url = new URL(ws.url);
+    const address: ListenAddress = {
+      remote,
+      kind: url.protocol === 'wss:' ? 'wss' : 'ws',
+      client: ws.url,
+      port: ws.port,
+      host: url.hostname.replace(/^\[(.*)\]$/, '$1'),
+    };
+    this.listeners.push({ address, close: () => ws.close() });
+    this.host.log.write('socket_util', 'INFO', `${remote}: listening on port ${ws.port}`);
+    return address;
+  }
+
+  /** A connection accepted on a unix, tcp or ssl listener: name it and serve it. */
+  private accept(socket: net.Socket, kind: 'unix' | 'tcp' | 'ssl'): void {
+    if (this.host.closing()) {
+      socket.destroy();
+      return;
+    }
+    let name: string;
+    if (kind === 'unix') {
+      this.unixCount++;
+      name = `unix#${this.unixCount}`;
+    } else {
+      const host = socket.remoteAddress ?? '?';
+      name = `${kind}:${host.includes(':') ? `[${host}]` : host}:${socket.remotePort}`;
+      socket.setNoDelay(true);
+    }
+    this.host.startSession(new SocketChannel(socket, name, kind !== 'unix'));
+  }
+}

@@ -1,0 +1,189 @@
+/**
+ * The server's JSON-RPC methods: one handler per request method in
+ * {@link METHODS} (a new method is one more entry there), and the
+ * notifications. `echo` and the message checks are the session's own (see
+ * `session.ts`); transactions are run by `transact.ts` and monitors kept by
+ * `monitor-hub.ts`.
+ * @module
+ */
+
+import { OpError, syntaxError } from '../engine/op-error.js';
+import { isId } from '../engine/values.js';
+import type { MonitorVersion } from '../monitor/monitor.js';
+import type { MonitorHub } from '../monitor/monitor-hub.js';
+import type { DatabaseRegistry, Served, Trigger } from '../registry.js';
+import type { LockTable } from './locks.js';
+import { jsonKey, type Session } from './session.js';
+import type { Transactions } from './transact.js';
+
+/** The server state the method handlers work on. */
+export interface MethodContext {
+  /** The server's UUID (`get_server_id`). */
+  readonly serverId: string;
+  readonly databases: DatabaseRegistry;
+  readonly transactions: Transactions;
+  readonly monitors: MonitorHub;
+  readonly locks: LockTable<Session>;
+}
+
+/** The handler of one request method: answer request `id` of session `s`. */
+export type MethodHandler = (
+  ctx: MethodContext,
+  s: Session,
+  params: unknown[],
+  id: unknown,
+  method: string,
+) => void;
+
+/** The served database named by `params[0]`; otherwise replies with the error and returns undefined. */
+function lookupDb(
+  ctx: MethodContext,
+  s: Session,
+  method: string,
+  params: unknown[],
+  id: unknown,
+): Served | undefined {
+  const name = params[0];
+  if (typeof name !== 'string') {
+    s.replyError(
+      id,
+      syntaxError(params, undefined, `${method} request params must begin with <db-name>`).toJson(),
+    );
+    return undefined;
+  }
+  const served = ctx.databases.get(name);
+  if (served === undefined) {
+    s.replyError(
+      id,
+      syntaxError(
+        params,
+        'unknown database',
+        `${method} request specifies unknown database ${name}`,
+      ).toJson(),
+    );
+  }
+  return served;
+}
+
+/** A handler for a method whose params begin with a database name. */
+function onDatabase(
+  handler: (ctx: MethodContext, s: Session, served: Served, params: unknown[], id: unknown) => void,
+): MethodHandler {
+  return (ctx, s, params, id, method) => {
+    const served = lookupDb(ctx, s, method, params, id);
+    if (served !== undefined) handler(ctx, s, served, params, id);
+  };
+}
+
+function monitorMethod(version: MonitorVersion): MethodHandler {
+  return onDatabase((ctx, s, served, params, id) =>
+    ctx.monitors.create(s, served, version, params, id),
+  );
+}
+
+function lockName(s: Session, method: string, params: unknown[], id: unknown): string | undefined {
+  if (params.length !== 1 || !isId(params[0])) {
+    s.replyError(
+      id,
+      syntaxError(params, undefined, `${method} request params must be <id>`).toJson(),
+    );
+    return undefined;
+  }
+  return params[0];
+}
+
+function lockMethod(mode: 'lock' | 'steal'): MethodHandler {
+  return (ctx, s, params, id) => {
+    const name = lockName(s, mode, params, id);
+    if (name === undefined) return;
+    if (ctx.locks.has(s, name)) {
+      s.replyError(
+        id,
+        syntaxError(params, undefined, `must issue "unlock" before new "${mode}"`).toJson(),
+      );
+      return;
+    }
+    const { locked, victim } = ctx.locks.acquire(s, name, mode);
+    victim?.notify('stolen', [name]);
+    s.reply(id, { locked });
+  };
+}
+
+const unlock: MethodHandler = (ctx, s, params, id) => {
+  const name = lockName(s, 'unlock', params, id);
+  if (name === undefined) return;
+  if (!ctx.locks.has(s, name)) {
+    s.replyError(
+      id,
+      syntaxError(params, undefined, 'unlock: "unlock" without "lock" or "steal"').toJson(),
+    );
+    return;
+  }
+  ctx.locks.release(s, name)?.notify('locked', [name]);
+  s.reply(id, {});
+};
+
+const setDbChangeAware: MethodHandler = (_ctx, s, params, id, method) => {
+  if (params.length !== 1 || typeof params[0] !== 'boolean') {
+    s.replyError(
+      id,
+      syntaxError(params, undefined, `${method}: true or false parameter expected`).toJson(),
+    );
+    return;
+  }
+  s.dbChangeAware = params[0];
+  s.reply(id, {});
+};
+
+/** The request methods the server answers (besides `echo`), by name. */
+export const METHODS: Readonly<Record<string, MethodHandler>> = {
+  transact: onDatabase((ctx, s, served, params, id) =>
+    ctx.transactions.transact(s, served, params, id),
+  ),
+  monitor: monitorMethod(1),
+  monitor_cond: monitorMethod(2),
+  monitor_cond_since: monitorMethod(3),
+  monitor_cond_change: (ctx, s, params, id) => ctx.monitors.changeConditions(s, params, id),
+  monitor_cancel: (ctx, s, params, id) => ctx.monitors.cancel(s, params, id),
+  get_schema: onDatabase((_ctx, s, served, _params, id) => s.reply(id, served.schemaJson)),
+  list_dbs: (ctx, s, _params, id) => s.reply(id, ctx.databases.names()),
+  get_server_id: (ctx, s, _params, id) => s.reply(id, ctx.serverId),
+  lock: lockMethod('lock'),
+  steal: lockMethod('steal'),
+  unlock,
+  set_db_change_aware: setDbChangeAware,
+  convert: onDatabase((_ctx, s, _served, _params, id) =>
+    s.replyError(
+      id,
+      new OpError(
+        'not supported',
+        'database conversion is not supported by the in-memory server',
+      ).toJson(),
+    ),
+  ),
+};
+
+/** Answer request `id` of session `s` with the handler of `method` ("unknown method" when there is none). */
+export function dispatchRequest(
+  ctx: MethodContext,
+  s: Session,
+  method: string,
+  params: unknown[],
+  id: unknown,
+): void {
+  const handler = Object.hasOwn(METHODS, method) ? METHODS[method] : undefined;
+  if (handler === undefined) s.replyError(id, 'unknown method');
+  else handler(ctx, s, params, id, method);
+}
+
+/** A notification from session `s`: only `cancel` (drop a pending transaction) does anything. */
+export function dispatchNotification(
+  ctx: MethodContext,
+  s: Session,
+  method: string,
+  params: unknown[],
+): void {
+  if (method !== 'cancel' || params.length !== 1) return;
+  const t = s.pending.get(jsonKey(params[0])) as Trigger | undefined;
+  if (t !== undefined) ctx.transactions.cancel(t, true);
+}

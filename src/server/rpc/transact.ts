@@ -1,0 +1,158 @@
+/**
+ * `transact` requests of one server, and the transactions that wait: a
+ * request whose `wait` is not yet satisfied stays pending (a
+ * {@link Trigger}), is re-run after every later commit to its database as
+ * ovsdb-server's trigger pass does, and fails with "timed out" when its
+ * `timeout` passes.
+ * @module
+ */
+
+import { performance } from 'node:perf_hooks';
+import type { TxnChanges } from '../engine/executor.js';
+import { syntaxError } from '../engine/op-error.js';
+import type { Served, Trigger } from '../registry.js';
+import type { LockTable } from './locks.js';
+import { jsonKey, type Session } from './session.js';
+
+/** What {@link Transactions} needs from its server. */
+export interface TransactionHost {
+  /** The server's locks (for `assert`). */
+  readonly locks: LockTable<Session>;
+  /** The connected sessions, in connection order (a copy). */
+  sessions(): Session[];
+  /** Record a commit to `served`: history, monitors, persistence. */
+  committed(served: Served, changes: TxnChanges, durable: boolean): void;
+  /** Service session `s` in the main loop (flush its monitors unless it is backlogged). */
+  service(s: Session): void;
+}
+
+/** Runs the `transact` requests of one server and keeps the ones that wait. */
+export class Transactions {
+  constructor(private readonly host: TransactionHost) {}
+
+  /** A `transact` request on `served` (`params` still begin with the database name). */
+  transact(s: Session, served: Served, params: unknown[], id: unknown): void {
+    const idKey = jsonKey(id);
+    if (s.pending.has(idKey)) {
+      s.replyError(id, syntaxError(params, undefined, 'transact: duplicate request ID').toJson());
+      return;
+    }
+    const t: Trigger = {
+      session: s,
+      served,
+      id,
+      idKey,
+      ops: params.slice(1),
+      created: performance.now(),
+      timer: undefined,
+    };
+    const r = this.execute(t, undefined);
+    if (r === undefined) return;
+    s.reply(id, r.results);
+    if (r.committed) this.afterCommit(s, served);
+  }
+
+  /** Drop a pending transaction; a db-change-aware session gets the error "canceled". */
+  cancel(t: Trigger, answer: boolean): void {
+    this.forget(t);
+    if (answer && t.session.dbChangeAware && !t.session.closed) {
+      t.session.replyError(t.id, 'canceled');
+    }
+  }
+
+  /**
+   * Run a transaction. Returns its result array and whether it committed
+   * changes, or undefined when it must wait (it is then pending, with a
+   * timer for its timeout).
+   */
+  private execute(
+    t: Trigger,
+    elapsedOverride: number | undefined,
+  ): { results: unknown[]; committed: boolean } | undefined {
+    const elapsed = elapsedOverride ?? Math.floor(performance.now() - t.created);
+    const out = t.served.db.transact(t.ops, {
+      ownsLock: (name) => this.host.locks.owns(t.session, name),
+      elapsedMs: elapsed,
+    });
+    if (out.blocked === true) {
+      if (!t.session.pending.has(t.idKey)) {
+        t.session.pending.set(t.idKey, t);
+        t.served.triggers.push(t);
+      }
+      if (t.timer !== undefined) clearTimeout(t.timer);
+      t.timer = undefined;
+      if (Number.isFinite(out.timeoutMs)) {
+        const due = t.created + out.timeoutMs;
+        const delay = Math.max(1, Math.ceil(due - performance.now()));
+        t.timer = setTimeout(() => this.onTimeout(t, out.timeoutMs), delay);
+      }
+      return undefined;
+    }
+    this.forget(t);
+    if (out.changes !== null) this.host.committed(t.served, out.changes, out.durable);
+    return { results: out.results, committed: out.changes !== null };
+  }
+
+  private onTimeout(t: Trigger, timeoutMs: number): void {
+    t.timer = undefined;
+    if (t.session.pending.get(t.idKey) !== t) return;
+    const elapsed = Math.max(timeoutMs, Math.floor(performance.now() - t.created));
+    this.runTriggers(t.served, [t], elapsed);
+  }
+
+  /**
+   * After session `s` committed a transaction, finish the round as
+   * ovsdb-server does: the sessions after `s` are serviced (flushed), the
+   * waiting transactions run, then every session is serviced again.
+   */
+  private afterCommit(s: Session, served: Served): void {
+    let after = false;
+    for (const other of this.host.sessions()) {
+      if (after) this.host.service(other);
+      else if (other === s) after = true;
+    }
+    this.runTriggers(served, undefined, undefined);
+  }
+
+  /**
+   * Re-run waiting transactions of `served` (all, or `only` in the first
+   * pass), as ovsdb-server's trigger pass does; after each pass every
+   * session is serviced in connection order: the replies of the
+   * transactions that completed, then its pending updates. While a pass
+   * commits something, another pass follows.
+   */
+  private runTriggers(
+    served: Served,
+    only: Trigger[] | undefined,
+    elapsed: number | undefined,
+  ): void {
+    let candidates = only ?? [...served.triggers];
+    let first = true;
+    for (;;) {
+      const done: { t: Trigger; results: unknown[] }[] = [];
+      let committed = false;
+      for (const t of candidates) {
+        if (t.session.pending.get(t.idKey) !== t) continue;
+        const r = this.execute(t, first && only !== undefined ? elapsed : undefined);
+        if (r === undefined) continue;
+        done.push({ t, results: r.results });
+        if (r.committed) committed = true;
+      }
+      first = false;
+      for (const s of this.host.sessions()) {
+        for (const d of done) if (d.t.session === s) s.reply(d.t.id, d.results);
+        this.host.service(s);
+      }
+      if (!committed) return;
+      candidates = [...served.triggers];
+    }
+  }
+
+  private forget(t: Trigger): void {
+    if (t.timer !== undefined) clearTimeout(t.timer);
+    t.timer = undefined;
+    if (t.session.pending.get(t.idKey) === t) t.session.pending.delete(t.idKey);
+    const i = t.served.triggers.indexOf(t);
+    if (i >= 0) t.served.triggers.splice(i, 1);
+  }
+}
