@@ -35,3 +35,8 @@ export * from './mutations.js';
 export type { Resolution, ResolvedOutcome } from './outcome.js';
 export * from './ref.js';
 export * from './transactor.js';
+export {
+  TransactionView,
+  type TransactionViewOptions,
+  type TransactionViewReader,
+} from './view.js';

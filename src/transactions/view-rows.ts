@@ -1,0 +1,160 @@
+/**
+ * Row and column helpers of {@link TransactionView}: copying rows, finding
+ * the references a column value holds, dropping a reference, the columns
+ * that reference each table, and applying a mutation to a value, all as the
+ * server does them.
+ * @module
+ */
+
+import type { ColumnSchema, TableSchema } from '../ovsdb/schema/schema-types.js';
+
+/** A row or a map value, as the replica holds it. */
+export type Rec = Record<string, unknown>;
+
+/** Where the columns of the schema reference a table: [table, column, strong?]. */
+export type RefSite = readonly [table: string, column: string, strong: boolean];
+
+/** Set `obj[key]` as an own enumerable member (also for keys like `__proto__`). */
+export function setMember(obj: Rec, key: string, value: unknown): void {
+  Object.defineProperty(obj, key, { value, enumerable: true, writable: true, configurable: true });
+}
+
+/** A copy of `row` whose sets and maps are copies too. */
+export function copyRow(row: Readonly<Rec>): Rec {
+  const out: Rec = {};
+  for (const k of Object.keys(row)) {
+    const v = row[k];
+    setMember(
+      out,
+      k,
+      Array.isArray(v) ? [...v] : v !== null && typeof v === 'object' ? { ...v } : v,
+    );
+  }
+  return out;
+}
+
+/** True when the column's keys or values reference a table. */
+export function isRefColumn(c: ColumnSchema): boolean {
+  return c.type.key.refTable !== undefined || c.type.value?.refTable !== undefined;
+}
+
+/**
+ * The UUIDs a column value holds (in keys or values, per the column's type),
+ * only those referencing `target` when given.
+ */
+export function refsIn(column: ColumnSchema, value: unknown, target?: string): string[] {
+  const out: string[] = [];
+  const keyRef = column.type.key.refTable;
+  const valueRef = column.type.value?.refTable;
+  const want = (t: string | undefined) => t !== undefined && (target === undefined || t === target);
+  if (column.type.kind === 'map') {
+    if (value === null || typeof value !== 'object') return out;
+    for (const [k, v] of Object.entries(value as Rec)) {
+      if (want(keyRef)) out.push(k);
+      if (want(valueRef) && typeof v === 'string') out.push(v);
+    }
+    return out;
+  }
+  if (!want(keyRef)) return out;
+  if (Array.isArray(value)) {
+    for (const v of value) if (typeof v === 'string') out.push(v);
+  } else if (typeof value === 'string') out.push(value);
+  return out;
+}
+
+/** `value` with every reference to `uuid` removed. */
+export function withoutRef(column: ColumnSchema, value: unknown, uuid: string): unknown {
+  if (column.type.kind === 'map') {
+    const out: Rec = {};
+    for (const [k, v] of Object.entries(value as Rec)) {
+      if (column.type.key.refTable !== undefined && k === uuid) continue;
+      if (column.type.value?.refTable !== undefined && v === uuid) continue;
+      setMember(out, k, v);
+    }
+    return out;
+  }
+  if (Array.isArray(value)) return value.filter((v) => v !== uuid);
+  return value === uuid ? null : value;
+}
+
+const refSitesCache = new WeakMap<object, Map<string, RefSite[]>>();
+
+/** For each referenced table, the columns that reference it (computed once per schema). */
+export function refSites(tables: Readonly<Record<string, TableSchema>>): Map<string, RefSite[]> {
+  let sites = refSitesCache.get(tables);
+  if (sites === undefined) {
+    sites = new Map();
+    for (const t of Object.values(tables)) {
+      for (const c of Object.values(t.columns)) {
+        if (!isRefColumn(c)) continue;
+        for (const base of [c.type.key, c.type.value]) {
+          if (base?.refTable === undefined) continue;
+          const list = sites.get(base.refTable) ?? [];
+          list.push([t.name, c.name, base.refType !== 'weak']);
+          sites.set(base.refTable, list);
+        }
+      }
+    }
+    refSitesCache.set(tables, sites);
+  }
+  return sites;
+}
+
+/** The value of `column` after applying `mutator` with `value` to `current`. */
+export function applyMutation(
+  column: ColumnSchema,
+  current: unknown,
+  mutator: string,
+  value: unknown,
+): unknown {
+  const t = column.type;
+  if (t.kind === 'map') {
+    const out: Rec = { ...(current as Rec) };
+    if (mutator === 'insert') {
+      for (const [k, v] of Object.entries(value as Rec))
+        if (!Object.hasOwn(out, k)) setMember(out, k, v);
+    } else if (mutator === 'delete') {
+      if (Array.isArray(value)) {
+        for (const k of value) delete out[String(k)];
+      } else {
+        for (const [k, v] of Object.entries(value as Rec)) if (out[k] === v) delete out[k];
+      }
+    }
+    return out;
+  }
+  const list: unknown[] =
+    t.kind === 'optional'
+      ? current === null
+        ? []
+        : [current]
+      : Array.isArray(current)
+        ? [...current]
+        : [current];
+  let next: unknown[];
+  if (mutator === 'insert') {
+    next = [...list];
+    for (const v of value as unknown[]) if (!next.includes(v)) next.push(v);
+  } else if (mutator === 'delete') {
+    next = list.filter((v) => !(value as unknown[]).includes(v));
+  } else {
+    const n = value as number;
+    next = list.map((v) => {
+      const x = v as number;
+      switch (mutator) {
+        case '+=':
+          return x + n;
+        case '-=':
+          return x - n;
+        case '*=':
+          return x * n;
+        case '/=':
+          return t.key.type === 'integer' ? Math.trunc(x / n) : x / n;
+        default:
+          return x % n;
+      }
+    });
+  }
+  if (t.kind === 'optional') return next[0] ?? null;
+  if (t.kind === 'scalar') return next[0];
+  return next;
+}
