@@ -1,0 +1,401 @@
+/**
+ * One client of the bridge: a WebSocket client and its own connection to
+ * the OVSDB server. Frames from the client are parsed, checked (JSON-RPC
+ * members, the {@link BridgePolicy}) and forwarded re-serialized; the
+ * server's byte stream is cut back into messages and each one sent in its
+ * own text frame. Both directions are flow-controlled (see `bridge.ts`).
+ * @module
+ */
+
+import type * as net from 'node:net';
+import type { RawData, WebSocket } from 'ws';
+import type { SocketRemote } from '../ovsdb/transport/remote.js';
+import { ProtocolError } from '../ovsdb/wire/errors.js';
+import { JsonStreamFramer } from '../ovsdb/wire/framer.js';
+import type { BridgeLogger, BridgeOptions, BridgeStats } from './bridge.js';
+import type { BridgePolicy } from './policy.js';
+import { connectUpstream } from './upstream.js';
+
+/** The bridge's counters, as its sessions update them. */
+export type BridgeCounters = { -readonly [K in keyof BridgeStats]: BridgeStats[K] };
+
+/** What a {@link BridgeSession} needs from its bridge. */
+export interface BridgeSessionHost {
+  /** The bridge's options (for the server's TLS settings). */
+  readonly options: BridgeOptions;
+  readonly counters: BridgeCounters;
+  /** What clients may do. */
+  readonly policy: BridgePolicy;
+  /** The OVSDB server to connect to. */
+  readonly upstream: SocketRemote;
+  /** Largest frame a client may send, in bytes. */
+  readonly maxFrameBytes: number;
+  /** Largest message the server may send, in bytes. */
+  readonly maxMessageBytes: number;
+  /** Bytes queued for the client above which the server socket is paused. */
+  readonly highWaterMark: number;
+  /** Bytes queued for the client at or below which the server socket is resumed. */
+  readonly lowWaterMark: number;
+  /** Timeout of connecting to the server, in ms. */
+  readonly connectTimeoutMs: number;
+  /** Log `message` at `level` through the bridge's logger. */
+  log(level: keyof BridgeLogger, message: string): void;
+}
+
+const MEMBERS = new Set(['method', 'params', 'result', 'error', 'id']);
+/** One WebSocket client and its server connection. */
+export class BridgeSession {
+  /** Resolves once the client's WebSocket has closed and the server socket is gone. */
+  readonly finished: Promise<void>;
+  /** Bytes sent to the client and not yet written to its socket. */
+  queuedBytes = 0;
+
+  private upstream: net.Socket | undefined;
+  private readonly framer: JsonStreamFramer;
+  private early: string[] | undefined = [];
+  private closed = false;
+  private upstreamPaused = false;
+  private waitingForUpstreamDrain = false;
+  private clientPaused = false;
+  private readonly listDbsIds = new Map<string, number>();
+  private resolveFinished!: () => void;
+  private wsClosed = false;
+  private awaitingPong = false;
+  private killTimer: ReturnType<typeof setTimeout> | undefined;
+
+  constructor(
+    private readonly core: BridgeSessionHost,
+    private readonly ws: WebSocket,
+    private readonly name: string,
+  ) {
+    this.framer = new JsonStreamFramer({ maxMessageBytes: core.maxMessageBytes });
+    this.finished = new Promise((resolve) => {
+      this.resolveFinished = resolve;
+    });
+    // ws closes an oversized frame with a bare 1009; say why.
+    const close = ws.close.bind(ws);
+    ws.close = (code?: number, data?: string | Buffer): void => {
+      if (code === 1009 && (data === undefined || data.length === 0)) {
+        close(code, `message too big: frames are limited to ${core.maxFrameBytes} bytes`);
+        if (!this.closed) {
+          this.closed = true;
+          core.log('warn', `${name}: closed: a frame exceeded ${core.maxFrameBytes} bytes`);
+          this.dropUpstream();
+        }
+        return;
+      }
+      close(code, data);
+    };
+  }
+
+  /** Start serving the client: connect to the server and read the client's frames. */
+  start(): void {
+    const { ws, core } = this;
+    this.setClientPaused(true);
+    ws.on('message', (data: RawData, isBinary: boolean) => this.onClientMessage(data, isBinary));
+    ws.on('error', (e: Error) => core.log('warn', `${this.name}: WebSocket error: ${e.message}`));
+    ws.on('pong', () => {
+      this.awaitingPong = false;
+    });
+    ws.on('close', (code: number, reason: Buffer) => {
+      this.wsClosed = true;
+      if (this.killTimer !== undefined) clearTimeout(this.killTimer);
+      if (!this.closed) {
+        this.closed = true;
+        core.log(
+          'info',
+          `${this.name}: client closed (${code}${reason.length ? ` ${reason}` : ''})`,
+        );
+      }
+      this.dropUpstream();
+      this.resolveFinished();
+    });
+    connectUpstream(core.upstream, {
+      tls: core.options.remoteTls,
+      timeoutMs: core.connectTimeoutMs,
+    }).then(
+      (socket) => this.onUpstream(socket),
+      (e: unknown) => {
+        core.log('error', `${this.name}: ${e instanceof Error ? e.message : String(e)}`);
+        this.close(1011, 'cannot reach the OVSDB server');
+      },
+    );
+  }
+
+  /** Ping the client; drop it when the previous ping is still unanswered. */
+  ping(): void {
+    if (this.closed || this.wsClosed) return;
+    if (this.awaitingPong) {
+      this.core.counters.pingTimeouts++;
+      this.core.log('warn', `${this.name}: dropped: no answer to a ping`);
+      this.closed = true;
+      this.dropUpstream();
+      this.ws.terminate();
+      return;
+    }
+    this.awaitingPong = true;
+    try {
+      this.ws.ping();
+    } catch {
+      // The socket is closing; 'close' follows.
+    }
+  }
+
+  /** Close the client's WebSocket with `code` and `reason`, and the server socket. */
+  close(code: number, reason: string): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.dropUpstream();
+    this.setClientPaused(false);
+    try {
+      this.ws.close(code, truncateReason(reason));
+    } catch {
+      this.ws.terminate();
+    }
+    // A client that does not read may never see the close frame.
+    this.killTimer = setTimeout(() => this.ws.terminate(), 3000);
+  }
+
+  private onUpstream(socket: net.Socket): void {
+    const { core } = this;
+    if (this.closed) {
+      socket.destroy();
+      return;
+    }
+    core.counters.upstreamConnects++;
+    this.upstream = socket;
+    socket.on('data', (chunk: Buffer) => this.onServerData(chunk));
+    socket.on('drain', () => {
+      if (!this.waitingForUpstreamDrain) return;
+      this.waitingForUpstreamDrain = false;
+      this.updateClientFlow();
+    });
+    socket.on('close', () => {
+      if (this.closed) return;
+      core.log('warn', `${this.name}: the OVSDB server closed the connection`);
+      this.close(1011, 'the OVSDB server closed the connection');
+    });
+    socket.resume();
+    const early = this.early ?? [];
+    this.early = undefined;
+    for (const text of early) this.forwardToServer(text);
+    this.updateClientFlow();
+  }
+
+  // ---- client → server ---------------------------------------------------
+
+  private onClientMessage(data: RawData, isBinary: boolean): void {
+    if (this.closed) return;
+    if (isBinary) {
+      this.close(1003, 'binary frames are not supported: send each JSON-RPC message as text');
+      return;
+    }
+    const text = rawText(data);
+    let message: unknown;
+    try {
+      message = JSON.parse(text);
+    } catch {
+      this.close(1007, 'invalid JSON: each frame must hold one JSON-RPC message');
+      return;
+    }
+    const problem = malformed(message);
+    if (problem !== undefined) {
+      this.core.log('warn', `${this.name}: closed: malformed JSON-RPC message: ${problem}`);
+      this.close(1008, `malformed JSON-RPC message: ${problem}`);
+      return;
+    }
+    const m = message as Record<string, unknown>;
+    const method = m['method'];
+    if (typeof method === 'string') {
+      const params = m['params'] as unknown[];
+      const id = m['id'] ?? null;
+      const decision = this.core.policy.check(method, params);
+      if (!decision.allowed) {
+        this.core.counters.refusedRequests++;
+        this.core.log('info', `${this.name}: refused ${method}: ${decision.details}`);
+        if (id !== null) {
+          this.sendToClient(
+            JSON.stringify({
+              id,
+              result: null,
+              error: { error: 'permission error', details: decision.details },
+            }),
+          );
+        }
+        return;
+      }
+      if (method === 'list_dbs' && id !== null && this.core.policy.allowDbs !== undefined) {
+        const key = JSON.stringify(id);
+        this.listDbsIds.set(key, (this.listDbsIds.get(key) ?? 0) + 1);
+      }
+    }
+    const out = JSON.stringify(message);
+    if (this.early) this.early.push(out);
+    else this.forwardToServer(out);
+  }
+
+  private forwardToServer(text: string): void {
+    const socket = this.upstream;
+    if (!socket || this.closed) return;
+    this.core.counters.messagesToServer++;
+    if (!socket.write(text)) {
+      if (!this.waitingForUpstreamDrain) this.core.counters.clientPauses++;
+      this.waitingForUpstreamDrain = true;
+      this.updateClientFlow();
+    }
+  }
+
+  // ---- server → client ---------------------------------------------------
+
+  private onServerData(chunk: Buffer): void {
+    if (this.closed) return;
+    const messages: unknown[] = [];
+    let failure: unknown;
+    try {
+      this.framer.pushInto(chunk, messages);
+    } catch (e) {
+      failure = e;
+    }
+    for (const m of messages) {
+      if (this.closed) return;
+      this.forwardToClient(m);
+    }
+    if (failure !== undefined && !this.closed) {
+      const text = failure instanceof Error ? failure.message : String(failure);
+      this.core.log('error', `${this.name}: invalid data from the OVSDB server: ${text}`);
+      if (failure instanceof ProtocolError && /exceeds the \d+-byte limit/.test(text)) {
+        this.close(
+          1009,
+          `a message from the OVSDB server exceeds the ${this.core.maxMessageBytes}-byte limit`,
+        );
+      } else {
+        this.close(1011, 'invalid data from the OVSDB server');
+      }
+    }
+  }
+
+  private forwardToClient(message: unknown): void {
+    if (this.listDbsIds.size > 0) this.filterListDbs(message);
+    this.sendToClient(JSON.stringify(message));
+  }
+
+  /** Keep only allowed databases in a `list_dbs` reply. */
+  private filterListDbs(message: unknown): void {
+    if (typeof message !== 'object' || message === null) return;
+    const m = message as Record<string, unknown>;
+    if (Object.hasOwn(m, 'method')) return;
+    const key = JSON.stringify(m['id'] ?? null);
+    const n = this.listDbsIds.get(key);
+    if (n === undefined) return;
+    if (n <= 1) this.listDbsIds.delete(key);
+    else this.listDbsIds.set(key, n - 1);
+    const result = m['result'];
+    if (Array.isArray(result)) {
+      m['result'] = result.filter(
+        (db) => typeof db === 'string' && this.core.policy.allowsDatabase(db),
+      );
+    }
+  }
+
+  private sendToClient(text: string): void {
+    if (this.closed && this.wsClosed) return;
+    const bytes = Buffer.byteLength(text);
+    const { core } = this;
+    this.queuedBytes += bytes;
+    core.counters.messagesToClients++;
+    if (this.queuedBytes > core.counters.maxQueuedBytes) {
+      core.counters.maxQueuedBytes = this.queuedBytes;
+    }
+    this.ws.send(text, () => {
+      this.queuedBytes -= bytes;
+      this.updateUpstreamFlow();
+    });
+    this.updateUpstreamFlow();
+  }
+
+  // ---- flow control ------------------------------------------------------
+
+  private updateUpstreamFlow(): void {
+    const { core } = this;
+    if (!this.upstreamPaused && this.queuedBytes > core.highWaterMark) {
+      this.upstreamPaused = true;
+      core.counters.upstreamPauses++;
+      this.upstream?.pause();
+      this.updateClientFlow();
+    } else if (this.upstreamPaused && this.queuedBytes <= core.lowWaterMark) {
+      this.upstreamPaused = false;
+      if (!this.closed) this.upstream?.resume();
+      this.updateClientFlow();
+    }
+  }
+
+  /**
+   * Read the client only when its frames can go somewhere: the server
+   * socket is connected and not backed up, and the client is not so far
+   * behind that even refusals would pile up.
+   */
+  private updateClientFlow(): void {
+    const wanted =
+      !this.closed &&
+      (this.early !== undefined || this.waitingForUpstreamDrain || this.upstreamPaused);
+    this.setClientPaused(wanted);
+  }
+
+  private setClientPaused(paused: boolean): void {
+    if (paused === this.clientPaused) return;
+    this.clientPaused = paused;
+    if (paused) this.ws.pause();
+    else this.ws.resume();
+  }
+
+  private dropUpstream(): void {
+    const socket = this.upstream;
+    if (!socket) return;
+    this.upstream = undefined;
+    socket.removeAllListeners('data');
+    socket.end();
+    const timer = setTimeout(() => socket.destroy(), 1000);
+    timer.unref();
+    socket.once('close', () => clearTimeout(timer));
+    socket.resume();
+  }
+}
+
+/** Why `message` is not a JSON-RPC 1.0 message ovsdb-server would accept, or undefined. */
+function malformed(message: unknown): string | undefined {
+  if (typeof message !== 'object' || message === null || Array.isArray(message)) {
+    return 'a message must be a JSON object';
+  }
+  const m = message as Record<string, unknown>;
+  for (const key of Object.keys(m)) {
+    if (!MEMBERS.has(key)) return `unexpected member "${key}"`;
+  }
+  if (Object.hasOwn(m, 'method')) {
+    if (typeof m['method'] !== 'string') return '"method" must be a string';
+    if (!Array.isArray(m['params'])) return '"params" must be an array';
+    if ((m['result'] ?? null) !== null || (m['error'] ?? null) !== null) {
+      return 'a request must not carry "result" or "error"';
+    }
+    return undefined;
+  }
+  if (Object.hasOwn(m, 'params')) return '"params" without "method"';
+  if ((m['id'] ?? null) === null) return 'a reply must have a non-null "id"';
+  if (!Object.hasOwn(m, 'result') && (m['error'] ?? null) === null) {
+    return 'a reply needs "result" or a non-null "error"';
+  }
+  return undefined;
+}
+
+function rawText(data: RawData): string {
+  if (Buffer.isBuffer(data)) return data.toString('utf8');
+  if (Array.isArray(data)) return Buffer.concat(data).toString('utf8');
+  return Buffer.from(data).toString('utf8');
+}
+
+/** Close reasons are limited to 123 bytes of UTF-8. */
+function truncateReason(reason: string): string {
+  if (Buffer.byteLength(reason) <= 123) return reason;
+  let r = reason;
+  while (Buffer.byteLength(`${r}…`) > 123) r = r.slice(0, -1);
+  return `${r}…`;
+}
