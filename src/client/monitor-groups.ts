@@ -1,0 +1,472 @@
+/**
+ * The client's monitors: tables grouped into monitor requests (one monitor
+ * per group name, `default` unless a table names another), each started
+ * with `monitor_cond_since`, falling back to `monitor_cond` and then
+ * `monitor` when the server does not know the method, and each resuming
+ * from its own last transaction id.
+ *
+ * ## Resume points
+ *
+ * ovsdb-server keeps about the last 100 transactions, and a monitor whose
+ * tables rarely change receives no `update3` to learn newer ids. An
+ * `update3`'s id is the database's latest transaction, and ovsdb-server
+ * writes every monitor's update of one flush back to back (and flushes all
+ * of them before any reply), so once an update of a later flush (or a
+ * reply) arrives, every monitor in sync is known to be current up to the
+ * earlier id: its resume point advances to it.
+ * @module
+ */
+
+import type { OvsdbConnection } from '../ovsdb/connection/connection.js';
+import { type CompatReport, usableColumns } from '../ovsdb/schema/compat.js';
+import type { ColumnOf, DatabaseModel, TableMap, TableName } from '../ovsdb/schema/model.js';
+import { OvsdbError } from '../ovsdb/wire/errors.js';
+import type {
+  Condition,
+  MonitorRequest,
+  MonitorRequests,
+  TableUpdates,
+  TableUpdates2,
+} from '../ovsdb/wire/wire.js';
+import { isUnknownMethod } from './errors.js';
+import { errorText, type Log } from './log.js';
+import type { TableMonitorOptions } from './options.js';
+import type { ReplaceResult, Replica } from './replica/replica.js';
+import type { ClientStats, MonitorSyncInfo } from './status.js';
+
+/** The transaction id meaning "none": a full dump. */
+export const ZERO_TXN_ID = '00000000-0000-0000-0000-000000000000';
+const DEFAULT_GROUP = 'default';
+
+/** The monitor method a session uses: `monitor_cond_since`, `monitor_cond` or `monitor`. */
+export type Method = 'since' | 'cond' | 'plain';
+
+/** A monitor notification. */
+export type Buffered =
+  | { readonly kind: 'update'; readonly updates: TableUpdates }
+  | { readonly kind: 'update2'; readonly updates: TableUpdates2 }
+  | { readonly kind: 'update3'; readonly txnId: string; readonly updates: TableUpdates2 };
+
+interface TableConfig {
+  columns: readonly string[] | undefined;
+  where: readonly Condition[] | undefined;
+  readonly group: MonitorGroup;
+}
+
+interface MonitorGroup {
+  readonly name: string;
+  readonly id: string;
+  readonly tables: string[];
+  lastTxnId: string;
+  /** The next sync must be a full dump. */
+  needFull: boolean;
+  /** Bumped by every condition change; the replica matches the server's conditions when equal to `syncedConditions`. */
+  conditions: number;
+  syncedConditions: number;
+  /** Notifications held while the monitor's reply is awaited. */
+  pending: Buffered[] | undefined;
+  /** Tables of the group monitored in the current session. */
+  active: string[];
+  /** The session flush number when `lastTxnId` was last set (see `settle`). */
+  idFlush: number;
+}
+
+/** What the monitors need of a session. */
+export interface MonitorSession {
+  readonly remote: string;
+  readonly conn: OvsdbConnection;
+  method: Method;
+  compat: CompatReport | undefined;
+  /** Set once the session is ending. */
+  readonly endReason: string | undefined;
+  end(reason: string, error?: unknown): void;
+  /** The txn id of the latest `update3` flush seen, and that flush's number. */
+  flushTxn: string | undefined;
+  flushSeq: number;
+  settleTimer: ReturnType<typeof setTimeout> | undefined;
+}
+
+/** A run-time change of what is monitored of one table (see {@link MonitorGroups.change}). */
+export interface MonitorChange {
+  readonly table: string;
+  readonly config: TableConfig;
+  readonly group: MonitorGroup;
+  readonly columnsChanged: boolean;
+}
+
+function sameList(a: readonly string[] | undefined, b: readonly string[] | undefined): boolean {
+  if (a === b) return true;
+  if (a === undefined || b === undefined || a.length !== b.length) return false;
+  return a.every((x, i) => x === b[i]);
+}
+
+/** The monitor groups of one client, feeding its replica. */
+export class MonitorGroups<DB extends TableMap> {
+  private readonly db: string;
+  private readonly groups: MonitorGroup[] = [];
+  private readonly groupsById = new Map<string, MonitorGroup>();
+  private readonly tableConfig = new Map<string, TableConfig>();
+
+  /**
+   * @param tables - the `tables` option (undefined: every table of the model).
+   * @throws OvsdbError for a table or column the model does not have.
+   */
+  constructor(
+    private readonly model: DatabaseModel<DB>,
+    tables: { readonly [table: string]: TableMonitorOptions | boolean | undefined } | undefined,
+    private readonly replica: Replica<DB>,
+    private readonly stats: ClientStats,
+    private readonly log: Log,
+  ) {
+    this.db = model.name;
+    this.configureTables(tables);
+  }
+
+  private configureTables(
+    tables: { readonly [table: string]: TableMonitorOptions | boolean | undefined } | undefined,
+  ): void {
+    const schemaTables = this.model.schema.tables;
+    const entries: [string, TableMonitorOptions | boolean][] = tables
+      ? Object.entries(tables).filter(
+          (e): e is [string, TableMonitorOptions | boolean] => e[1] !== undefined && e[1] !== false,
+        )
+      : Object.keys(schemaTables).map((t) => [t, true]);
+    for (const [table, opt] of entries) {
+      const schema = schemaTables[table];
+      if (schema === undefined) {
+        throw new OvsdbError(`tables: database ${this.db} has no table ${table}`);
+      }
+      const o: TableMonitorOptions = typeof opt === 'boolean' ? {} : opt;
+      for (const c of o.columns ?? []) {
+        if (schema.columns[c] === undefined) {
+          throw new OvsdbError(`tables.${table}.columns: the table has no column ${c}`);
+        }
+      }
+      const groupName = o.monitor ?? DEFAULT_GROUP;
+      let group = this.groups.find((g) => g.name === groupName);
+      if (group === undefined) {
+        group = {
+          name: groupName,
+          id: `ovnkit:${groupName}`,
+          tables: [],
+          lastTxnId: ZERO_TXN_ID,
+          needFull: true,
+          conditions: 0,
+          syncedConditions: 0,
+          pending: undefined,
+          active: [],
+          idFlush: -1,
+        };
+        this.groups.push(group);
+        this.groupsById.set(group.id, group);
+      }
+      group.tables.push(table);
+      this.tableConfig.set(table, {
+        columns: o.columns ? [...o.columns] : undefined,
+        where: o.where,
+        group,
+      });
+    }
+  }
+
+  // ---- syncing ---------------------------------------------------------------------
+
+  /** Bring every monitor in sync on `s`, one after the other. */
+  async syncAll(s: MonitorSession): Promise<MonitorSyncInfo[]> {
+    const infos: MonitorSyncInfo[] = [];
+    for (const g of this.groups) infos.push(await this.syncGroup(s, g));
+    return infos;
+  }
+
+  /** Start (or restart) the monitor of `g` on `s` and apply its reply. */
+  private async syncGroup(s: MonitorSession, g: MonitorGroup): Promise<MonitorSyncInfo> {
+    const compat = s.compat!;
+    const requests: Record<string, MonitorRequest> = {};
+    const active: string[] = [];
+    let shapeChanged = false;
+    for (const table of g.tables) {
+      const cfg = this.tableConfig.get(table)!;
+      const cols = usableColumns(compat, this.model.schema, table, cfg.columns);
+      const before = this.replica.monitoredColumns(table as TableName<DB>);
+      if (cols === undefined) {
+        this.replica.configure(table, undefined);
+        continue;
+      }
+      const wireColumns = cols.filter((c) => c !== '_uuid');
+      const wanted = cfg.columns ?? this.model.schema.tables[table]!.columnNames;
+      const filled = wanted.filter((c) => c !== '_uuid' && !wireColumns.includes(c));
+      if (!sameList(before, this.sortedLike(table, wireColumns))) shapeChanged = true;
+      this.replica.configure(table, wireColumns, filled);
+      active.push(table);
+      const req: { columns: string[]; where?: readonly Condition[] } = { columns: wireColumns };
+      if (cfg.where !== undefined && s.method !== 'plain') req.where = cfg.where;
+      requests[table] = req;
+    }
+    g.active = active;
+    const conditionsVersion = g.conditions;
+    const full = g.needFull || shapeChanged || g.syncedConditions !== conditionsVersion;
+    const fromTxnId = full ? ZERO_TXN_ID : g.lastTxnId;
+    if (active.length === 0) {
+      g.syncedConditions = conditionsVersion;
+      return {
+        monitor: g.name,
+        method: 'monitor_cond_since',
+        found: false,
+        fromTxnId,
+        lastTxnId: g.lastTxnId,
+        initialRows: 0,
+        changes: 0,
+      };
+    }
+    g.pending = [];
+    try {
+      for (;;) {
+        try {
+          const info = await this.monitorOnce(s, g, requests as MonitorRequests, fromTxnId);
+          g.needFull = false;
+          g.syncedConditions = conditionsVersion;
+          // Notifications that arrived after the reply, in order.
+          const held = g.pending ?? [];
+          g.pending = undefined;
+          if (s.endReason === undefined) for (const b of held) this.applyNotification(s, g, b);
+          return info;
+        } catch (e) {
+          if (!isUnknownMethod(e) || s.method === 'plain') throw e;
+          s.method = s.method === 'since' ? 'cond' : 'plain';
+          if (s.method === 'plain')
+            for (const t of active) delete (requests[t] as { where?: unknown }).where;
+          this.log(
+            'info',
+            `${s.remote}: falling back to ${s.method === 'cond' ? 'monitor_cond' : 'monitor'}`,
+          );
+        }
+      }
+    } finally {
+      // On failure the session ends: what was held is dropped with it.
+      g.pending = undefined;
+    }
+  }
+
+  /** The columns in the replica's row order, to compare with what it monitors. */
+  private sortedLike(table: string, columns: readonly string[]): string[] {
+    const schema = this.model.schema.tables[table]!;
+    const set = new Set(columns);
+    const out: string[] = [];
+    if (set.has('_version')) out.push('_version');
+    for (const c of schema.columnNames) if (set.has(c)) out.push(c);
+    return out;
+  }
+
+  private async monitorOnce(
+    s: MonitorSession,
+    g: MonitorGroup,
+    requests: MonitorRequests,
+    fromTxnId: string,
+  ): Promise<MonitorSyncInfo> {
+    const asked = fromTxnId !== ZERO_TXN_ID;
+    if (s.method === 'since') {
+      const r = await s.conn.monitorCondSince(this.db, g.id, requests, fromTxnId);
+      this.replica.beginBatch(r.lastTxnId);
+      let initialRows = 0;
+      let changes = 0;
+      for (const t of g.active) changes += Object.keys(r.updates[t] ?? {}).length;
+      let replaced: ReplaceResult | undefined;
+      if (r.found) {
+        for (const table of g.active)
+          initialRows += this.replica.applyUpdate2(table, r.updates[table] ?? {});
+        this.stats.resumedFound++;
+      } else {
+        for (const t of g.active) initialRows += Object.keys(r.updates[t] ?? {}).length;
+        replaced = this.replaceAll(g, r.updates, 'update2');
+        if (asked) this.stats.resumedNotFound++;
+        else this.stats.fullSyncs++;
+      }
+      this.stats.initialRows += initialRows;
+      g.lastTxnId = r.lastTxnId;
+      g.idFlush = s.flushSeq;
+      return {
+        monitor: g.name,
+        method: 'monitor_cond_since',
+        found: r.found,
+        fromTxnId,
+        lastTxnId: r.lastTxnId,
+        initialRows,
+        changes,
+        replaced,
+      };
+    }
+    const updates =
+      s.method === 'cond'
+        ? await s.conn.monitorCond(this.db, g.id, requests)
+        : await s.conn.monitor(this.db, g.id, requests);
+    this.replica.beginBatch();
+    let initialRows = 0;
+    for (const t of g.active) initialRows += Object.keys(updates[t] ?? {}).length;
+    this.stats.initialRows += initialRows;
+    this.stats.fullSyncs++;
+    const replaced = this.replaceAll(g, updates, s.method === 'cond' ? 'update2' : 'update');
+    g.lastTxnId = ZERO_TXN_ID;
+    return {
+      monitor: g.name,
+      method: s.method === 'cond' ? 'monitor_cond' : 'monitor',
+      found: false,
+      fromTxnId,
+      lastTxnId: ZERO_TXN_ID,
+      initialRows,
+      changes: initialRows,
+      replaced,
+    };
+  }
+
+  private replaceAll(
+    g: MonitorGroup,
+    updates: TableUpdates2 | TableUpdates,
+    format: 'update2' | 'update',
+  ): ReplaceResult {
+    const total = { inserted: 0, updated: 0, deleted: 0, unchanged: 0 };
+    for (const table of g.active) {
+      const r = this.replica.replace(table, updates[table] ?? {}, format);
+      total.inserted += r.inserted;
+      total.updated += r.updated;
+      total.deleted += r.deleted;
+      total.unchanged += r.unchanged;
+    }
+    return total;
+  }
+
+  // ---- run-time changes ------------------------------------------------------------
+
+  /**
+   * Record a change of the columns or conditions of `table`; the next sync
+   * (or {@link MonitorGroups.apply}) sends it.
+   * @throws OvsdbError when the client does not monitor `table`.
+   */
+  change<T extends TableName<DB>>(
+    table: T,
+    change: {
+      readonly columns?: readonly ColumnOf<DB, T>[];
+      readonly where?: readonly Condition[];
+    },
+  ): MonitorChange {
+    const cfg = this.tableConfig.get(table);
+    if (cfg === undefined)
+      throw new OvsdbError(`setMonitor: table ${table} is not monitored by this client`);
+    const group = cfg.group;
+    const columnsChanged = 'columns' in change && !sameList(change.columns, cfg.columns);
+    if ('columns' in change) cfg.columns = change.columns;
+    if ('where' in change) cfg.where = change.where;
+    group.conditions++;
+    if (columnsChanged) group.needFull = true;
+    return { table, config: cfg, group, columnsChanged };
+  }
+
+  /** True when the server's monitor matches the settings of `change` (a sync applied them). */
+  applied(change: MonitorChange): boolean {
+    return change.group.syncedConditions === change.group.conditions;
+  }
+
+  /**
+   * Send `change` on the synced session `s`: new conditions with
+   * `monitor_cond_change`; new columns (or a server without conditions) by
+   * restarting the monitor with a full dump.
+   */
+  async apply(s: MonitorSession, change: MonitorChange): Promise<void> {
+    const { group, config, table } = change;
+    if (change.columnsChanged || s.method === 'plain' || group.needFull) {
+      await s.conn.monitorCancel(group.id);
+      group.needFull = true;
+      this.stats.lastSync = [await this.syncGroup(s, group)];
+    } else {
+      const version = group.conditions;
+      await s.conn.monitorCondChange(group.id, group.id, {
+        [table]: [{ where: config.where ?? [true] }],
+      });
+      if (group.conditions === version) group.syncedConditions = version;
+    }
+  }
+
+  // ---- notifications -----------------------------------------------------------------
+
+  /** A notification for monitor `id` arrived on `s` (the current session). */
+  onUpdate(s: MonitorSession, id: unknown, message: Buffered): void {
+    if (s.endReason !== undefined) return;
+    if (message.kind === 'update3') this.noteFlush(s, message.txnId);
+    const g = typeof id === 'string' ? this.groupsById.get(id) : undefined;
+    if (g === undefined) return;
+    if (g.pending !== undefined) {
+      g.pending.push(message);
+      return;
+    }
+    this.applyNotification(s, g, message);
+  }
+
+  private applyNotification(s: MonitorSession, g: MonitorGroup, message: Buffered): void {
+    this.replica.beginBatch(message.kind === 'update3' ? message.txnId : undefined);
+    try {
+      for (const table in message.updates) {
+        if (!g.active.includes(table)) continue;
+        if (message.kind === 'update')
+          this.replica.applyUpdate(table, (message.updates as TableUpdates)[table]!);
+        else this.replica.applyUpdate2(table, (message.updates as TableUpdates2)[table]!);
+      }
+      if (message.kind === 'update3') {
+        g.lastTxnId = message.txnId;
+        g.idFlush = s.flushSeq;
+      }
+      this.stats.updates++;
+    } catch (e) {
+      g.needFull = true;
+      this.log(
+        'error',
+        `${s.remote}: could not apply an update of monitor ${g.name}: ${errorText(e)}; resynchronising`,
+        { error: e },
+      );
+      s.end(`replica out of sync: ${errorText(e)}`, e);
+    }
+  }
+
+  /**
+   * An `update3` carrying `txnId` arrived. Its id is the database's latest
+   * transaction (not the monitor's), ovsdb-server writes every monitor's
+   * update of one flush back to back, and flushes every monitor before any
+   * reply. So a new id means the previous flush is complete: every monitor
+   * in sync is current up to the previous id, even one whose tables did not
+   * change. Advancing idle monitors keeps their resume point inside the
+   * server's history (about 100 transactions), so they resume with found=true.
+   */
+  private noteFlush(s: MonitorSession, txnId: string): void {
+    if (txnId === s.flushTxn) return;
+    if (s.flushTxn !== undefined) this.settle(s, s.flushTxn, s.flushSeq);
+    s.flushTxn = txnId;
+    s.flushSeq++;
+    if (s.settleTimer === undefined && this.groups.length > 1) {
+      // Settle the last flush too once updates pause: a reply (here to an
+      // echo) comes after a flush of every monitor.
+      s.settleTimer = setTimeout(() => {
+        s.settleTimer = undefined;
+        const seq = s.flushSeq;
+        const txn = s.flushTxn;
+        s.conn
+          .echo('ovnkit-settle')
+          .then(() => {
+            // Only when no later flush began meanwhile (its monitors may be mid-way).
+            if (s.flushSeq === seq && txn !== undefined && s.endReason === undefined) {
+              this.settle(s, txn, seq);
+            }
+          })
+          .catch(() => {});
+      }, 500);
+      s.settleTimer.unref?.();
+    }
+  }
+
+  /** Advance the resume point of the monitors in sync whose id predates flush `seq` to `txnId`. */
+  private settle(s: MonitorSession, txnId: string, seq: number): void {
+    if (s.method !== 'since') return;
+    for (const g of this.groups) {
+      if (g.pending !== undefined || g.active.length === 0 || g.idFlush >= seq) continue;
+      g.lastTxnId = txnId;
+      g.idFlush = seq;
+    }
+  }
+}

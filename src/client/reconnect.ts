@@ -1,0 +1,300 @@
+/**
+ * The client's connection loop: rounds through the remotes (starting after
+ * the server just lost), one session at a time, with an exponential,
+ * jittered, capped delay after a round where no server could be used, until
+ * the backoff gives up or the client closes. It owns the client's life:
+ * the current session, `ready`, the callers waiting for a synced session,
+ * backpressure on the socket, and closing.
+ * @module
+ */
+
+import type { CompatReport } from '../ovsdb/schema/compat.js';
+import type { DatabaseModel, TableMap } from '../ovsdb/schema/model.js';
+import { OvsdbError, RequestTimeoutError } from '../ovsdb/wire/errors.js';
+import { Backoff } from './backoff.js';
+import { ClientClosedError, ServerSkippedError } from './errors.js';
+import { errorText, type Log } from './log.js';
+import type { MonitorGroups } from './monitor-groups.js';
+import type { ConnectionConfig } from './options.js';
+import type { Replica } from './replica/replica.js';
+import { ServerSelector } from './server-choice.js';
+import { openSession, type Session, type SessionHost } from './session.js';
+import type { ClientStats, MonitorSyncInfo, StatusReporter } from './status.js';
+
+/** The parts of the client the loop works with. */
+export interface ReconnectorParts<DB extends TableMap> {
+  readonly config: ConnectionConfig;
+  readonly model: DatabaseModel<DB>;
+  readonly replica: Replica<DB>;
+  readonly groups: MonitorGroups<DB>;
+  readonly status: StatusReporter;
+  readonly stats: ClientStats;
+  readonly log: Log;
+}
+
+interface ConnectedWaiter {
+  resolve: (s: Session) => void;
+  reject: (e: unknown) => void;
+}
+
+/** The connection loop and life cycle of one client. */
+export class Reconnector<DB extends TableMap> implements SessionHost<DB> {
+  /** Resolves once every monitor is first in sync; rejects if the client closes first. */
+  readonly ready: Promise<void>;
+  readonly config: ConnectionConfig;
+  readonly model: DatabaseModel<DB>;
+  readonly groups: MonitorGroups<DB>;
+  readonly status: StatusReporter;
+  readonly log: Log;
+  readonly servers: ServerSelector;
+
+  session: Session | undefined;
+  compat: CompatReport | undefined;
+  everSynced = false;
+  readsPaused = false;
+
+  private readonly replica: Replica<DB>;
+  private readonly stats: ClientStats;
+  private readonly abort = new AbortController();
+  private closed: ClientClosedError | undefined;
+  private resolveReady!: () => void;
+  private rejectReady!: (e: unknown) => void;
+  private connectedWaiters: ConnectedWaiter[] = [];
+  private loop: Promise<void> = Promise.resolve();
+
+  constructor(parts: ReconnectorParts<DB>) {
+    this.config = parts.config;
+    this.model = parts.model;
+    this.replica = parts.replica;
+    this.groups = parts.groups;
+    this.status = parts.status;
+    this.stats = parts.stats;
+    this.log = parts.log;
+    this.servers = new ServerSelector(parts.config);
+    this.ready = new Promise<void>((resolve, reject) => {
+      this.resolveReady = resolve;
+      this.rejectReady = reject;
+    });
+    this.ready.catch(() => {}); // the caller may never await it
+  }
+
+  /** Aborts when the client closes. */
+  get signal(): AbortSignal {
+    return this.abort.signal;
+  }
+
+  /** Why the client closed (undefined while it is open). */
+  get closedError(): ClientClosedError | undefined {
+    return this.closed;
+  }
+
+  /** Resolves once the loop has stopped (after closing). */
+  get stopped(): Promise<void> {
+    return this.loop;
+  }
+
+  /** Start the loop on the next microtask. */
+  start(): void {
+    this.loop = Promise.resolve()
+      .then(() => this.run())
+      .catch((e: unknown) => {
+        this.log('error', `connection loop failed: ${errorText(e)}`, { error: e });
+        this.finish(new ClientClosedError(`internal error: ${errorText(e)}`, { cause: e }));
+      });
+  }
+
+  private async run(): Promise<void> {
+    const backoff = new Backoff(this.config.backoff);
+    let after: string | undefined;
+    let lastError: unknown;
+    while (!this.closed) {
+      const order = this.servers.order(after);
+      let stable = false;
+      let ran = false;
+      let stale = 0;
+      for (const remote of order) {
+        if (this.closed) return;
+        let session: Session;
+        try {
+          session = await openSession(this, remote);
+        } catch (e) {
+          lastError = e;
+          after = remote;
+          if (e instanceof ServerSkippedError && e.code === 'stale') stale++;
+          const level = e instanceof ServerSkippedError ? 'info' : 'warn';
+          this.log(level, `${remote}: ${errorText(e)}`, { remote });
+          continue;
+        }
+        backoff.reset();
+        await session.ended;
+        ran = true;
+        after = remote;
+        stable = Date.now() - session.syncedAt >= 1000;
+        lastError = session.endError ?? new OvsdbError(session.endReason ?? 'connection lost');
+        this.afterSession(session);
+        break;
+      }
+      if (this.closed) return;
+      if (ran && stable) continue;
+      if (!ran && stale === order.length) {
+        // Every server is behind what this client saw (e.g. restored from a
+        // backup): take the most up-to-date one rather than none.
+        this.log(
+          'warn',
+          `every server is behind Raft index ${this.servers.highestIndex}; accepting lower indexes`,
+        );
+        this.servers.acceptLowerIndexes();
+      }
+      const delay = backoff.next();
+      if (delay === undefined) {
+        const retries = backoff.retries - 1;
+        this.finish(
+          new ClientClosedError(
+            `gave up reconnecting after ${retries} retr${retries === 1 ? 'y' : 'ies'}: ${errorText(lastError)}`,
+            { cause: lastError },
+          ),
+        );
+        return;
+      }
+      const reason = `no usable server (${errorText(lastError)})`;
+      this.status.setState('reconnecting', undefined, reason);
+      this.status.emit({
+        type: 'reconnecting',
+        reason,
+        error: lastError,
+        retry: backoff.retries,
+        delayMs: delay,
+      });
+      await this.sleep(delay);
+    }
+  }
+
+  private afterSession(session: Session): void {
+    if (this.session === session) this.session = undefined;
+    if (session.probe) clearInterval(session.probe);
+    if (this.closed) return;
+    const reason = session.endReason ?? 'connection lost';
+    this.stats.disconnects++;
+    this.status.setState('reconnecting', session.remote, reason);
+    this.status.emit({
+      type: 'disconnected',
+      reason,
+      remote: session.remote,
+      error: session.endError,
+    });
+    this.log('warn', `disconnected from ${session.remote}: ${reason}`, { remote: session.remote });
+  }
+
+  private sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const signal = this.abort.signal;
+      if (signal.aborted) {
+        resolve();
+        return;
+      }
+      const onAbort = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+      const timer = setTimeout(() => {
+        signal.removeEventListener('abort', onAbort);
+        resolve();
+      }, ms);
+      signal.addEventListener('abort', onAbort, { once: true });
+    });
+  }
+
+  /** Every monitor of `s` is in sync: count it, report it, release `ready` and the waiters. */
+  onSynced(s: Session, infos: MonitorSyncInfo[]): void {
+    this.stats.connects++;
+    this.stats.lastSync = infos;
+    const first = !this.everSynced;
+    this.everSynced = true;
+    const reason = first ? 'initial sync complete' : 'resynchronised after reconnecting';
+    this.status.setState('connected', s.remote, reason);
+    this.log('info', `connected to ${s.remote}: ${reason}`, { remote: s.remote });
+    this.status.emit({ type: 'connected', reason, remote: s.remote, monitors: infos });
+    if (!first) this.status.emit({ type: 'resynced', reason, remote: s.remote, monitors: infos });
+    if (first) this.resolveReady();
+    const waiters = this.connectedWaiters;
+    this.connectedWaiters = [];
+    for (const w of waiters) w.resolve(s);
+  }
+
+  /** The event queue asks to pause (true) or resume (false) reading the socket. */
+  onPressure(pause: boolean): void {
+    this.readsPaused = pause;
+    const s = this.session;
+    if (!s) return;
+    if (pause) {
+      this.log('debug', 'event queue above its high-water mark: pausing reads');
+      s.flow.pause?.();
+    } else {
+      s.metered.lastRx = Date.now();
+      s.flow.resume?.();
+    }
+  }
+
+  /**
+   * The current session once it is in sync (at once when it already is).
+   * @throws ClientClosedError when the client closes first; the signal's
+   *   reason when it aborts; RequestTimeoutError at `deadline`.
+   */
+  whenConnected(signal: AbortSignal | undefined, deadline: number | undefined): Promise<Session> {
+    if (this.closed) return Promise.reject(this.closed);
+    if (signal?.aborted) return Promise.reject(signal.reason);
+    const s = this.session;
+    if (s?.synced && s.endReason === undefined) return Promise.resolve(s);
+    return new Promise<Session>((resolve, reject) => {
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const entry: ConnectedWaiter = {
+        resolve: (x: Session) => {
+          cleanup();
+          resolve(x);
+        },
+        reject: (e: unknown) => {
+          cleanup();
+          reject(e);
+        },
+      };
+      const onAbort = () => entry.reject(signal?.reason);
+      const cleanup = () => {
+        if (timer !== undefined) clearTimeout(timer);
+        signal?.removeEventListener('abort', onAbort);
+        const i = this.connectedWaiters.indexOf(entry);
+        if (i >= 0) this.connectedWaiters.splice(i, 1);
+      };
+      this.connectedWaiters.push(entry);
+      signal?.addEventListener('abort', onAbort, { once: true });
+      if (deadline !== undefined) {
+        timer = setTimeout(
+          () =>
+            entry.reject(
+              new RequestTimeoutError(
+                'transact (waiting for a connection)',
+                Math.max(0, deadline - Date.now()),
+              ),
+            ),
+          Math.max(0, deadline - Date.now()),
+        );
+      }
+    });
+  }
+
+  /** Close for good with `error` (close() or give-up). */
+  finish(error: ClientClosedError): void {
+    if (this.closed) return;
+    this.closed = error;
+    this.status.seal();
+    this.abort.abort(error);
+    this.session?.end(error.reason);
+    this.status.setState('closed', this.session?.remote, error.reason);
+    this.rejectReady(error);
+    const waiters = this.connectedWaiters;
+    this.connectedWaiters = [];
+    for (const w of waiters) w.reject(error);
+    this.replica.rejectWaiters(error);
+    this.log(error.reason === 'closed by the program' ? 'info' : 'error', error.message);
+    this.status.emit({ type: 'closed', reason: error.reason, error: error.cause });
+  }
+}

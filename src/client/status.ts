@@ -1,0 +1,165 @@
+/**
+ * The client's status: its state, the status events and their emission
+ * (through the replica's event queue, in order with the row events), and
+ * its counters.
+ * @module
+ */
+
+import { errorText, type Log } from './log.js';
+import type { ReplaceResult, ReplicaEventStats } from './replica/replica.js';
+
+/** The client's connection state. */
+export type ClientState = 'connecting' | 'connected' | 'reconnecting' | 'closed';
+
+/** The kinds of status event. */
+export type StatusEventType =
+  | 'connecting'
+  | 'connected'
+  | 'disconnected'
+  | 'reconnecting'
+  | 'leader-changed'
+  | 'resynced'
+  | 'closed';
+
+/** How one monitor got in sync on a (re)connection. */
+export interface MonitorSyncInfo {
+  /** The monitor's name. */
+  readonly monitor: string;
+  /** The method used. */
+  readonly method: 'monitor_cond_since' | 'monitor_cond' | 'monitor';
+  /** True when the server resumed from the client's last transaction id. */
+  readonly found: boolean;
+  /** The transaction id the client asked to resume from (all zeros for none). */
+  readonly fromTxnId: string;
+  /** The monitor's last transaction id after the sync. */
+  readonly lastTxnId: string;
+  /** `initial` rows received (0 on a found=true resume). */
+  readonly initialRows: number;
+  /** Row changes received in the reply (for found=true: the missed changes). */
+  readonly changes: number;
+  /** For a full dump: how the replica changed. */
+  readonly replaced?: ReplaceResult | undefined;
+}
+
+/** A status event: what happened, and why. */
+export interface StatusEvent {
+  readonly type: StatusEventType;
+  /** Why, in words. */
+  readonly reason: string;
+  /** The server concerned. */
+  readonly remote?: string | undefined;
+  /** The error behind it, if any. */
+  readonly error?: unknown;
+  /** For `reconnecting`: the retry number (1-based) and the delay before it. */
+  readonly retry?: number | undefined;
+  /** For `reconnecting`: the delay before the retry. */
+  readonly delayMs?: number | undefined;
+  /** For `connected` and `resynced`: how each monitor got in sync. */
+  readonly monitors?: readonly MonitorSyncInfo[] | undefined;
+}
+
+/** The client's current status. */
+export interface ClientStatus {
+  readonly state: ClientState;
+  /** The server connected to (or being tried). */
+  readonly remote: string | undefined;
+  /** Why the client is in this state. */
+  readonly reason: string;
+}
+
+/** Counters of a client. */
+export interface ClientStats {
+  /** Successful (re)connections, each with every monitor in sync. */
+  connects: number;
+  /** Connections lost after being in sync. */
+  disconnects: number;
+  /** `initial` rows received over the client's life. */
+  initialRows: number;
+  /** Monitor syncs that resumed with found=true. */
+  resumedFound: number;
+  /** Monitor syncs that asked to resume but got a full dump (found=false). */
+  resumedNotFound: number;
+  /** Monitor syncs that were full dumps by design (first sync, changed columns, no `since` support). */
+  fullSyncs: number;
+  /** Update notifications applied. */
+  updates: number;
+  /** Event queue counters. */
+  readonly events: ReplicaEventStats;
+  /** How the monitors got in sync the last time. */
+  lastSync: readonly MonitorSyncInfo[];
+}
+
+/** Fresh counters, sharing the replica's event counters. */
+export function createStats(events: ReplicaEventStats): ClientStats {
+  return {
+    connects: 0,
+    disconnects: 0,
+    initialRows: 0,
+    resumedFound: 0,
+    resumedNotFound: 0,
+    fullSyncs: 0,
+    updates: 0,
+    events,
+    lastSync: [],
+  };
+}
+
+/** The state of a client and its status handlers. */
+export class StatusReporter {
+  private state: ClientState = 'connecting';
+  private remote: string | undefined;
+  private reason = 'starting';
+  private sealed = false;
+  private readonly handlers: ((event: StatusEvent) => void | Promise<void>)[] = [];
+
+  /**
+   * @param enqueue - queues a delivery behind the row events (the replica's queue).
+   * @param log - where a throwing handler is reported.
+   */
+  constructor(
+    private readonly enqueue: (deliver: () => unknown) => void,
+    private readonly log: Log,
+  ) {}
+
+  /** The current state, server and reason. */
+  get status(): ClientStatus {
+    return { state: this.state, remote: this.remote, reason: this.reason };
+  }
+
+  /** Add a status handler; returns a function that removes it. */
+  onStatus(handler: (event: StatusEvent) => void | Promise<void>): () => void {
+    if (typeof handler !== 'function') throw new TypeError('handler must be a function');
+    this.handlers.push(handler);
+    return () => {
+      const i = this.handlers.indexOf(handler);
+      if (i >= 0) this.handlers.splice(i, 1);
+    };
+  }
+
+  /** The client is closing: from now on, only the `closed` state can be set. */
+  seal(): void {
+    this.sealed = true;
+  }
+
+  /** Enter `state` (ignored once sealed, except for `closed`). */
+  setState(state: ClientState, remote: string | undefined, reason: string): void {
+    if (this.sealed && state !== 'closed') return;
+    this.state = state;
+    this.remote = remote;
+    this.reason = reason;
+  }
+
+  /** Queue `event` for the status handlers, called in turn at delivery (none now: nothing is queued). */
+  emit(event: StatusEvent): void {
+    if (this.handlers.length === 0) return;
+    this.enqueue(async () => {
+      for (const h of this.handlers.slice()) {
+        try {
+          await h(event);
+        } catch (e) {
+          this.log('error', `status handler threw: ${errorText(e)}`, { error: e });
+        }
+      }
+    });
+  }
+}
