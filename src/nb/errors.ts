@@ -10,6 +10,7 @@
  */
 
 import { OvsdbError } from '../ovsdb/wire/errors.js';
+import { preview } from '../ovsdb/wire/json.js';
 
 /** Base class of the Northbound DSL's errors. */
 export class NbError extends OvsdbError {
@@ -296,15 +297,4 @@ export class MatchSyntaxError extends NbError {
   ) {
     super(`match syntax error at offset ${position}: ${reason}`);
   }
-}
-
-function preview(value: unknown): string {
-  let text: string;
-  try {
-    text =
-      typeof value === 'string' ? JSON.stringify(value) : (JSON.stringify(value) ?? String(value));
-  } catch {
-    text = String(value);
-  }
-  return text.length > 120 ? `${text.slice(0, 117)}...` : text;
 }

@@ -22,6 +22,7 @@ import { compileColumnCodec, type EncodeContext } from '../ovsdb/values/datum.js
 import { isUuid, type Uuid } from '../ovsdb/values/uuid.js';
 import { columnValueProblem, describeColumnType } from '../ovsdb/values/validators.js';
 import { DatumError } from '../ovsdb/wire/errors.js';
+import { isPlainObject } from '../ovsdb/wire/json.js';
 import type { Condition, ConditionFunction, WireValue } from '../ovsdb/wire/wire.js';
 import { atomType, subsetType } from './argument-types.js';
 
@@ -110,12 +111,6 @@ const FUNCTIONS: ReadonlySet<string> = new Set<ConditionFunction>([
   'includes',
   'excludes',
 ]);
-
-function isPlainObject(v: unknown): v is Record<string, unknown> {
-  if (typeof v !== 'object' || v === null || Array.isArray(v)) return false;
-  const proto: unknown = Object.getPrototypeOf(v);
-  return proto === Object.prototype || proto === null;
-}
 
 function columnOf(table: TableSchema, name: unknown, value: unknown): ColumnSchema {
   if (typeof name !== 'string') {

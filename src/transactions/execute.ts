@@ -69,6 +69,7 @@ import {
   RequestTimeoutError,
   type TransactionError,
 } from '../ovsdb/wire/errors.js';
+import { errorText } from '../ovsdb/wire/json.js';
 import type { Operation } from '../ovsdb/wire/wire.js';
 import type { CompiledTransaction, VerifiedRow } from './builder.js';
 import { compileTransaction, type TransactionCallback } from './compile.js';
@@ -172,10 +173,6 @@ function holdTime(compiled: CompiledTransaction): number {
 
 /** How long to wait for the replica to show the change that broke a `verify`. */
 const REFRESH_WAIT_MS = 2000;
-
-function errorText(e: unknown): string {
-  return e instanceof Error ? e.message : String(e);
-}
 
 function checkOptions(options: TransactOptions): void {
   const { timeout, retries } = options;

@@ -5,6 +5,8 @@
  * @module
  */
 
+import { isPlainObject } from '../ovsdb/wire/json.js';
+
 declare const valueType: unique symbol;
 
 /**
@@ -60,12 +62,6 @@ export type Resolved<R> =
           : R extends object
             ? { -readonly [K in keyof R]: Resolved<R[K]> }
             : R;
-
-function isPlainObject(v: unknown): v is Record<string, unknown> {
-  if (typeof v !== 'object' || v === null) return false;
-  const proto: unknown = Object.getPrototypeOf(v);
-  return proto === Object.prototype || proto === null;
-}
 
 /** True when `value` holds an {@link OperationHandle} anywhere in its arrays and plain objects. */
 export function containsHandle(value: unknown): boolean {

@@ -8,13 +8,10 @@
 import type { DatabaseModel, TableMap } from '../ovsdb/schema/model.js';
 import { defaultValue } from '../ovsdb/values/datum.js';
 import { TransactionError } from '../ovsdb/wire/errors.js';
+import { isObject } from '../ovsdb/wire/json.js';
 import type { CompiledTransaction } from './builder.js';
 import { DuplicateIndexError } from './errors.js';
 import type { ReplicaReader } from './executor.js';
-
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
 
 /** The index and content of the first error entry of `results`, if any. */
 export function firstError(

@@ -11,6 +11,7 @@
 import type { Transport } from '../transport/transport.js';
 import { ZERO_UUID } from '../values/uuid.js';
 import { ProtocolError, TransactionError } from '../wire/errors.js';
+import { isObject, preview } from '../wire/json.js';
 import { JsonRpcPeer, type PeerOptions, type RequestOptions } from '../wire/rpc.js';
 import type {
   Condition,
@@ -486,7 +487,7 @@ export class OvsdbConnection {
     if (ok) return true;
     this.peer.close(
       new ProtocolError(
-        `${this.description}: malformed "${method}" notification: expected params ${expected}, got ${preview(params)}`,
+        `${this.description}: malformed "${method}" notification: expected params ${expected}, got ${preview(params, 200)}`,
       ),
     );
     return false;
@@ -494,13 +495,9 @@ export class OvsdbConnection {
 
   private badReply(method: string, expected: string, got: unknown, extra?: string): ProtocolError {
     return new ProtocolError(
-      `${this.description}: unexpected "${method}" reply: expected ${expected}${extra ? ` (${extra})` : ''}, got ${preview(got)}`,
+      `${this.description}: unexpected "${method}" reply: expected ${expected}${extra ? ` (${extra})` : ''}, got ${preview(got, 200)}`,
     );
   }
-}
-
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
 /** `{table: {uuid: object}}`: the outer two levels of (table-)updates and updates2. */
@@ -512,14 +509,4 @@ function isTableUpdates(v: unknown): v is TableUpdates {
     for (const uuid in rows) if (!isObject(rows[uuid])) return false;
   }
   return true;
-}
-
-function preview(value: unknown): string {
-  let s: string;
-  try {
-    s = JSON.stringify(value) ?? String(value);
-  } catch {
-    s = String(value);
-  }
-  return s.length > 200 ? `${s.slice(0, 197)}...` : s;
 }

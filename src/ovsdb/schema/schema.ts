@@ -29,6 +29,7 @@
 
 import { decodeAtom } from '../values/datum.js';
 import { DatumError, SchemaError } from '../wire/errors.js';
+import { isObject } from '../wire/json.js';
 import type {
   Atom,
   AtomicType,
@@ -46,10 +47,6 @@ const ATOMIC_TYPES: readonly AtomicType[] = ['integer', 'real', 'boolean', 'stri
 const UINT_MAX = 4294967295;
 
 type JsonObject = Record<string, unknown>;
-
-function isObject(v: unknown): v is JsonObject {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
 
 function join(path: string, member: string | number): string {
   return path === '' ? String(member) : `${path}.${member}`;

@@ -16,6 +16,7 @@
 import { z } from 'zod';
 import type { Atom, BaseType, ColumnSchema, TableSchema } from '../schema/schema-types.js';
 import { DatumError } from '../wire/errors.js';
+import { isPlainObject } from '../wire/json.js';
 import { parseMapKey } from './datum.js';
 import { isUuid } from './uuid.js';
 
@@ -170,12 +171,6 @@ function atomCheck(base: BaseType): Check {
     atomChecks.set(base, c);
   }
   return c;
-}
-
-function isPlainObject(v: unknown): v is Record<string, unknown> {
-  if (typeof v !== 'object' || v === null || Array.isArray(v)) return false;
-  const proto: unknown = Object.getPrototypeOf(v);
-  return proto === Object.prototype || proto === null;
 }
 
 function sizeRule(

@@ -4,6 +4,8 @@
  * @module
  */
 
+import { preview } from './json.js';
+
 /** Base class of every error ovnkit throws. */
 export class OvsdbError extends Error {
   override name = 'OvsdbError';
@@ -118,14 +120,4 @@ function rpcErrorText(error: unknown): string {
     return typeof d === 'string' ? `${String(e)}: ${d}` : String(e);
   }
   return JSON.stringify(error);
-}
-
-function preview(value: unknown): string {
-  let s: string;
-  try {
-    s = JSON.stringify(value) ?? String(value);
-  } catch {
-    s = String(value);
-  }
-  return s.length > 120 ? `${s.slice(0, 117)}...` : s;
 }

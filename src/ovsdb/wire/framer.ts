@@ -14,6 +14,7 @@
  */
 
 import { ProtocolError } from './errors.js';
+import { errorText } from './json.js';
 
 /** Options of {@link JsonStreamFramer}. */
 export interface JsonStreamFramerOptions {
@@ -303,8 +304,4 @@ export class JsonStreamFramer {
         `without the message ending)`,
     );
   }
-}
-
-function errorText(e: unknown): string {
-  return e instanceof Error ? e.message : String(e);
 }

@@ -16,6 +16,7 @@
 import type { Transport } from '../transport/transport.js';
 import { ConnectionClosedError, ProtocolError, RequestTimeoutError, RpcError } from './errors.js';
 import { DEFAULT_MAX_MESSAGE_BYTES, JsonStreamFramer } from './framer.js';
+import { errorText, preview } from './json.js';
 
 /** Options of {@link JsonRpcPeer}. */
 export interface PeerOptions {
@@ -466,7 +467,7 @@ export class JsonRpcPeer {
 
   private malformed(reason: string, message: unknown): ProtocolError {
     return new ProtocolError(
-      `${this.description}: malformed JSON-RPC message: ${reason}: ${preview(message)}`,
+      `${this.description}: malformed JSON-RPC message: ${reason}: ${preview(message, 200)}`,
     );
   }
 
@@ -607,20 +608,6 @@ function isThenable(v: unknown): v is PromiseLike<unknown> {
 function errorPayload(e: unknown): unknown {
   if (e instanceof RpcError) return e.error;
   return { error: errorText(e) };
-}
-
-function errorText(e: unknown): string {
-  return e instanceof Error ? e.message : String(e);
-}
-
-function preview(value: unknown): string {
-  let s: string;
-  try {
-    s = JSON.stringify(value) ?? String(value);
-  } catch {
-    s = String(value);
-  }
-  return s.length > 200 ? `${s.slice(0, 197)}...` : s;
 }
 
 /** Exact UTF-8 length of `text` (lone surrogates count as the 3-byte U+FFFD). */

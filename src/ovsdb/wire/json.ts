@@ -1,0 +1,62 @@
+/**
+ * Small helpers for JSON values and error text, shared by every layer: type
+ * guards for objects, a bounded preview of a value for error messages, the
+ * message of a caught value, and an own-property setter that is safe for a
+ * `__proto__` key.
+ * @module
+ */
+
+/** True when `v` is an object that is neither `null` nor an array. */
+export function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** True when `v` is a plain object: its prototype is `Object.prototype` or `null` (so not an array). */
+export function isPlainObject(v: unknown): v is Record<string, unknown> {
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) return false;
+  const proto: unknown = Object.getPrototypeOf(v);
+  return proto === Object.prototype || proto === null;
+}
+
+/**
+ * `value` as JSON text for an error message, cut to `max` characters (the
+ * last three being `...`). Falls back to `String(value)` for what JSON cannot
+ * show (`undefined`, functions, cycles, bigints).
+ */
+export function preview(value: unknown, max = 120): string {
+  let s: string;
+  try {
+    s = JSON.stringify(value) ?? String(value);
+  } catch {
+    s = String(value);
+  }
+  return s.length > max ? `${s.slice(0, max - 3)}...` : s;
+}
+
+/** The message of a caught value: an `Error`'s message, anything else as a string. */
+export function errorText(e: unknown): string {
+  return e instanceof Error ? e.message : String(e);
+}
+
+/**
+ * Set `obj[key] = value` as an own, enumerable property, also when `key` is
+ * `__proto__` (which plain assignment would take as the prototype).
+ */
+export function setOwn(obj: Record<string, unknown>, key: string, value: unknown): void {
+  if (key === '__proto__') {
+    Object.defineProperty(obj, key, {
+      value,
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
+  } else {
+    obj[key] = value;
+  }
+}
+
+/** True when `o` has at least one enumerable property (without listing them all). */
+export function hasKeys(o: object): boolean {
+  for (const _ in o) return true;
+  return false;
+}
