@@ -31,6 +31,7 @@ import { OvsdbError } from './ovsdb/wire/errors.js';
 
 export * from './client/replica/indexes.js';
 export * from './client/replica/replica.js';
+export * from './client/replica/row-codec.js';
 export * from './ovsdb/connection/connection.js';
 export * from './ovsdb/connection/emitter.js';
 export * from './ovsdb/schema/model.js';
@@ -40,7 +41,8 @@ export * from './ovsdb/transport/remote.js';
 export * from './ovsdb/transport/transport.js';
 export * from './ovsdb/transport/ws-transport.js';
 export * from './ovsdb/values/datum.js';
-export * from './ovsdb/values/updates.js';
+export { compareAtoms } from './ovsdb/values/order.js';
+export { applyMapDiff, applySetDiff, EMPTY_MAP, EMPTY_SET } from './ovsdb/values/set-map.js';
 export * from './ovsdb/values/uuid.js';
 export * from './ovsdb/values/validators.js';
 export * from './ovsdb/wire/errors.js';

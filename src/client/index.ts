@@ -10,3 +10,4 @@ export * from './client.js';
 export * from './cluster.js';
 export * from './replica/indexes.js';
 export * from './replica/replica.js';
+export * from './replica/row-codec.js';

@@ -8,6 +8,10 @@
  */
 
 export { SERVER_SCHEMA_JSON } from '../ovsdb/schema/server-schema.js';
+export { isDefaultDatum } from '../ovsdb/values/defaults.js';
+export { formatG15, ovsJsonText, roundReal } from '../ovsdb/values/ovs-text.js';
+export type { Datum, DatumType } from '../ovsdb/values/sorted-datum.js';
+export { datumDiff } from '../ovsdb/values/sorted-datum.js';
 export type { Clause, Condition, ConditionFunction } from './engine/conditions.js';
 export { evaluateCondition, parseCondition } from './engine/conditions.js';
 export {
@@ -18,7 +22,6 @@ export {
   rowToWire,
   TableStore,
 } from './engine/database.js';
-export { datumDiff, isDefaultDatum } from './engine/datum-diff.js';
 export type {
   RowChange,
   TransactBlocked,
@@ -31,9 +34,8 @@ export { executeTransaction } from './engine/executor.js';
 export type { Mutation, Mutator } from './engine/mutations.js';
 export { applyMutations, parseMutations } from './engine/mutations.js';
 export { OpError, type OpErrorJson } from './engine/op-error.js';
-export { formatG15, ovsJsonText, roundReal } from './engine/ovs-json.js';
 export { schemaText, schemaToJson } from './engine/schema-json.js';
-export type { Datum, DatumType, SymbolTable, UuidSymbol } from './engine/values.js';
+export type { SymbolTable, UuidSymbol } from './engine/values.js';
 export { datumToWire, parseDatum } from './engine/values.js';
 export { createInProcessPair, type InProcessTransport } from './listeners/in-process-transport.js';
 export { type HistoryEntry, TxnHistory } from './monitor/history.js';

@@ -23,11 +23,13 @@
 import { closeSync, fsyncSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import type { BaseType } from '../ovsdb/schema/schema-types.js';
+import { defaultDatum } from '../ovsdb/values/defaults.js';
+import type { Datum } from '../ovsdb/values/sorted-datum.js';
 import { newUuid } from '../ovsdb/values/uuid.js';
 import { columnType, type Database, type Row, rowToWire } from './engine/database.js';
 import { OpError } from './engine/op-error.js';
 import { schemaToJson } from './engine/schema-json.js';
-import { type Datum, defaultDatum, parseDatum } from './engine/values.js';
+import { parseDatum } from './engine/values.js';
 
 /** The `format` member of a snapshot file. */
 export const SNAPSHOT_FORMAT = 'ovnkit-ovsdb-snapshot';

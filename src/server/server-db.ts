@@ -15,11 +15,11 @@
 
 import type { DatabaseSchema } from '../ovsdb/schema/schema-types.js';
 import { SERVER_SCHEMA } from '../ovsdb/schema/server-schema.js';
+import type { Datum } from '../ovsdb/values/sorted-datum.js';
 import { newUuid } from '../ovsdb/values/uuid.js';
 import { Database, type Row } from './engine/database.js';
 import type { RowChange, TxnChanges } from './engine/executor.js';
 import { schemaText } from './engine/schema-json.js';
-import type { Datum } from './engine/values.js';
 
 const EMPTY: Datum = { keys: [] };
 

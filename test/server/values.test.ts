@@ -9,14 +9,14 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { Atom } from '../../src/ovsdb/schema/schema-types.js';
+import { compareAtoms } from '../../src/ovsdb/values/order.js';
 import {
   addedRemoved,
-  compareAtoms,
   type Datum,
   findKey,
   subtractDatums,
   unionDatums,
-} from '../../src/server/engine/values.js';
+} from '../../src/ovsdb/values/sorted-datum.js';
 
 /** Keys from a small alphabet (so that datums overlap), including surrogate-pair strings. */
 const stringKey = fc.constantFrom('a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', 'Z', 'é', '😀', 'aa', '');

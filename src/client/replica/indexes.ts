@@ -14,8 +14,8 @@
  */
 
 import type { TableSchema } from '../../ovsdb/schema/schema-types.js';
-import type { Row } from '../../ovsdb/values/updates.js';
 import { OvsdbError } from '../../ovsdb/wire/errors.js';
+import type { Row } from './row-codec.js';
 
 /** A value an index maps from: an atom. */
 export type IndexValue = string | number | boolean;

@@ -43,7 +43,9 @@
 
 import type { Atom, BaseType, ColumnSchema, TableSchema } from '../schema/schema-types.js';
 import { DatumError } from '../wire/errors.js';
-import { isUuid, ZERO_UUID } from './uuid.js';
+import { isPlainObject, setOwn } from '../wire/json.js';
+import { defaultAtom } from './defaults.js';
+import { isUuid } from './uuid.js';
 
 /** Options for encoding values that may reference rows inserted in the same transaction. */
 export interface EncodeContext {
@@ -292,25 +294,6 @@ export function encodeAtom(base: BaseType, value: unknown, ctx?: EncodeContext):
   return makeAtomEncoder(base, bareFail)(value, ctx);
 }
 
-function setDefine(obj: Record<string, unknown>, key: string, value: unknown): void {
-  if (key === '__proto__') {
-    Object.defineProperty(obj, key, {
-      value,
-      enumerable: true,
-      writable: true,
-      configurable: true,
-    });
-  } else {
-    obj[key] = value;
-  }
-}
-
-function isPlainObject(v: unknown): v is Record<string, unknown> {
-  if (typeof v !== 'object' || v === null || Array.isArray(v)) return false;
-  const proto: unknown = Object.getPrototypeOf(v);
-  return proto === Object.prototype || proto === null;
-}
-
 function isSet(j: unknown): j is ['set', unknown] {
   return Array.isArray(j) && j.length === 2 && j[0] === 'set';
 }
@@ -423,7 +406,7 @@ function buildColumnCodec(table: string, column: ColumnSchema): ColumnCodec {
             if (out[k] !== undefined && Object.hasOwn(out, k)) {
               return fail(j, `duplicate map key ${JSON.stringify(k)}`);
             }
-            if (k === '__proto__') setDefine(out, k, v);
+            if (k === '__proto__') setOwn(out, k, v);
             else out[k] = v;
           }
           return out;
@@ -435,7 +418,7 @@ function buildColumnCodec(table: string, column: ColumnSchema): ColumnCodec {
           }
           const k = mapKeyString(decodeKey(pair[0], ctx));
           if (Object.hasOwn(out, k)) return fail(j, `duplicate map key ${JSON.stringify(k)}`);
-          setDefine(out, k, decodeValue(pair[1], ctx));
+          setOwn(out, k, decodeValue(pair[1], ctx));
         }
         return out;
       };
@@ -506,27 +489,13 @@ export function compileTableCodec(table: TableSchema): TableCodec {
         if (c === undefined) {
           throw new DatumError(tableName, k, v, `table ${tableName} has no column ${k}`);
         }
-        setDefine(out, k, c.encode(v, ctx));
+        setOwn(out, k, c.encode(v, ctx));
       }
       return out;
     },
   };
   tableCodecs.set(table, codec);
   return codec;
-}
-
-function defaultAtom(base: BaseType): Atom {
-  switch (base.type) {
-    case 'integer':
-    case 'real':
-      return 0;
-    case 'boolean':
-      return false;
-    case 'string':
-      return '';
-    case 'uuid':
-      return ZERO_UUID;
-  }
 }
 
 /**
@@ -547,15 +516,15 @@ export function defaultValue(column: ColumnSchema): unknown {
   const { type } = column;
   switch (type.kind) {
     case 'scalar':
-      return defaultAtom(type.key);
+      return defaultAtom(type.key.type);
     case 'optional':
       return null;
     case 'set':
-      return type.min === 0 ? [] : [defaultAtom(type.key)];
+      return type.min === 0 ? [] : [defaultAtom(type.key.type)];
     case 'map': {
       const out: Record<string, unknown> = {};
       if (type.min > 0 && type.value !== undefined) {
-        setDefine(out, mapKeyString(defaultAtom(type.key)), defaultAtom(type.value));
+        setOwn(out, mapKeyString(defaultAtom(type.key.type)), defaultAtom(type.value.type));
       }
       return out;
     }

@@ -7,6 +7,13 @@
  */
 
 import type { Atom, BaseType, TableSchema } from '../../ovsdb/schema/schema-types.js';
+import { datumToString } from '../../ovsdb/values/ovs-text.js';
+import {
+  addedRemoved,
+  type Datum,
+  datumsEqual,
+  uuidDatum,
+} from '../../ovsdb/values/sorted-datum.js';
 import { newUuid } from '../../ovsdb/values/uuid.js';
 import type { RowChange, TxnChanges } from './executor.js';
 import { OpError } from './op-error.js';
@@ -18,14 +25,7 @@ import {
   rowsEqualOn,
   type TableStore,
 } from './table-store.js';
-import {
-  addedRemoved,
-  type Datum,
-  datumsEqual,
-  datumToString,
-  englishListDelimiter,
-  uuidDatum,
-} from './values.js';
+import { englishListDelimiter } from './values.js';
 import { assessWeakRefs } from './weak-refs.js';
 
 function strongRefTargets(base: BaseType | undefined): string | undefined {

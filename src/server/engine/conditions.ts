@@ -13,18 +13,16 @@
  */
 
 import type { ColumnSchema, TableSchema } from '../../ovsdb/schema/schema-types.js';
-import { OpError, syntaxError } from './op-error.js';
+import { compareAtoms } from '../../ovsdb/values/order.js';
 import {
-  compareAtoms,
   type Datum,
   type DatumType,
   datumsEqual,
   excludesAll,
   includesAll,
-  parseDatum,
-  type SymbolTable,
-  typeToEnglish,
-} from './values.js';
+} from '../../ovsdb/values/sorted-datum.js';
+import { OpError, syntaxError } from './op-error.js';
+import { parseDatum, type SymbolTable, typeToEnglish } from './values.js';
 
 /** The condition functions of RFC 7047. */
 export type ConditionFunction = '<' | '<=' | '==' | '!=' | '>=' | '>' | 'includes' | 'excludes';

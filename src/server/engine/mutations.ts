@@ -16,18 +16,15 @@
  */
 
 import type { Atom, ColumnSchema, TableSchema } from '../../ovsdb/schema/schema-types.js';
-import { OpError, syntaxError } from './op-error.js';
 import {
-  checkAtomConstraints,
   type Datum,
   type DatumType,
-  parseDatum,
-  type SymbolTable,
   sortDatum,
   subtractDatums,
-  typeToEnglish,
   unionDatums,
-} from './values.js';
+} from '../../ovsdb/values/sorted-datum.js';
+import { OpError, syntaxError } from './op-error.js';
+import { checkAtomConstraints, parseDatum, type SymbolTable, typeToEnglish } from './values.js';
 
 /** The mutators of RFC 7047. */
 export type Mutator = '+=' | '-=' | '*=' | '/=' | '%=' | 'insert' | 'delete';

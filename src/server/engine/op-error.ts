@@ -5,7 +5,7 @@
  * @module
  */
 
-import { ovsJsonText } from './ovs-json.js';
+import { ovsJsonText } from '../../ovsdb/values/ovs-text.js';
 
 /** The JSON of one error entry in a `transact` result array. */
 export interface OpErrorJson {

@@ -7,6 +7,8 @@
  */
 
 import type { TableSchema } from '../../ovsdb/schema/schema-types.js';
+import { defaultDatum } from '../../ovsdb/values/defaults.js';
+import { type Datum, datumsEqual, uuidDatum } from '../../ovsdb/values/sorted-datum.js';
 import { isUuid, newUuid } from '../../ovsdb/values/uuid.js';
 import { type Condition, evaluateCondition, parseCondition } from './conditions.js';
 import type { Database } from './database.js';
@@ -33,15 +35,7 @@ import {
   rowToWire,
   type TableStore,
 } from './table-store.js';
-import {
-  checkDatumConstraints,
-  type Datum,
-  datumsEqual,
-  defaultDatum,
-  parseDatum,
-  type SymbolTable,
-  uuidDatum,
-} from './values.js';
+import { checkDatumConstraints, parseDatum, type SymbolTable } from './values.js';
 
 /** The state of one request's execution, shared by its operations. */
 export interface Exec {

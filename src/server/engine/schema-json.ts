@@ -18,8 +18,9 @@ import type {
   DatabaseSchema,
   TableSchema,
 } from '../../ovsdb/schema/schema-types.js';
-import { ovsJsonText } from './ovs-json.js';
-import { atomToWire, compareAtoms } from './values.js';
+import { compareAtoms } from '../../ovsdb/values/order.js';
+import { ovsJsonText } from '../../ovsdb/values/ovs-text.js';
+import { atomToWire } from './values.js';
 
 function baseHasConstraints(base: BaseType): boolean {
   return (

@@ -6,9 +6,9 @@
  */
 
 import type { Atom } from '../../ovsdb/schema/schema-types.js';
+import type { Datum } from '../../ovsdb/values/sorted-datum.js';
 import type { Database } from './database.js';
 import type { Row, TableStore } from './table-store.js';
-import type { Datum } from './values.js';
 
 /** One weak reference element of a row: the column and the element's key and value. */
 export interface WeakRef {

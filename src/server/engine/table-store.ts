@@ -6,8 +6,14 @@
  */
 
 import type { TableSchema } from '../../ovsdb/schema/schema-types.js';
+import {
+  compareDatums,
+  type Datum,
+  type DatumType,
+  datumsEqual,
+} from '../../ovsdb/values/sorted-datum.js';
 import { serverColumnOrder } from './ovs-hash.js';
-import { compareDatums, type Datum, type DatumType, datumsEqual, datumToWire } from './values.js';
+import { datumToWire } from './values.js';
 
 /** A committed or in-transaction row: its UUID and every column's value (`_uuid`, `_version` included). */
 export interface Row {

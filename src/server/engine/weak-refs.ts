@@ -8,9 +8,11 @@
  */
 
 import type { Atom, BaseType } from '../../ovsdb/schema/schema-types.js';
+import { compareAtoms } from '../../ovsdb/values/order.js';
+import { type Datum, subtractDatums } from '../../ovsdb/values/sorted-datum.js';
+import { ZERO_UUID } from '../../ovsdb/values/uuid.js';
 import { OpError } from './op-error.js';
 import { hasChange, type Txn, type TxnRow, type WeakReferrer } from './staging.js';
-import { compareAtoms, type Datum, subtractDatums, ZERO_UUID_STRING } from './values.js';
 
 /** The table a weak reference of type `base` points into, if `base` is one. */
 export function weakRefTarget(base: BaseType | undefined): string | undefined {
@@ -157,7 +159,7 @@ function weakTargetMissing(
 ): 0 | 1 | 2 {
   if (target === undefined || uuid === undefined) return 0;
   if (uuid === tr.uuid || txn.getRow(target, uuid as string) !== undefined) return 0;
-  return uuid === ZERO_UUID_STRING ? 2 : 1;
+  return uuid === ZERO_UUID ? 2 : 1;
 }
 
 /** Sorted datum of the given elements, keeping the first of equal keys. */

@@ -15,14 +15,15 @@
  */
 
 import type { TableSchema } from '../../ovsdb/schema/schema-types.js';
+import { ovsJsonText } from '../../ovsdb/values/ovs-text.js';
+import type { Datum } from '../../ovsdb/values/sorted-datum.js';
 import {
   type Clause,
   type Condition,
   evaluateCondition,
   parseCondition,
 } from '../engine/conditions.js';
-import { ovsJsonText } from '../engine/ovs-json.js';
-import type { Datum, SymbolTable } from '../engine/values.js';
+import type { SymbolTable } from '../engine/values.js';
 
 /** A parsed monitor condition (ORed clauses). */
 export class MonitorCondition {

@@ -33,13 +33,19 @@
  */
 
 import type { TableSchema } from '../../ovsdb/schema/schema-types.js';
+import { isDefaultDatum } from '../../ovsdb/values/defaults.js';
+import {
+  type Datum,
+  type DatumType,
+  datumDiff,
+  datumsEqual,
+} from '../../ovsdb/values/sorted-datum.js';
 import type { Database, Row, TableStore } from '../engine/database.js';
-import { datumDiff, isDefaultDatum } from '../engine/datum-diff.js';
 import type { RowChange, TxnChanges } from '../engine/executor.js';
 import { syntaxError } from '../engine/op-error.js';
 import { OP_ARRAY, OP_BOOLEAN, OP_OBJECT, OP_OPTIONAL, OpParser } from '../engine/op-parser.js';
 import { shashOrder } from '../engine/ovs-hash.js';
-import { type Datum, type DatumType, datumsEqual, datumToWire } from '../engine/values.js';
+import { datumToWire } from '../engine/values.js';
 import type { HistoryEntry } from './history.js';
 import { MonitorCondition } from './monitor-condition.js';
 

@@ -22,10 +22,10 @@
  * @module
  */
 
+import { ovsJsonText } from '../../ovsdb/values/ovs-text.js';
 import { ProtocolError } from '../../ovsdb/wire/errors.js';
 import { JsonStreamFramer } from '../../ovsdb/wire/framer.js';
 import { OvsHmapOrder } from '../engine/ovs-hmap.js';
-import { ovsJsonText } from '../engine/ovs-json.js';
 import type { Monitor } from '../monitor/monitor.js';
 import type { SessionChannel } from './channel.js';
 import type { ServerLog } from './server-log.js';

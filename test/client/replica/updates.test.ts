@@ -7,19 +7,21 @@
 
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import {
+  applyRowUpdate,
+  applyRowUpdate2,
+  columnDiff,
+  compileRowCodec,
+  ReplicaInconsistencyError,
+  rowDiff,
+} from '../../../src/client/replica/row-codec.js';
 import { parseSchema } from '../../../src/ovsdb/schema/schema.js';
 import {
   applyMapDiff,
-  applyRowUpdate,
-  applyRowUpdate2,
   applySetDiff,
-  columnDiff,
-  compileRowCodec,
   EMPTY_MAP,
   EMPTY_SET,
-  ReplicaInconsistencyError,
-  rowDiff,
-} from '../../../src/ovsdb/values/updates.js';
+} from '../../../src/ovsdb/values/set-map.js';
 
 const SCHEMA = parseSchema({
   name: 'D',

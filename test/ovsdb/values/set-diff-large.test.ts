@@ -8,7 +8,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { Atom } from '../../../src/ovsdb/schema/schema-types.js';
-import { applySetDiff, compareAtoms, EMPTY_SET } from '../../../src/ovsdb/values/updates.js';
+import { compareAtoms } from '../../../src/ovsdb/values/order.js';
+import { applySetDiff, EMPTY_SET } from '../../../src/ovsdb/values/set-map.js';
 
 /** The symmetric difference of `current` and `diff`, sorted (the reference). */
 function reference(current: readonly Atom[], diff: readonly Atom[]): Atom[] {

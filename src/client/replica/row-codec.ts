@@ -1,12 +1,19 @@
 /**
- * Applying monitor row changes to rows in the JS representation: the `initial`,
- * `insert`, `modify` and `delete` changes of `update2`/`update3` (and of
- * `monitor_cond*` replies), and the `old`/`new` changes of `update` (plain
- * `monitor`).
+ * The replica's row codec: applying monitor row changes to rows in the JS
+ * representation: the `initial`, `insert`, `modify` and `delete` changes of
+ * `update2`/`update3` (and of `monitor_cond*` replies), and the `old`/`new`
+ * changes of `update` (plain `monitor`).
  *
  * Everything here is a pure function of (table schema, monitored columns,
- * current row, change): it keeps no state, so a client replica and a server
- * that composes or replays updates share one definition of the semantics.
+ * current row, change): it keeps no state. The values it works on come from
+ * the value core of `ovsdb/values`, which the in-memory server uses too:
+ * defaults (`defaults.ts`), the atom order (`order.ts`), and the set and map
+ * algebra (`set-map.ts` here, `sorted-datum.ts` in the server, built on the
+ * same sorted-array primitives). So a row the replica builds from the
+ * server's `update2` diffs (`datumDiff`) holds what the server's row holds:
+ * each set element for element and in the same order, each map pair for
+ * pair. A property test (`test/ovsdb/values/order.property.test.ts`) checks
+ * it.
  *
  * ## Rows
  *
@@ -30,25 +37,23 @@
  *     equals the current one is removed, a key with another value is updated.
  * - `delete` is `null`.
  *
- * Sets stay in the canonical order ovsdb-server sends them in (ascending):
- * added elements are merged in, so a replica equals a fresh dump element for
- * element.
+ * Sets stay in the canonical order ovsdb-server sends them in (ascending by
+ * UTF-8 bytes for strings and UUIDs): added elements are merged in, so a
+ * replica equals a fresh dump element for element.
  * @module
  */
 
-import type { Atom, ColumnSchema, TableSchema } from '../schema/schema-types.js';
-import { DatumError, OvsdbError } from '../wire/errors.js';
-import type { RowUpdate, RowUpdate2, WireRow } from '../wire/wire.js';
-import { compileColumnCodec, defaultValue } from './datum.js';
+import type { Atom, ColumnSchema, TableSchema } from '../../ovsdb/schema/schema-types.js';
+import { compileColumnCodec, defaultValue } from '../../ovsdb/values/datum.js';
+import { sortedDistinct } from '../../ovsdb/values/order.js';
+import { applyMapDiff, applySetDiff, EMPTY_MAP, EMPTY_SET } from '../../ovsdb/values/set-map.js';
+import { datumDiff } from '../../ovsdb/values/sorted-datum.js';
+import { DatumError, OvsdbError } from '../../ovsdb/wire/errors.js';
+import { hasKeys, setOwn } from '../../ovsdb/wire/json.js';
+import type { RowUpdate, RowUpdate2, WireRow } from '../../ovsdb/wire/wire.js';
 
 /** A row as the replica holds it: `_uuid` plus the monitored columns. Never mutated. */
 export type Row = Readonly<Record<string, unknown>>;
-
-/** The shared value of every empty set (and of empty set-typed defaults). */
-export const EMPTY_SET: readonly never[] = Object.freeze([]);
-
-/** The shared value of every empty map. */
-export const EMPTY_MAP: Readonly<Record<string, never>> = Object.freeze({});
 
 /**
  * A change that cannot be applied to the current state: a `modify` or
@@ -125,21 +130,7 @@ export interface RowCodec {
   changedColumns(a: Row, b: Row): string[];
 }
 
-// ---- atoms and canonical order ------------------------------------------
-
-/**
- * Compare two atoms of the same type in ovsdb-server's order: numbers
- * numerically, `false` before `true`, strings (and UUIDs) by UTF-16 code
- * units (which matches the server's byte order except between characters
- * above U+FFFF and those in U+E000–U+FFFF).
- */
-export function compareAtoms(a: Atom, b: Atom): number {
-  if (typeof a === 'number' && typeof b === 'number') return a - b;
-  if (typeof a === 'boolean' && typeof b === 'boolean') return a === b ? 0 : a ? 1 : -1;
-  const x = String(a);
-  const y = String(b);
-  return x < y ? -1 : x > y ? 1 : 0;
-}
+// ---- helpers ------------------------------------------------------------------
 
 function isEmptyWireSet(j: unknown): boolean {
   return Array.isArray(j) && j.length === 2 && j[0] === 'set' && (j[1] as unknown[]).length === 0;
@@ -149,235 +140,12 @@ function isEmptyWireMap(j: unknown): boolean {
   return Array.isArray(j) && j.length === 2 && j[0] === 'map' && (j[1] as unknown[]).length === 0;
 }
 
-function hasKeys(o: object): boolean {
-  for (const _ in o) return true;
-  return false;
-}
-
-function defineKey(obj: Record<string, unknown>, key: string, value: unknown): void {
-  if (key === '__proto__') {
-    Object.defineProperty(obj, key, {
-      value,
-      enumerable: true,
-      writable: true,
-      configurable: true,
-    });
-  } else {
-    obj[key] = value;
-  }
-}
-
 /** The default value of `column` with shared empties. */
 function sharedDefault(column: ColumnSchema): unknown {
   const v = defaultValue(column);
   if (Array.isArray(v) && v.length === 0) return EMPTY_SET;
   if (v !== null && typeof v === 'object' && !Array.isArray(v) && !hasKeys(v)) return EMPTY_MAP;
   return v;
-}
-
-// ---- set and map diffs ----------------------------------------------------
-
-/**
- * Sets (held by rows) known to be in canonical order: a set built by
- * {@link applySetDiff} from one of them is too, so the order of a large set
- * that changes often is checked only once.
- */
-const sortedSets = new WeakSet<readonly Atom[]>();
-
-/**
- * Private, never frozen copies of large sets that rows hold: the replica
- * freezes a row's values, and V8 copies frozen arrays element by element
- * (`toSpliced` of a frozen 5,000-element array takes ~100 times as long as
- * of a plain one), so the next diff of the set copies the twin instead. Keyed weakly: a twin lives as long as its set.
- */
-const twins = new WeakMap<readonly Atom[], readonly Atom[]>();
-
-/** Sets at least this long get a twin. */
-const TWIN_MIN = 256;
-
-/** Sets at least this long are searched by bisection (when known sorted). */
-const BISECT_MIN = 16;
-
-function isSorted(xs: readonly Atom[]): boolean {
-  if (twins.has(xs) || sortedSets.has(xs)) return true;
-  for (let i = 1; i < xs.length; i++) if (compareAtoms(xs[i - 1]!, xs[i]!) >= 0) return false;
-  sortedSets.add(xs);
-  return true;
-}
-
-/** The index of `x` in sorted `xs`, or `-(insertion point) - 1`. */
-function bisect(xs: readonly Atom[], x: Atom): number {
-  let lo = 0;
-  let hi = xs.length;
-  if (typeof x === 'string') {
-    // Strings and UUIDs (the common case) compared inline.
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      const y = xs[mid] as string;
-      if (y < x) lo = mid + 1;
-      else if (y > x) hi = mid;
-      else return mid;
-    }
-    return -lo - 1;
-  }
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    const c = compareAtoms(xs[mid]!, x);
-    if (c < 0) lo = mid + 1;
-    else if (c > 0) hi = mid;
-    else return mid;
-  }
-  return -lo - 1;
-}
-
-/**
- * Apply a set diff (symmetric difference) to `current`, which is in
- * canonical (ascending) order; the result is too. Returns `current` itself
- * when `diff` is empty.
- *
- * A small diff against a large set (the common case: one port added to a
- * switch) costs a binary search per element and one array copy, not a hash
- * set of `current`.
- */
-export function applySetDiff(current: readonly Atom[], diff: readonly Atom[]): readonly Atom[] {
-  if (diff.length === 0) return current;
-  if (current.length >= BISECT_MIN && isSorted(current)) return applySortedDiff(current, diff);
-  const present = current.length > 8 ? new Set<Atom>(current) : undefined;
-  const has = (x: Atom) => (present ? present.has(x) : current.includes(x));
-  let removed: Set<Atom> | undefined;
-  const added: Atom[] = [];
-  for (const x of diff) {
-    if (has(x)) {
-      removed ??= new Set();
-      removed.add(x);
-    } else added.push(x);
-  }
-  const kept = removed ? current.filter((x) => !removed.has(x)) : current;
-  if (added.length === 0) return kept.length === 0 ? EMPTY_SET : kept;
-  added.sort(compareAtoms);
-  return mergeSorted(kept, added);
-}
-
-/** {@link applySetDiff} for a `current` known to be sorted. */
-function applySortedDiff(current: readonly Atom[], diff: readonly Atom[]): readonly Atom[] {
-  // `slice` makes a plain copy: `toSpliced` of a frozen array yields one
-  // whose later copies are slow too.
-  const src =
-    twins.get(current) ??
-    (current.length >= TWIN_MIN && Object.isFrozen(current) ? current.slice() : current);
-  let removeAt: number[] | undefined;
-  let added: Atom[] | undefined;
-  for (const x of diff) {
-    const i = bisect(src, x);
-    if (i >= 0) {
-      removeAt ??= [];
-      removeAt.push(i);
-    } else {
-      added ??= [];
-      added.push(x);
-    }
-  }
-  let kept: Atom[] | undefined;
-  if (removeAt !== undefined) {
-    if (removeAt.length === 1) {
-      kept = src.toSpliced(removeAt[0]!, 1);
-    } else {
-      // A diff never names one element twice, but stay correct if it does.
-      const drop = new Set(removeAt);
-      kept = src.filter((_, i) => !drop.has(i));
-    }
-  }
-  let out: Atom[];
-  if (added === undefined) {
-    if (kept === undefined || kept.length === 0) return EMPTY_SET;
-    out = kept;
-  } else if (added.length === 1) {
-    const x = added[0]!;
-    const from = kept ?? src;
-    out = from.toSpliced(-bisect(from, x) - 1, 0, x);
-  } else {
-    added.sort(compareAtoms);
-    out = insertSorted(kept ?? src, dedupeSorted(added));
-  }
-  if (out.length < TWIN_MIN) {
-    sortedSets.add(out);
-    return out;
-  }
-  const shown = out.slice();
-  twins.set(shown, out);
-  return shown;
-}
-
-function dedupeSorted(xs: Atom[]): Atom[] {
-  let n = 0;
-  for (let i = 0; i < xs.length; i++) {
-    if (i === 0 || compareAtoms(xs[i - 1]!, xs[i]!) !== 0) xs[n++] = xs[i]!;
-  }
-  xs.length = n;
-  return xs;
-}
-
-/**
- * Insert sorted `added` (none of them in `kept`) into sorted `kept`: each
- * position is found by bisection and the runs of `kept` between them are
- * copied without comparing.
- */
-function insertSorted(kept: readonly Atom[], added: readonly Atom[]): Atom[] {
-  const out: Atom[] = [];
-  let from = 0;
-  for (const x of added) {
-    let lo = from;
-    let hi = kept.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (compareAtoms(kept[mid]!, x) < 0) lo = mid + 1;
-      else hi = mid;
-    }
-    while (from < lo) out.push(kept[from++]!);
-    out.push(x);
-  }
-  while (from < kept.length) out.push(kept[from++]!);
-  return out;
-}
-
-/** Merge two sorted lists. */
-function mergeSorted(kept: readonly Atom[], added: readonly Atom[]): Atom[] {
-  const out: Atom[] = [];
-  let i = 0;
-  let j = 0;
-  while (i < kept.length && j < added.length) {
-    if (compareAtoms(kept[i]!, added[j]!) <= 0) out.push(kept[i++]!);
-    else out.push(added[j++]!);
-  }
-  while (i < kept.length) out.push(kept[i++]!);
-  while (j < added.length) out.push(added[j++]!);
-  return out;
-}
-
-/**
- * Apply a map diff to `current`: a key absent from `current` is added; a key
- * whose value equals the current one is removed; any other key takes the new
- * value. Returns `current` itself when `diff` is empty.
- */
-export function applyMapDiff(
-  current: Readonly<Record<string, unknown>>,
-  diff: Readonly<Record<string, unknown>>,
-): Readonly<Record<string, unknown>> {
-  const keys = Object.keys(diff);
-  if (keys.length === 0) return current;
-  const out: Record<string, unknown> = { ...current };
-  let removedAny = false;
-  for (const k of keys) {
-    const v = diff[k];
-    if (Object.hasOwn(out, k) && out[k] === v) {
-      delete out[k];
-      removedAny = true;
-    } else {
-      defineKey(out, k, v);
-    }
-  }
-  if (removedAny && !hasKeys(out)) return EMPTY_MAP;
-  return out;
 }
 
 function setsEqual(a: unknown, b: unknown): boolean {
@@ -745,7 +513,7 @@ export function applyRowUpdate(
   return codec.applyNew(uuid, current, change.new);
 }
 
-// ---- computing diffs (for servers and tests) ----------------------------------
+// ---- computing diffs (for tests and tools) -------------------------------------
 
 /**
  * The `update2` `modify` diff of one column from `before` to `after` (JS
@@ -766,22 +534,19 @@ export function columnDiff(
   const { type } = column;
   if (type.max <= 1) return codec.encode(after);
   if (type.kind === 'set') {
-    const a = new Set<Atom>(before as readonly Atom[]);
-    const b = new Set<Atom>(after as readonly Atom[]);
-    const diff: Atom[] = [];
-    for (const x of a) if (!b.has(x)) diff.push(x);
-    for (const x of b) if (!a.has(x)) diff.push(x);
-    diff.sort(compareAtoms);
-    return codec.encode(diff);
+    // The server's set diff (`ovsdb_datum_diff`), on the two sets in canonical order.
+    const a = { keys: sortedDistinct(before as readonly Atom[]) };
+    const b = { keys: sortedDistinct(after as readonly Atom[]) };
+    return codec.encode(datumDiff(a, b, type).keys);
   }
   const a = before as Readonly<Record<string, unknown>>;
   const b = after as Readonly<Record<string, unknown>>;
   const diff: Record<string, unknown> = {};
   for (const k of Object.keys(a)) {
-    if (!Object.hasOwn(b, k)) defineKey(diff, k, a[k]);
-    else if (a[k] !== b[k]) defineKey(diff, k, b[k]);
+    if (!Object.hasOwn(b, k)) setOwn(diff, k, a[k]);
+    else if (a[k] !== b[k]) setOwn(diff, k, b[k]);
   }
-  for (const k of Object.keys(b)) if (!Object.hasOwn(a, k)) defineKey(diff, k, b[k]);
+  for (const k of Object.keys(b)) if (!Object.hasOwn(a, k)) setOwn(diff, k, b[k]);
   return codec.encode(diff);
 }
 
