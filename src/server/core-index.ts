@@ -25,9 +25,9 @@ export {
 export type {
   RowChange,
   TransactBlocked,
-  TransactOptions,
   TransactOutcome,
   TransactResult,
+  EngineTransactOptions,
   TxnChanges,
 } from './engine/executor.js';
 export { executeTransaction } from './engine/executor.js';

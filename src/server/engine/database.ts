@@ -12,7 +12,7 @@
 
 import type { DatabaseSchema, TableSchema } from '../../ovsdb/schema/schema-types.js';
 import { compileTableCodec } from '../../ovsdb/values/datum.js';
-import { executeTransaction, type TransactOptions, type TransactOutcome } from './executor.js';
+import { executeTransaction, type EngineTransactOptions, type TransactOutcome } from './executor.js';
 import { type Row, rowToWire, TableStore } from './table-store.js';
 
 export { columnType, type Row, rowToWire, TableStore } from './table-store.js';
@@ -69,7 +69,7 @@ export class Database {
    * cannot be satisfied yet and the outcome is `{ blocked: true, … }` (see
    * {@link TransactOutcome}); nothing is changed in that case.
    */
-  transact(ops: readonly unknown[], options: TransactOptions = {}): TransactOutcome {
+  transact(ops: readonly unknown[], options: EngineTransactOptions = {}): TransactOutcome {
     return executeTransaction(this, ops, options);
   }
 

@@ -64,7 +64,7 @@ import { Txn } from './staging.js';
 import type { Row } from './table-store.js';
 
 /** Options of one `transact` call. */
-export interface TransactOptions {
+export interface EngineTransactOptions {
   /** Whether the session owns lock `name` (for `assert`). Without it, no lock is owned. */
   readonly ownsLock?: ((name: string) => boolean) | undefined;
   /** Milliseconds since the request first arrived (for re-running a blocked request). */
@@ -123,7 +123,7 @@ export type TransactOutcome = TransactResult | TransactBlocked;
 export function executeTransaction(
   db: Database,
   ops: readonly unknown[],
-  options: TransactOptions,
+  options: EngineTransactOptions,
 ): TransactOutcome {
   const x: Exec = {
     db,

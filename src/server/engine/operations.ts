@@ -12,7 +12,7 @@ import { type Datum, datumsEqual, uuidDatum } from '../../ovsdb/values/sorted-da
 import { isUuid, newUuid } from '../../ovsdb/values/uuid.js';
 import { type Condition, evaluateCondition, parseCondition } from './conditions.js';
 import type { Database } from './database.js';
-import type { TransactOptions } from './executor.js';
+import type { EngineTransactOptions } from './executor.js';
 import { applyMutations, parseMutations } from './mutations.js';
 import { OpError, syntaxError } from './op-error.js';
 import {
@@ -42,7 +42,7 @@ export interface Exec {
   readonly db: Database;
   readonly txn: Txn;
   readonly symtab: SymbolTable;
-  readonly options: TransactOptions;
+  readonly options: EngineTransactOptions;
   durable: boolean;
   timeoutMs: number;
   readonly comments: string[];
