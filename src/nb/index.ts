@@ -21,6 +21,7 @@
 export * from './acl.js';
 export * from './address-set.js';
 export * from './addresses.js';
+export { type ConnectNbOptions, ConnectedNb, connectNb } from './connect.js';
 export * from './dhcp.js';
 export * from './errors.js';
 export * from './existence.js';

@@ -27,6 +27,7 @@ export * from './client-executor.js';
 export * from './compile.js';
 export * from './conditions.js';
 export * from './connection-executor.js';
+export { DatabaseHandle, openDatabase } from './database.js';
 export * from './errors.js';
 export * from './execute.js';
 export * from './executor.js';
