@@ -4,6 +4,10 @@
  * @module
  */
 
+import { errorText } from '../ovsdb/wire/json.js';
+
+export { errorText };
+
 /** Where the client writes what it does. Every method is optional. */
 export interface Logger {
   debug?(message: string, data?: Record<string, unknown>): void;
@@ -14,11 +18,6 @@ export interface Logger {
 
 /** Writes one log line at `level` (nothing when the logger lacks that level). */
 export type Log = (level: keyof Logger, message: string, data?: Record<string, unknown>) => void;
-
-/** The message of `e`, or `e` as a string. */
-export function errorText(e: unknown): string {
-  return e instanceof Error ? e.message : String(e);
-}
 
 /** A {@link Log} writing to `logger`; an exception of the logger is dropped. */
 export function createLog(logger: Logger): Log {

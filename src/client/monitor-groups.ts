@@ -20,6 +20,7 @@
 import type { OvsdbConnection } from '../ovsdb/connection/connection.js';
 import { type CompatReport, usableColumns } from '../ovsdb/schema/compat.js';
 import type { ColumnOf, DatabaseModel, TableMap, TableName } from '../ovsdb/schema/model.js';
+import { ZERO_UUID } from '../ovsdb/values/uuid.js';
 import { OvsdbError } from '../ovsdb/wire/errors.js';
 import type {
   Condition,
@@ -35,7 +36,7 @@ import type { ReplaceResult, Replica } from './replica/replica.js';
 import type { ClientStats, MonitorSyncInfo } from './status.js';
 
 /** The transaction id meaning "none": a full dump. */
-export const ZERO_TXN_ID = '00000000-0000-0000-0000-000000000000';
+export const ZERO_TXN_ID: string = ZERO_UUID;
 const DEFAULT_GROUP = 'default';
 
 /** The monitor method a session uses: `monitor_cond_since`, `monitor_cond` or `monitor`. */

@@ -7,6 +7,7 @@
  */
 
 import { isUuid, ZERO_UUID } from '../../ovsdb/values/uuid.js';
+import { isObject } from '../../ovsdb/wire/json.js';
 import type { TxnChanges } from '../engine/executor.js';
 import { OpError, syntaxError } from '../engine/op-error.js';
 import type { DatabaseRegistry, Served } from '../registry.js';
@@ -19,10 +20,6 @@ const NOTIFY_METHOD: Record<MonitorVersion, string> = {
   2: 'update2',
   3: 'update3',
 };
-
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
 
 /** Every monitor of one server, with its owner and its queued changes. */
 export class MonitorHub {
