@@ -29,26 +29,153 @@ import {
 } from './ovsdb/transport/ws-transport.js';
 import { OvsdbError } from './ovsdb/wire/errors.js';
 
-export * from './client/replica/indexes.js';
-export * from './client/replica/replica.js';
-export * from './client/replica/row-codec.js';
-export * from './ovsdb/connection/connection.js';
-export * from './ovsdb/connection/emitter.js';
-export * from './ovsdb/schema/model.js';
-export * from './ovsdb/schema/schema.js';
-export * from './ovsdb/schema/schema-types.js';
-export * from './ovsdb/transport/remote.js';
-export * from './ovsdb/transport/transport.js';
-export * from './ovsdb/transport/ws-transport.js';
-export * from './ovsdb/values/datum.js';
-export { compareAtoms } from './ovsdb/values/order.js';
-export { applyMapDiff, applySetDiff, EMPTY_MAP, EMPTY_SET } from './ovsdb/values/set-map.js';
-export * from './ovsdb/values/uuid.js';
-export * from './ovsdb/values/validators.js';
-export * from './ovsdb/wire/errors.js';
-export * from './ovsdb/wire/framer.js';
-export * from './ovsdb/wire/rpc.js';
-export * from './ovsdb/wire/wire.js';
+export type {
+  EventContext,
+  ReplicaEventStats,
+  RowEventHandler,
+  RowEventKind,
+} from './client/replica/event-queue.js';
+export { type ClientIndexSpec, IndexError, type IndexValue } from './client/replica/indexes.js';
+export {
+  Replica,
+  type ReplicaOptions,
+  type WaitForOptions,
+  WaitTimeoutError,
+} from './client/replica/replica.js';
+export {
+  applyRowUpdate,
+  applyRowUpdate2,
+  compileRowCodec,
+  ReplicaInconsistencyError,
+  type Row,
+  type RowCodec,
+} from './client/replica/row-codec.js';
+export type { IndexesOption, ReplaceResult } from './client/replica/store.js';
+export {
+  type ConnectionEvents,
+  type ConnectionListener,
+  type ConnectionOptions,
+  type MonitorCondChangeRequest,
+  type MonitorCondSinceResult,
+  OvsdbConnection,
+} from './ovsdb/connection/connection.js';
+export {
+  type ColumnOf,
+  type DatabaseModel,
+  defineModel,
+  type InsertOf,
+  type RowOf,
+  type TableMap,
+  type TableName,
+  type TableTypes,
+  type UpdateOf,
+} from './ovsdb/schema/model.js';
+export { parseSchema, parseSchemaText } from './ovsdb/schema/schema.js';
+export type {
+  Atom,
+  AtomicType,
+  BaseType,
+  ColumnKind,
+  ColumnSchema,
+  ColumnType,
+  DatabaseSchema,
+  TableSchema,
+} from './ovsdb/schema/schema-types.js';
+export {
+  DEFAULT_OVSDB_PORT,
+  formatRemote,
+  type InetRemote,
+  type PassiveInetRemote,
+  type PassiveRemote,
+  type PassiveUnixRemote,
+  parsePassiveRemote,
+  parseRemote,
+  parseRemoteList,
+  type Remote,
+  type RemoteList,
+  RemoteSyntaxError,
+  type SocketRemote,
+  type UnixRemote,
+  type WebSocketRemote,
+} from './ovsdb/transport/remote.js';
+export type { Transport, TransportHandlers } from './ovsdb/transport/transport.js';
+export {
+  type OpenWebSocketOptions,
+  openWebSocketTransport,
+  WebSocketClosedError,
+  type WebSocketCloseEventLike,
+  type WebSocketErrorEventLike,
+  type WebSocketLike,
+  type WebSocketMessageEventLike,
+  WebSocketTransport,
+  type WebSocketTransportOptions,
+} from './ovsdb/transport/ws-transport.js';
+export {
+  type ColumnCodec,
+  compileColumnCodec,
+  compileTableCodec,
+  type DecodeContext,
+  defaultValue,
+  type EncodeContext,
+  type TableCodec,
+} from './ovsdb/values/datum.js';
+export { asUuid, isUuid, newUuid, type Uuid, ZERO_UUID } from './ovsdb/values/uuid.js';
+export {
+  columnValidator,
+  columnValueProblem,
+  describeColumnType,
+  type RowMode,
+  rowValidator,
+  validateColumnValue,
+  validateRow,
+} from './ovsdb/values/validators.js';
+export {
+  ConnectionClosedError,
+  DatumError,
+  OvsdbError,
+  ProtocolError,
+  RequestTimeoutError,
+  RpcError,
+  SchemaError,
+  TransactionError,
+} from './ovsdb/wire/errors.js';
+export { JsonStreamFramer, type JsonStreamFramerOptions } from './ovsdb/wire/framer.js';
+export { JsonRpcPeer, type PeerOptions, type RequestOptions } from './ovsdb/wire/rpc.js';
+export type {
+  AbortOperation,
+  AssertOperation,
+  CommentOperation,
+  CommitOperation,
+  Condition,
+  ConditionFunction,
+  DeleteOperation,
+  InsertOperation,
+  MonitorRequest,
+  MonitorRequests,
+  MonitorSelect,
+  MutateOperation,
+  Mutation,
+  Mutator,
+  Operation,
+  OperationError,
+  OperationResult,
+  RowUpdate,
+  RowUpdate2,
+  SelectOperation,
+  TableUpdate,
+  TableUpdate2,
+  TableUpdates,
+  TableUpdates2,
+  UpdateOperation,
+  WaitOperation,
+  WireAtom,
+  WireMap,
+  WireNamedUuid,
+  WireRow,
+  WireSet,
+  WireUuid,
+  WireValue,
+} from './ovsdb/wire/wire.js';
 
 /** A WebSocket constructor: the global `WebSocket` or a compatible one. */
 export type WebSocketConstructor = new (

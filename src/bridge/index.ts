@@ -9,9 +9,22 @@
  * Node only.
  * @module
  */
-export * from '../net/auth.js';
-export * from '../net/listen-address.js';
-export * from './bridge.js';
-export * from './cli.js';
-export * from './policy.js';
-export * from './upstream.js';
+
+export { readTokenFile } from '../net/auth.js';
+export {
+  type Bridge,
+  BridgeConfigError,
+  type BridgeLogger,
+  type BridgeOptions,
+  type BridgeStats,
+  startBridge,
+} from './bridge.js';
+export { type BridgeCliIo, runBridgeCli } from './cli.js';
+export {
+  BridgePolicy,
+  type BridgePolicyOptions,
+  KNOWN_METHODS,
+  type PolicyDecision,
+  READ_ONLY_METHODS,
+  READ_ONLY_TRANSACT_OPS,
+} from './policy.js';

@@ -9,7 +9,7 @@
  * @module
  */
 
-/** Options of {@link Backoff}. */
+/** Reconnection delays and the give-up rule (the database client's `backoff` option). */
 export interface BackoffOptions {
   /** The delay before the first retry. Default 100 ms. */
   readonly initialDelayMs?: number | undefined;

@@ -1,13 +1,56 @@
 /**
  * The database client: {@link connectDatabase} keeps a typed replica of a
  * database in sync over reconnects and cluster failover, with indexes and
- * ordered events.
+ * ordered events. Its `transact` sends raw operations; for typed
+ * transactions over it, see `openDatabase` in `ovnkit/transactions`.
+ *
+ * ```ts
+ * import { connectDatabase } from 'ovnkit/client';
+ * import { NB } from 'ovnkit/nb';
+ *
+ * const client = connectDatabase({ remotes: 'unix:/var/run/ovn/ovnnb_db.sock', model: NB });
+ * await client.ready;
+ * client.on('Logical_Switch', 'insert', (ls) => console.log('new switch', ls.name));
+ * ```
  * @module
  */
 
-export * from './backoff.js';
-export * from './client.js';
-export * from './cluster.js';
-export * from './replica/indexes.js';
-export * from './replica/replica.js';
-export * from './replica/row-codec.js';
+export type { BackoffOptions } from './backoff.js';
+export {
+  ClientClosedError,
+  type ClientState,
+  type ClientStats,
+  type ClientStatus,
+  connectDatabase,
+  DatabaseClient,
+  type DatabaseClientOptions,
+  type Logger,
+  type MonitorSyncInfo,
+  type RawTransactOptions,
+  type StatusEvent,
+  type StatusEventType,
+  type TableMonitorOptions,
+  TransactionOutcomeUnknownError,
+} from './client.js';
+export type {
+  EventContext,
+  ReplicaEventStats,
+  RowEventHandler,
+  RowEventKind,
+} from './replica/event-queue.js';
+export { type ClientIndexSpec, IndexError, type IndexValue } from './replica/indexes.js';
+export {
+  Replica,
+  type ReplicaOptions,
+  type WaitForOptions,
+  WaitTimeoutError,
+} from './replica/replica.js';
+export {
+  applyRowUpdate,
+  applyRowUpdate2,
+  compileRowCodec,
+  ReplicaInconsistencyError,
+  type Row,
+  type RowCodec,
+} from './replica/row-codec.js';
+export type { IndexesOption, ReplaceResult } from './replica/store.js';

@@ -7,26 +7,102 @@
  * transaction, the match builder, `waitFor('sb' | 'hv')` and `show`.
  *
  * ```ts
- * import { NB, createNb, lsAdd, lspAdd } from 'ovnkit/nb';
+ * import { connectNb, lsAdd, lspAdd } from 'ovnkit/nb';
  *
- * const nb = createNb(client); // client = connectDatabase({ remotes, model: NB })
+ * const nb = await connectNb({ remotes: 'unix:/var/run/ovn/ovnnb_db.sock' });
  * await nb.transact((t) => {
  *   const sw = lsAdd(t, 'sw0');
  *   lspAdd(t, sw, 'web-1', { addresses: ['00:00:00:00:00:05 10.0.0.5'] });
  * });
+ * await nb.close();
  * ```
+ *
+ * Over a database client you created (`connectDatabase({ remotes, model: NB })`),
+ * `createNb(client)` binds the DSL to it.
  * @module
  */
 
-export * from './acl.js';
-export * from './address-set.js';
-export * from './addresses.js';
-export { type ConnectNbOptions, ConnectedNb, connectNb } from './connect.js';
-export * from './dhcp.js';
-export * from './errors.js';
-export * from './existence.js';
+export {
+  ACL_ACTIONS,
+  ACL_DIRECTIONS,
+  ACL_SEVERITIES,
+  type AclActionName,
+  type AclDirectionName,
+  type AclFilter,
+  type AclSeverityName,
+  type AclSpec,
+  type AclTarget,
+  aclAdd,
+  aclDel,
+  aclList,
+  encodeAcl,
+} from './acl.js';
+export {
+  type AddressSetAddOptions,
+  addressSetAdd,
+  addressSetAddAddresses,
+  addressSetDel,
+  addressSetGet,
+  addressSetRemoveAddresses,
+  addressSetSetAddresses,
+} from './address-set.js';
+export {
+  formatLspAddress,
+  formatPortSecurity,
+  type LspAddress,
+  lspAddress,
+  lspAddressIps,
+  type PortSecurityEntry,
+  parseLspAddress,
+  parsePortSecurity,
+} from './addresses.js';
+export { ConnectedNb, type ConnectNbOptions, connectNb } from './connect.js';
+export {
+  type DhcpOptionsCreateOptions,
+  type DhcpStaticRoute,
+  type DhcpV4Options,
+  type DhcpV6Options,
+  dhcpOptionsCreate,
+  dhcpOptionsDel,
+  dhcpOptionsList,
+  dhcpOptionsSetOptions,
+  encodeDhcpOptions,
+  type Ipv4List,
+  type PortDhcpReconciliation,
+  type PortDhcpSpec,
+  reconcilePortDhcpOptions,
+} from './dhcp.js';
+export {
+  type AddressKind,
+  AlreadyExistsError,
+  AmbiguousNameError,
+  DuplicateNameError,
+  InvalidAddressError,
+  InvalidArgumentError,
+  InvalidDhcpOptionError,
+  InvalidMatchError,
+  MatchSyntaxError,
+  MissingNexthopError,
+  NatLogicalIpError,
+  NbError,
+  type NbObjectKind,
+  NbWaitTimeoutError,
+  NotFoundError,
+  OutOfRangeError,
+  UnknownDhcpOptionError,
+} from './errors.js';
+export type { CreateOptions, DeleteOptions } from './existence.js';
+// The generated model, whole: every name in it is part of the model (codegen
+// decides which), and listing them here would go stale on regeneration.
 export * from './generated/index.js';
-export * from './ha-chassis-group.js';
+export {
+  type HaChassisGroupAddOptions,
+  haChassisGroupAdd,
+  haChassisGroupAddChassis,
+  haChassisGroupDel,
+  haChassisGroupRemoveChassis,
+  haChassisGroupSetChassisPriority,
+} from './ha-chassis-group.js';
 export {
   checkCidr,
   type IpFamily,
@@ -37,20 +113,169 @@ export {
   parseIp,
   parsePrefix,
 } from './ip.js';
-export * from './load-balancer.js';
-export * from './lookup.js';
+export {
+  LB_PROTOCOLS,
+  type LbAddOptions,
+  type LbEndpoint,
+  type LbHealthCheckOptions,
+  type LbProtocol,
+  lbAdd,
+  lbAddVip,
+  lbDel,
+  lbDelVip,
+  lbGet,
+  lbHealthCheckAdd,
+  lbHealthCheckDel,
+  lbSetIpPortMapping,
+  lbSetVip,
+  lrLbAdd,
+  lrLbDel,
+  lsLbAdd,
+  lsLbDel,
+  parseLbEndpoint,
+} from './load-balancer.js';
+export {
+  type AddressSetRef,
+  findNamed,
+  getNamed,
+  type HaChassisGroupRef,
+  type LoadBalancerRef,
+  type NamedTable,
+  type PortGroupRef,
+  type PortRef,
+  type RouterPortRef,
+  type RouterRef,
+  rowsNamed,
+  type SwitchRef,
+} from './lookup.js';
 export { checkMac, isMac, normalizeMac } from './mac.js';
-export * from './match.js';
-export * from './match-parser.js';
-export * from './nat.js';
-export * from './nb.js';
-export * from './policy.js';
-export * from './port-group.js';
-export * from './router.js';
-export * from './router-port.js';
-export * from './show.js';
-export * from './static-route.js';
-export * from './switch.js';
-export * from './switch-port.js';
-export * from './txn.js';
-export * from './wait.js';
+export {
+  formatMatch,
+  type MatchExpr,
+  type MatchInput,
+  type MatchOperator,
+  type MatchValue,
+  type MatchValueInput,
+  match,
+  matchText,
+  quoteMatchString,
+} from './match.js';
+export { parseMatch } from './match-parser.js';
+export {
+  lrNatAdd,
+  lrNatDel,
+  lrNatEnsure,
+  lrNatList,
+  NAT_TYPES,
+  type NatFilter,
+  type NatSpec,
+  type NatTypeName,
+} from './nat.js';
+export {
+  createNb,
+  Nb,
+  type NbClient,
+  type NbDryRun,
+  type NbTransactOptions,
+  type NbTransactResult,
+} from './nb.js';
+export {
+  encodePolicy,
+  lrPolicyAdd,
+  lrPolicyDel,
+  lrPolicyList,
+  POLICY_ACTIONS,
+  type PolicyActionName,
+  type PolicyFilter,
+  type PolicySpec,
+} from './policy.js';
+export {
+  type PgAddOptions,
+  pgAdd,
+  pgAddPorts,
+  pgDel,
+  pgGet,
+  pgRemovePorts,
+  pgSetPorts,
+} from './port-group.js';
+export {
+  type LrAddOptions,
+  lrAdd,
+  lrDel,
+  lrGet,
+  lrList,
+  lrSetExternalIds,
+  lrSetOptions,
+} from './router.js';
+export {
+  type ConnectSwitchToRouter,
+  connectSwitchToRouter,
+  type LrpAddOptions,
+  type LrpSpec,
+  lrpAdd,
+  lrpDel,
+  lrpDelGatewayChassis,
+  lrpGet,
+  lrpGetRouter,
+  lrpList,
+  lrpSet,
+  lrpSetGatewayChassis,
+} from './router-port.js';
+export { type ShowOptions, showNb } from './show.js';
+export {
+  lrRouteAdd,
+  lrRouteDel,
+  lrRouteEnsure,
+  lrRouteList,
+  ROUTE_POLICIES,
+  type RouteFilter,
+  type RoutePolicy,
+  type RouteSpec,
+} from './static-route.js';
+export {
+  encodeLsOtherConfig,
+  type LsAddOptions,
+  type LsOtherConfig,
+  lsAdd,
+  lsDel,
+  lsGet,
+  lsList,
+  lsSetDnsRecords,
+  lsSetExternalIds,
+  lsSetOtherConfig,
+} from './switch.js';
+export {
+  LSP_TYPES,
+  type LspAddOptions,
+  type LspOptions,
+  type LspSpec,
+  type LspType,
+  lspAdd,
+  lspDel,
+  lspGet,
+  lspGetSwitch,
+  lspList,
+  lspMove,
+  lspSet,
+  lspSetAddresses,
+  lspSetDhcpv4Options,
+  lspSetDhcpv6Options,
+  lspSetEnabled,
+  lspSetOptions,
+  lspSetPortSecurity,
+  lspSetType,
+} from './switch-port.js';
+export {
+  type NbInsert,
+  type NbReader,
+  type NbRow,
+  type NbTable,
+  NbTxn,
+  type NbUpdate,
+} from './txn.js';
+export {
+  NbGlobalRaceError,
+  type NbWaitClient,
+  type NbWaitOptions,
+  type WaitTarget,
+} from './wait.js';

@@ -16,7 +16,7 @@ import type { NbReader, NbRow, NbTable, NbTxn } from './txn.js';
 /** What to wait for: `sb` (ovn-northd updated the Southbound DB) or `hv` (every chassis applied it too). */
 export type WaitTarget = 'sb' | 'hv';
 
-/** Options of {@link waitForNbCfg}. */
+/** Options of waiting for `ovn-northd` or the chassis ({@link Nb.waitFor}). */
 export interface NbWaitOptions {
   /** Give up after this many ms with `NbWaitTimeoutError` (default 30 000). */
   readonly timeoutMs?: number | undefined;

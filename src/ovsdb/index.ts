@@ -1,13 +1,16 @@
 /**
  * The schema-agnostic OVSDB layer: RFC 7047 plus the Open vSwitch extensions.
  *
- * - schemas: {@link parseSchema} validates an `.ovsschema` document;
- * - values: the datum codec ({@link compileTableCodec}) and the shared validators
- *   ({@link validateColumnValue}), driven by the schema;
+ * - schemas: {@link parseSchema} validates an `.ovsschema` document, and
+ *   {@link defineModel} types a database model;
+ * - values: the datum codec ({@link compileTableCodec}) and the shared validators ({@link validateColumnValue}), driven by the schema;
  * - the wire: a streaming framer ({@link JsonStreamFramer}), a JSON-RPC 1.0 peer
  *   ({@link JsonRpcPeer}) and the raw wire types;
- * - connections: {@link connect} opens a tcp, unix or ssl remote and returns an
- *   {@link OvsdbConnection} with every OVSDB method.
+ * - connections: {@link connect} opens a tcp, unix, ssl or WebSocket remote and
+ *   returns an {@link OvsdbConnection} with every OVSDB method.
+ *
+ * The database client (`connectDatabase`) is in `ovnkit/client`, typed
+ * transactions in `ovnkit/transactions`.
  *
  * @example
  * ```ts
@@ -20,25 +23,147 @@
  * @module
  */
 
-export * from './connection/connect.js';
-export * from './connection/connection.js';
-export * from './connection/emitter.js';
-export * from './schema/compat.js';
-export * from './schema/model.js';
-export * from './schema/schema.js';
-export * from './schema/schema-types.js';
-export * from './transport/connect-ws.js';
-export * from './transport/dial.js';
-export * from './transport/remote.js';
-export * from './transport/socket-transport.js';
-export * from './transport/transport.js';
-export * from './transport/ws-transport.js';
-export * from './values/datum.js';
-export { compareAtoms } from './values/order.js';
-export { applyMapDiff, applySetDiff, EMPTY_MAP, EMPTY_SET } from './values/set-map.js';
-export * from './values/uuid.js';
-export * from './values/validators.js';
-export * from './wire/errors.js';
-export * from './wire/framer.js';
-export * from './wire/rpc.js';
-export * from './wire/wire.js';
+export { type ConnectOptions, connect } from './connection/connect.js';
+export {
+  type ConnectionEvents,
+  type ConnectionListener,
+  type ConnectionOptions,
+  type MonitorCondChangeRequest,
+  type MonitorCondSinceResult,
+  OvsdbConnection,
+} from './connection/connection.js';
+export {
+  type ColumnTypeDifference,
+  type CompatReport,
+  compareSchemas,
+  SchemaDriftError,
+} from './schema/compat.js';
+export {
+  type ColumnOf,
+  type DatabaseModel,
+  defineModel,
+  type InsertOf,
+  type RowOf,
+  type TableMap,
+  type TableName,
+  type TableTypes,
+  type UpdateOf,
+} from './schema/model.js';
+export { parseSchema, parseSchemaText } from './schema/schema.js';
+export type {
+  Atom,
+  AtomicType,
+  BaseType,
+  ColumnKind,
+  ColumnSchema,
+  ColumnType,
+  DatabaseSchema,
+  TableSchema,
+} from './schema/schema-types.js';
+export {
+  type DialedTransport,
+  type Dialer,
+  type DialOptions,
+  dialRemote,
+} from './transport/dial.js';
+export {
+  DEFAULT_OVSDB_PORT,
+  formatRemote,
+  type InetRemote,
+  type PassiveInetRemote,
+  type PassiveRemote,
+  type PassiveUnixRemote,
+  parsePassiveRemote,
+  parseRemote,
+  parseRemoteList,
+  type Remote,
+  type RemoteList,
+  RemoteSyntaxError,
+  type SocketRemote,
+  type UnixRemote,
+  type WebSocketRemote,
+} from './transport/remote.js';
+export {
+  openSocketTransport,
+  SocketTransport,
+  type SocketTransportOptions,
+  type TlsOptions,
+} from './transport/socket-transport.js';
+export type { Transport, TransportHandlers } from './transport/transport.js';
+export {
+  type OpenWebSocketOptions,
+  openWebSocketTransport,
+  WebSocketClosedError,
+  type WebSocketCloseEventLike,
+  type WebSocketErrorEventLike,
+  type WebSocketLike,
+  type WebSocketMessageEventLike,
+  WebSocketTransport,
+  type WebSocketTransportOptions,
+} from './transport/ws-transport.js';
+export {
+  type ColumnCodec,
+  compileColumnCodec,
+  compileTableCodec,
+  type DecodeContext,
+  defaultValue,
+  type EncodeContext,
+  type TableCodec,
+} from './values/datum.js';
+export { asUuid, isUuid, newUuid, type Uuid, ZERO_UUID } from './values/uuid.js';
+export {
+  columnValidator,
+  columnValueProblem,
+  describeColumnType,
+  type RowMode,
+  rowValidator,
+  validateColumnValue,
+  validateRow,
+} from './values/validators.js';
+export {
+  ConnectionClosedError,
+  DatumError,
+  OvsdbError,
+  ProtocolError,
+  RequestTimeoutError,
+  RpcError,
+  SchemaError,
+  TransactionError,
+} from './wire/errors.js';
+export { JsonStreamFramer, type JsonStreamFramerOptions } from './wire/framer.js';
+export { JsonRpcPeer, type PeerOptions, type RequestOptions } from './wire/rpc.js';
+export type {
+  AbortOperation,
+  AssertOperation,
+  CommentOperation,
+  CommitOperation,
+  Condition,
+  ConditionFunction,
+  DeleteOperation,
+  InsertOperation,
+  MonitorRequest,
+  MonitorRequests,
+  MonitorSelect,
+  MutateOperation,
+  Mutation,
+  Mutator,
+  Operation,
+  OperationError,
+  OperationResult,
+  RowUpdate,
+  RowUpdate2,
+  SelectOperation,
+  TableUpdate,
+  TableUpdate2,
+  TableUpdates,
+  TableUpdates2,
+  UpdateOperation,
+  WaitOperation,
+  WireAtom,
+  WireMap,
+  WireNamedUuid,
+  WireRow,
+  WireSet,
+  WireUuid,
+  WireValue,
+} from './wire/wire.js';

@@ -21,7 +21,7 @@ import { parseArgs } from 'node:util';
 import { parseSchema } from '../ovsdb/schema/schema.js';
 import type { DatabaseSchema } from '../ovsdb/schema/schema-types.js';
 import { SchemaError } from '../ovsdb/wire/errors.js';
-import { createServer, type OvsdbServer } from './core-index.js';
+import { createServer, type OvsdbServer } from './server.js';
 
 const USAGE = `Usage:
   ovnkit-server --schema FILE [--schema FILE…] --listen REMOTE [--listen REMOTE…] [options]

@@ -1,9 +1,14 @@
 /**
- * ovnkit's in-memory OVSDB server engine: a pure, synchronous `transact`
- * executor that behaves as ovsdb-server 3.1 does for everything a client can
- * observe in a reply and in the resulting database state; and the server
- * around it ({@link createServer}): sessions, monitors, locks, waiting
- * transactions, the `_Server` database, history and persistence.
+ * The whole in-memory server engine in one module, for the package's own
+ * tests: a pure, synchronous `transact` executor that behaves as
+ * ovsdb-server 3.1 does for everything a client can observe in a reply and
+ * in the resulting database state, and the server around it: sessions,
+ * monitors, locks, waiting transactions, the `_Server` database, history and
+ * persistence.
+ *
+ * Not a package entry point: `ovnkit/server` is `index.ts`, the curated
+ * front (`createServer`, `OvsdbServer`, `Database`, options and errors).
+ * @internal
  * @module
  */
 
@@ -23,11 +28,11 @@ export {
   TableStore,
 } from './engine/database.js';
 export type {
+  EngineTransactOptions,
   RowChange,
   TransactBlocked,
   TransactOutcome,
   TransactResult,
-  EngineTransactOptions,
   TxnChanges,
 } from './engine/executor.js';
 export { executeTransaction } from './engine/executor.js';

@@ -21,14 +21,24 @@
  * @module
  */
 
+export { Database } from './engine/database.js';
+export type {
+  EngineTransactOptions,
+  TransactBlocked,
+  TransactOutcome,
+  TransactResult,
+} from './engine/executor.js';
+export type { InProcessTransport } from './listeners/in-process-transport.js';
+export {
+  SNAPSHOT_FORMAT,
+  type Snapshot,
+  SnapshotError,
+  type SnapshotRows,
+} from './persistence.js';
 export {
   type CreateServerOptions,
   createServer,
-  Database,
-  type InProcessTransport,
   type ListenAddress,
   OvsdbServer,
   type ServerTlsOptions,
-  SNAPSHOT_FORMAT,
-  SnapshotError,
-} from './core-index.js';
+} from './server.js';

@@ -105,7 +105,7 @@ export interface CreateServerOptions {
 export class OvsdbServer implements SessionHost {
   /** The server's UUID (`get_server_id`); new for every server. */
   readonly serverId: string = newUuid();
-  /** The server's log (ovsdb-server's line format). */
+  /** @internal The server's log (ovsdb-server's line format); see {@link OvsdbServer.readLog}. */
   readonly log: ServerLog;
 
   private readonly databases: DatabaseRegistry;

@@ -29,7 +29,7 @@ import {
 import { OvsdbConnection } from '../ovsdb/connection/connection.js';
 import type { DatabaseModel, TableMap } from '../ovsdb/schema/model.js';
 import type { Dialer } from '../ovsdb/transport/dial.js';
-import { createServer, type OvsdbServer } from '../server/core-index.js';
+import { createServer, type OvsdbServer } from '../server/server.js';
 
 /** Options of {@link createTestDatabase}. */
 export interface TestDatabaseOptions<DB extends TableMap> {

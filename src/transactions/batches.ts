@@ -1,7 +1,7 @@
 /**
- * Large imports: {@link transactBatches} splits a list of items into
- * transactions of `size` items each, sends them one after the other, and
- * reports progress.
+ * Large imports: `transactBatches` ({@link Transactor.transactBatches})
+ * splits a list of items into transactions of `size` items each, sends them
+ * one after the other, and reports progress.
  * @module
  */
 
@@ -12,7 +12,7 @@ import { type Outcome, outcomeOf } from './errors.js';
 import { type TransactOptions, transact } from './execute.js';
 import type { TransactionExecutor } from './executor.js';
 
-/** Progress of {@link transactBatches}, after each committed batch. */
+/** Progress of {@link Transactor.transactBatches}, after each committed batch. */
 export interface BatchProgress {
   /** Items committed so far. */
   readonly done: number;
@@ -24,13 +24,13 @@ export interface BatchProgress {
   readonly batches: number;
 }
 
-/** Options of {@link transactBatches}: those of `transact` (except `dryRun`), plus progress. */
+/** Options of {@link Transactor.transactBatches}: those of `transact` (except `dryRun`), plus progress. */
 export interface BatchOptions extends Omit<TransactOptions, 'dryRun'> {
   /** Called after each committed batch. An exception it throws stops the import. */
   readonly onProgress?: ((progress: BatchProgress) => void) | undefined;
 }
 
-/** What {@link transactBatches} did. */
+/** What {@link Transactor.transactBatches} did. */
 export interface BatchResult {
   /** Items committed. */
   readonly items: number;
@@ -41,7 +41,7 @@ export interface BatchResult {
 }
 
 /**
- * A batch of {@link transactBatches} failed. The batches before it
+ * A batch of {@link Transactor.transactBatches} failed. The batches before it
  * committed; the ones after it were not sent.
  */
 export class BatchError extends OvsdbError {

@@ -4,10 +4,14 @@
  * client-chosen UUIDs for exactly-once inserts, `verify` with replay, and
  * outcome resolution after a lost reply.
  *
- * ```ts
- * import { clientExecutor, createTransactor } from 'ovnkit/transactions';
+ * {@link openDatabase} is the way in: a database client and typed
+ * transactions over it, in one handle.
  *
- * const db = createTransactor(clientExecutor(nb));
+ * ```ts
+ * import { NB } from 'ovnkit/nb';
+ * import { openDatabase } from 'ovnkit/transactions';
+ *
+ * const db = await openDatabase({ remotes: 'unix:/var/run/ovn/ovnnb_db.sock', model: NB });
  * const { value: port } = await db.transact((tx) => {
  *   const port = tx.insert('Logical_Switch_Port', { name: 'lsp1', addresses: ['00:00:00:00:00:01'] });
  *   tx.mutate('Logical_Switch', { name: 'sw0' }, [['ports', 'insert', [port]]]);
@@ -15,27 +19,63 @@
  * });
  * ```
  *
- * Layers: `builder.ts` (what the callback calls) → `compile.ts` (the
- * immutable operations, also a dry run) → `execute.ts` (send, replay,
- * resolve) over a {@link TransactionExecutor} (`client-executor.ts`,
- * `connection-executor.ts`).
+ * Lower level: {@link createTransactor} binds transactions to any
+ * {@link TransactionExecutor}: {@link clientExecutor} over a database client
+ * you created with `connectDatabase`, {@link connectionExecutor} over a bare
+ * connection (no replica).
  * @module
  */
-export * from './batches.js';
-export * from './builder.js';
-export * from './client-executor.js';
-export * from './compile.js';
-export * from './conditions.js';
-export * from './connection-executor.js';
+
+export { BatchError, type BatchOptions, type BatchProgress, type BatchResult } from './batches.js';
+export {
+  type CompiledTransaction,
+  type InsertedRow,
+  type InsertOptions,
+  type SelectOptions,
+  TransactionBuilder,
+  type VerifiedRow,
+  type WaitOptions,
+} from './builder.js';
+export {
+  type ClientTransactOptions,
+  clientExecutor,
+  type TransactingClient,
+} from './client-executor.js';
+export type { TransactionCallback } from './compile.js';
+export type {
+  Atomic,
+  ComparisonFunction,
+  ConditionFor,
+  ConditionOf,
+  EqualityFunction,
+  InclusionFunction,
+  IndexKey,
+  IsCollection,
+  Where,
+} from './conditions.js';
+export { connectionExecutor } from './connection-executor.js';
 export { DatabaseHandle, openDatabase } from './database.js';
-export * from './errors.js';
-export * from './execute.js';
-export * from './executor.js';
+export {
+  DuplicateIndexError,
+  type Outcome,
+  outcomeOf,
+  TransactionOutcomeError,
+  VerifyConflictError,
+} from './errors.js';
+export type { DryRunResult, TransactionResult, TransactOptions } from './execute.js';
+export type { ExecuteOptions, ReplicaReader, TransactionExecutor } from './executor.js';
 export { OperationHandle, type Resolved } from './handles.js';
-export * from './mutations.js';
+export type {
+  ArithmeticMutator,
+  MapMutation,
+  MutableColumnOf,
+  MutationFor,
+  MutationOf,
+  SetMutation,
+} from './mutations.js';
 export type { Resolution, ResolvedOutcome } from './outcome.js';
-export * from './ref.js';
-export * from './transactor.js';
+export type { Ref } from './ref.js';
+export { createTransactor, type Transactor } from './transactor.js';
 export {
   TransactionView,
   type TransactionViewOptions,

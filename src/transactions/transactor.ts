@@ -38,7 +38,12 @@ export interface Transactor<DB extends TableMap> {
     build: TransactionCallback<DB, R>,
     options?: TransactOptions,
   ): Promise<TransactionResult<Resolved<R>>>;
-  /** Write `items` in transactions of `size` items (see {@link transactBatches}). */
+  /**
+   * Write `items` in transactions of up to `size` items: `build(tx, item, i)`
+   * adds the operations of item `i`. Batches are sent one after the other;
+   * each is atomic.
+   * @throws BatchError when a batch fails (its `cause` is the error).
+   */
   transactBatches<I>(
     items: readonly I[],
     size: number,

@@ -3,11 +3,8 @@ import { NB, type NBTables } from '../../src/nb/generated/index.js';
 import type { RowOf, TableName } from '../../src/ovsdb/schema/model.js';
 import { asUuid, type Uuid } from '../../src/ovsdb/values/uuid.js';
 import { DatumError, OvsdbError } from '../../src/ovsdb/wire/errors.js';
-import {
-  compileTransaction,
-  type ReplicaReader,
-  TransactionBuilder,
-} from '../../src/transactions/index.js';
+import { compileTransaction } from '../../src/transactions/compile.js';
+import { type ReplicaReader, TransactionBuilder } from '../../src/transactions/index.js';
 import { Test, type TestTables } from './fixtures/test-model/index.js';
 
 const SW = asUuid<'Logical_Switch'>('11111111-2222-4333-8444-555555555555');

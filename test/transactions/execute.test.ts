@@ -14,12 +14,12 @@ import {
   TransactionError,
 } from '../../src/ovsdb/wire/errors.js';
 import type { Operation } from '../../src/ovsdb/wire/wire.js';
+import { transact } from '../../src/transactions/execute.js';
 import {
   type ExecuteOptions,
   outcomeOf,
   type TransactionExecutor,
   TransactionOutcomeError,
-  transact,
 } from '../../src/transactions/index.js';
 import { rejection } from './helpers.js';
 

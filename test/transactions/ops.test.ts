@@ -8,9 +8,9 @@ import { describe, expect, it } from 'vitest';
 import { newUuid } from '../../src/ovsdb/values/uuid.js';
 import { DatumError, RequestTimeoutError, TransactionError } from '../../src/ovsdb/wire/errors.js';
 import type { Operation } from '../../src/ovsdb/wire/wire.js';
+import { compileTransaction } from '../../src/transactions/compile.js';
 import {
   BatchError,
-  compileTransaction,
   DuplicateIndexError,
   outcomeOf,
   TransactionOutcomeError,

@@ -40,8 +40,8 @@ export interface DialedTransport {
 export type Dialer = (remote: string, options: DialOptions) => Promise<DialedTransport>;
 
 /**
- * The default {@link Dialer}: {@link dialWebSocket} for `ws:`/`wss:`
- * remotes, {@link dialSocket} for the others.
+ * The default {@link Dialer}: a WebSocket for `ws:`/`wss:` remotes, a
+ * socket for the others.
  */
 export const dialRemote: Dialer = (remote, options) =>
   /^wss?:/i.test(remote) ? dialWebSocket(remote, options) : dialSocket(remote, options);

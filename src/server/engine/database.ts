@@ -51,7 +51,7 @@ function fileColumnOrder(schema: DatabaseSchema, table: TableSchema): string[] {
  * ```
  */
 export class Database {
-  /** Committed storage per table. */
+  /** @internal Committed storage per table. */
   readonly tables: ReadonlyMap<string, TableStore>;
 
   constructor(readonly schema: DatabaseSchema) {
@@ -85,7 +85,7 @@ export class Database {
     return out;
   }
 
-  /** The committed row `uuid` of `table`, if any. */
+  /** @internal The committed row `uuid` of `table`, if any. */
   getRow(table: string, uuid: string): Row | undefined {
     return this.tables.get(table)?.rows.get(uuid);
   }

@@ -100,7 +100,7 @@ export interface TransactResult {
   readonly blocked?: false | undefined;
   /** The reply's result array. */
   readonly results: unknown[];
-  /** The committed changes; null when the transaction failed or changed nothing. */
+  /** @internal The committed changes; null when the transaction failed or changed nothing. */
   readonly changes: TxnChanges | null;
   /** Whether a `commit` operation asked for a durable commit. */
   readonly durable: boolean;

@@ -100,11 +100,7 @@ function tableToJson(
 /**
  * The schema as ovsdb-server returns it from `get_schema`.
  *
- * @example
  * ```ts
- * import { parseSchema } from 'ovnkit/ovsdb';
- * import { schemaToJson } from 'ovnkit/server';
- *
  * schemaToJson(parseSchema({ name: 'T', version: '1.0.0', tables: { A: { columns: { n: { type: { key: 'integer', min: 1, max: 1 } } } } } }));
  * // { name: 'T', version: '1.0.0', tables: { A: { columns: { n: { type: 'integer' } } } } }
  * ```

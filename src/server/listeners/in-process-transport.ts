@@ -60,10 +60,7 @@ let counter = 0;
 /**
  * Create a connected pair: the client transport and the server channel.
  *
- * @example
  * ```ts
- * import { createInProcessPair } from 'ovnkit/server';
- *
  * const { client, server } = createInProcessPair();
  * // hand `server` to the OVSDB server; use `client` with `new OvsdbConnection(client)`
  * ```

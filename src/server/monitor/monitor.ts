@@ -133,11 +133,7 @@ function changedColumns(mt: MonitorTable, old: Row, next: Row): Set<string> | un
 /**
  * One monitor of one session on one database.
  *
- * @example
  * ```ts
- * import { NB } from 'ovnkit/nb';
- * import { Database, Monitor } from 'ovnkit/server';
- *
  * const db = new Database(NB.schema);
  * db.transact([{ op: 'insert', table: 'Logical_Switch', row: { name: 'sw0' } }]);
  * const m = Monitor.create(db, 2, 'm1', { Logical_Switch: { columns: ['name'] } });
