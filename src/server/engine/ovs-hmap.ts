@@ -9,6 +9,7 @@
  * @module
  */
 
+import { compareStrings } from '../../ovsdb/values/order.js';
 import { HmapBuckets, hashInt, hashString } from './ovs-hash.js';
 
 /**
@@ -36,7 +37,7 @@ export function jsonHash(v: unknown, basis = 0): number | undefined {
   if (typeof v === 'object') {
     let h: number | undefined = basis;
     const obj = v as Record<string, unknown>;
-    for (const k of Object.keys(obj).sort()) {
+    for (const k of Object.keys(obj).sort(compareStrings)) {
       h = jsonHash(obj[k], hashString(k, h));
       if (h === undefined) return undefined;
     }
