@@ -17,7 +17,7 @@ import {
 import { DatumError } from '../../../src/ovsdb/wire/errors.js';
 import { arbitraryRow, arbitraryValue, invalidValues } from '../../helpers/arbitraries.js';
 
-const FIXTURES = join(import.meta.dirname, '../fixtures/schemas');
+const FIXTURES = join(import.meta.dirname, '../../fixtures/schemas');
 const schemas: [string, DatabaseSchema][] = readdirSync(FIXTURES)
   .filter((f) => f.endsWith('.ovsschema'))
   .sort()

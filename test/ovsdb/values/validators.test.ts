@@ -18,7 +18,7 @@ import {
 import { DatumError } from '../../../src/ovsdb/wire/errors.js';
 
 const nb = parseSchemaText(
-  readFileSync(join(import.meta.dirname, '../fixtures/schemas/ovn-nb-7.18.0.ovsschema'), 'utf8'),
+  readFileSync(join(import.meta.dirname, '../../fixtures/schemas/ovn-nb-7.18.0.ovsschema'), 'utf8'),
 );
 
 const U1 = '6a7b4e2c-1f3d-4c5b-9a8e-0123456789ab';
