@@ -20,16 +20,11 @@
 
 import type { Atom } from '../schema/schema-types.js';
 
-/** A UTF-16 unit at which `<` may disagree with code point order. */
+/** A UTF-16 unit at which `<` may disagree with code point order: only a string with one can sort differently. */
 const HIGH_UNIT = /[\uD800-\uFFFF]/;
 
 /** How many leading units {@link compareStrings} compares one by one before using `<`. */
 const HEAD = 16;
-
-/** True when `s` has a unit ≥ U+D800: only then may `<` on it disagree with UTF-8 order. */
-export function hasHighUnit(s: string): boolean {
-  return HIGH_UNIT.test(s);
-}
 
 /** The order of two unequal UTF-16 units found at the first difference of two strings. */
 function compareUnits(x: number, y: number): number {
