@@ -1,9 +1,10 @@
 /**
- * The set and map operations of the engine's values (`values.ts`) against
- * plain reference versions written element by element: union (existing map
- * keys keep their value), subtraction (by key, or by key and value), and the
- * added/removed split the commit uses for reference counts. Datums are sorted
- * with distinct keys, as the engine keeps them.
+ * The set and map operations of the sorted datums
+ * (`ovsdb/values/sorted-datum.ts`) against plain reference versions written
+ * element by element: union (existing map keys keep their value), subtraction
+ * (by key, or by key and value), and the added/removed split the commit uses for
+ * reference counts. Datums are sorted with distinct keys, as the engine keeps
+ * them.
  */
 
 import fc from 'fast-check';

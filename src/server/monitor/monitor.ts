@@ -18,11 +18,11 @@
  * monitored column whose `select` includes the kind of change.
  *
  * ## Versions 2 and 3 (`update2`, `update3`)
- * `initial` and `insert` carry the columns that do not hold their default
- * value, `modify` the diff of each changed column (see `datum-diff.ts`) and
- * `delete` is null. The condition's clauses are ORed; a modified row that
- * enters the condition is sent as `insert` and one that leaves it as
- * `delete`.
+ * `initial` and `insert` carry the columns that do not hold their default value,
+ * `modify` the diff of each changed column (`datumDiff` of
+ * `ovsdb/values/sorted-datum.ts`) and `delete` is null. The condition's clauses
+ * are ORed; a modified row that enters the condition is sent as `insert` and one
+ * that leaves it as `delete`.
  *
  * Columns that a condition reads but that are not monitored are still
  * watched for changes: a modification of only such a column, to a row that

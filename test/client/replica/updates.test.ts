@@ -1,8 +1,9 @@
 /**
- * update2 diff semantics as pure functions (`updates.ts`): set symmetric
- * difference, map pair changes, single-valued columns, defaults for omitted
- * columns, structural sharing, and a property test that applying the diff
- * computed between two random values gives the second one.
+ * update2 diff semantics as pure functions (`client/replica/row-codec.ts`,
+ * `ovsdb/values/set-map.ts`): set symmetric difference, map pair changes,
+ * single-valued columns, defaults for omitted columns, structural sharing, and a
+ * property test that applying the diff computed between two random values gives
+ * the second one.
  */
 
 import fc from 'fast-check';
