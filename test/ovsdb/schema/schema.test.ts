@@ -7,7 +7,7 @@ import { parseSchema, parseSchemaText } from '../../../src/ovsdb/schema/schema.j
 import type { DatabaseSchema } from '../../../src/ovsdb/schema/schema-types.js';
 import { SchemaError } from '../../../src/ovsdb/wire/errors.js';
 
-const FIXTURES = join(import.meta.dirname, '../fixtures/schemas');
+const FIXTURES = join(import.meta.dirname, '../../fixtures/schemas');
 const fixtureFiles = readdirSync(FIXTURES).filter((f) => f.endsWith('.ovsschema'));
 
 function load(file: string): DatabaseSchema {
