@@ -17,7 +17,7 @@ import type {
   ColumnType,
   DatabaseSchema,
   TableSchema,
-} from '../src/ovsdb/schema/schema-types.js';
+} from 'ovnkit/ovsdb';
 
 /** A JSON value. */
 export type Json = string | number | boolean | null | readonly Json[] | JsonObject;

@@ -6,7 +6,7 @@
  * @module
  */
 
-import type { BaseType, ColumnSchema } from '../src/ovsdb/schema/schema-types.js';
+import type { BaseType, ColumnSchema } from 'ovnkit/ovsdb';
 import { tsString } from './literals.js';
 import type { EnumPlan, TablePlan } from './plan.js';
 

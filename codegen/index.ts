@@ -2,7 +2,7 @@
  * The ovnkit code generator: typed models from OVSDB schemas.
  *
  * ```ts
- * import { generate, writeGenerated } from 'ovnkit/codegen';
+ * import { generate, writeGenerated } from 'ovnkit-codegen';
  *
  * const files = generate({ schema: readFileSync('ovn-nb.ovsschema', 'utf8'), name: 'NB' });
  * writeGenerated('src/nb', files);

@@ -12,7 +12,7 @@
  *
  * @example
  * ```ts
- * import { pascalCase } from 'ovnkit/codegen';
+ * import { pascalCase } from 'ovnkit-codegen';
  *
  * pascalCase('Logical_Switch_Port'); // 'LogicalSwitchPort'
  * pascalCase('ACL'); // 'Acl'

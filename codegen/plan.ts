@@ -7,12 +7,7 @@
  * @module
  */
 
-import type {
-  Atom,
-  BaseType,
-  DatabaseSchema,
-  TableSchema,
-} from '../src/ovsdb/schema/schema-types.js';
+import type { Atom, BaseType, DatabaseSchema, TableSchema } from 'ovnkit/ovsdb';
 import { fileStem, NameRegistry, pascalCase } from './names.js';
 
 /** An enum-typed part of a column and the exported names of its values. */

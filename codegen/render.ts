@@ -7,7 +7,7 @@
  * @module
  */
 
-import type { Atom, DatabaseSchema, TableSchema } from '../src/ovsdb/schema/schema-types.js';
+import type { Atom, DatabaseSchema, TableSchema } from 'ovnkit/ovsdb';
 import { type JsonObject, tableJson } from './canonical.js';
 import { columnTsType } from './column-types.js';
 import { type DatabaseDocs, renderBlocks, wrap } from './docs.js';

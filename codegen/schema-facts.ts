@@ -6,8 +6,7 @@
  * @module
  */
 
-import type { ColumnSchema, TableSchema } from '../src/ovsdb/schema/schema-types.js';
-import { describeColumnType } from '../src/ovsdb/values/validators.js';
+import { type ColumnSchema, describeColumnType, type TableSchema } from 'ovnkit/ovsdb';
 import { type DocBlock, indentItem, renderBlocks, wrap } from './docs.js';
 import type { TablePlan } from './plan.js';
 import { DOC_WIDTH } from './tsdoc.js';

@@ -89,12 +89,16 @@ export async function cli(args: readonly string[], stderrIsTty = false): Promise
   return { code, stdout, stderr };
 }
 
-/** Run `codegen/cli.ts` as a child process (real exit status and streams). */
+/**
+ * Run `codegen/cli.ts` as a child process (real exit status and streams), with
+ * `ovnkit/ovsdb` resolved to the repository's sources (the `ovnkit-source`
+ * export condition).
+ */
 export async function spawnCli(args: readonly string[]): Promise<CliRun> {
   try {
     const { stdout, stderr } = await run(
       process.execPath,
-      ['--import', 'tsx', 'codegen/cli.ts', ...args],
+      ['--conditions=ovnkit-source', '--import', 'tsx', 'codegen/cli.ts', ...args],
       { cwd: ROOT, encoding: 'utf8' },
     );
     return { code: 0, stdout, stderr };

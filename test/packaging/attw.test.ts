@@ -1,6 +1,7 @@
 /**
- * `@arethetypeswrong/cli` on the packed tarball with the `esm-only` profile
- * (ovnkit is an ES-module-only package for Node ≥ 20 and bundlers).
+ * `@arethetypeswrong/cli` on the packed tarballs (`ovnkit` and
+ * `ovnkit-codegen`) with the `esm-only` profile (both are ES-module-only
+ * packages for Node ≥ 20 and bundlers).
  *
  * The profile ignores two resolution modes, and attw still lists their
  * findings (as "ignored"); they are expected, one per entry point:
@@ -13,6 +14,8 @@
  * Every other finding fails the test.
  */
 
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { beforeAll, expect, it } from 'vitest';
 import { type PackedInstall, packedInstall, REPO, runIn } from './packed.js';
 
@@ -34,13 +37,14 @@ beforeAll(async () => {
   installed = await packedInstall();
 }, 300_000);
 
-it('attw --profile esm-only finds no problem in the tarball', async () => {
+/** attw's report on `tarball` (attw exits non-zero, and this rejects, on a problem the profile does not ignore). */
+async function attw(tarball: string) {
   const { stdout } = await runIn(
     REPO,
     process.execPath,
     [
       `${REPO}/node_modules/@arethetypeswrong/cli/dist/index.js`,
-      installed.tarball,
+      tarball,
       '--profile',
       'esm-only',
       '--format',
@@ -48,32 +52,38 @@ it('attw --profile esm-only finds no problem in the tarball', async () => {
     ],
     90_000,
   );
-  // attw exits non-zero (and runIn throws) on a problem the profile does not ignore.
-  const report = JSON.parse(stdout) as {
+  return JSON.parse(stdout) as {
     analysis: { entrypoints: Record<string, unknown>; problems: Problem[] };
   };
-  const entrypoints = Object.keys(report.analysis.entrypoints).sort();
-  expect(entrypoints).toEqual(
-    [
-      '.',
-      './bridge',
-      './browser',
-      './codegen',
-      './nb',
-      './ovsdb',
-      './package.json',
-      './server',
-      './testing',
-      './transactions',
-    ].sort(),
-  );
-  const problems = report.analysis.problems;
+}
+
+/** Only the expected ignored findings: exactly one of each kind per code entry point. */
+function expectOnlyIgnored(entrypoints: readonly string[], problems: readonly Problem[]): void {
   const unexpected = problems.filter((p) => IGNORED[p.resolutionKind ?? ''] !== p.kind);
   expect(unexpected).toEqual([]);
-  // The ignored findings are exactly one of each kind per code entry point.
   const code = entrypoints.filter((e) => e !== './package.json');
   for (const [resolutionKind, kind] of Object.entries(IGNORED)) {
     const hit = problems.filter((p) => p.resolutionKind === resolutionKind && p.kind === kind);
     expect(hit.map((p) => p.entrypoint).sort()).toEqual(code);
   }
+}
+
+it('attw --profile esm-only finds no problem in the ovnkit tarball', async () => {
+  const report = await attw(installed.tarball);
+  const entrypoints = Object.keys(report.analysis.entrypoints).sort();
+  // attw analysed every entry point of the packed `exports`; the code generator is not one.
+  const pkg = JSON.parse(
+    readFileSync(join(installed.consumer, 'node_modules/ovnkit/package.json'), 'utf8'),
+  ) as { exports: Record<string, unknown> };
+  expect(entrypoints).toEqual(Object.keys(pkg.exports).sort());
+  expect(entrypoints).toEqual(expect.arrayContaining(['.', './ovsdb', './nb', './package.json']));
+  expect(entrypoints).not.toContain('./codegen');
+  expectOnlyIgnored(entrypoints, report.analysis.problems);
+}, 120_000);
+
+it('attw --profile esm-only finds no problem in the ovnkit-codegen tarball', async () => {
+  const report = await attw(installed.codegen.tarball);
+  const entrypoints = Object.keys(report.analysis.entrypoints).sort();
+  expect(entrypoints).toEqual(['.', './package.json']);
+  expectOnlyIgnored(entrypoints, report.analysis.problems);
 }, 120_000);

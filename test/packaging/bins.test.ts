@@ -1,42 +1,47 @@
 /**
- * The package's commands as a consumer runs them, from `node_modules/.bin`
- * of a project that installed the tarball: `--help`, and one real action
+ * The packages' commands as a consumer runs them, from `node_modules/.bin`
+ * of a project that installed the tarballs: `--help`, and one real action
  * each. `ovnkit-server` serves the NB schema the package ships, the real
  * `ovsdb-client` lists its databases and inserts a switch, and `ovnkit show`
- * prints it; `ovnkit-codegen` generates models that type-check against the
- * installed `ovnkit/ovsdb`.
+ * prints it; `ovnkit-codegen`, from the `ovnkit-codegen` package installed
+ * with `ovnkit` in the codegen consumer, generates models that type-check
+ * against the installed `ovnkit/ovsdb`.
  */
 
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { connect as netConnect } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { requireOvsdbServer } from '../../src/testing/index.js';
-import { type PackedInstall, packedInstall, runIn, TSC } from './packed.js';
+import { type PackedInstall, packedInstall, REPO, runIn, TSC } from './packed.js';
 
 let installed: PackedInstall;
+/** Scratch directories inside the runtime consumer and the codegen consumer. */
 let dir: string;
+let codegenDir: string;
 const children: ChildProcess[] = [];
 
 beforeAll(async () => {
   installed = await packedInstall();
   dir = mkdtempSync(join(installed.consumer, 'bins-'));
+  codegenDir = mkdtempSync(join(installed.codegen.consumer, 'bins-'));
 }, 300_000);
 
 afterAll(() => {
   for (const c of children) if (c.exitCode === null) c.kill('SIGKILL');
-  if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
+  for (const d of [dir, codegenDir])
+    if (d !== undefined) rmSync(d, { recursive: true, force: true });
 });
 
 const bin = (name: string) => join(installed.consumer, 'node_modules/.bin', name);
-const nbSchema = () =>
-  join(installed.consumer, 'node_modules/ovnkit/schema/ovn-nb-7.18.0.ovsschema');
+const codegenBin = () => join(installed.codegen.consumer, 'node_modules/.bin/ovnkit-codegen');
+const nbSchema = (consumer = installed.consumer) =>
+  join(consumer, 'node_modules/ovnkit/schema/ovn-nb-7.18.0.ovsschema');
 
 describe('--help', () => {
   for (const [name, usage] of [
     ['ovnkit', /^Usage: ovnkit <command>/],
-    ['ovnkit-codegen', /^Usage:\n\s+ovnkit-codegen --schema FILE --out DIR/],
     ['ovnkit-server', /^Usage:\n\s+ovnkit-server --schema FILE/],
   ] as const) {
     it(`${name} --help prints its usage and exits 0`, async () => {
@@ -44,6 +49,19 @@ describe('--help', () => {
       expect(stdout).toMatch(usage);
     });
   }
+
+  it('ovnkit-codegen (from the ovnkit-codegen package) --help prints its usage and exits 0', async () => {
+    const { stdout } = await runIn(codegenDir, codegenBin(), ['--help'], 30_000);
+    expect(stdout).toMatch(/^Usage:\n\s+ovnkit-codegen --schema FILE --out DIR/);
+  });
+
+  it('the ovnkit package has exactly the ovnkit and ovnkit-server commands', () => {
+    const pkg = JSON.parse(
+      readFileSync(join(installed.consumer, 'node_modules/ovnkit/package.json'), 'utf8'),
+    ) as { bin: Record<string, string> };
+    expect(Object.keys(pkg.bin).sort()).toEqual(['ovnkit', 'ovnkit-server']);
+    expect(existsSync(bin('ovnkit-codegen'))).toBe(false);
+  });
 });
 
 /** Resolve once `path` accepts connections (or reject after `ms`). */
@@ -99,15 +117,16 @@ describe('one real action each', () => {
     expect(stderr).toBe('');
   }, 60_000);
 
-  it('ovnkit-codegen generates models that type-check against the installed package', async () => {
-    const out = join(dir, 'models');
-    await runIn(dir, bin('ovnkit-codegen'), ['--schema', nbSchema(), '--out', out], 60_000);
+  it('ovnkit-codegen generates models that type-check against the installed ovnkit', async () => {
+    const { consumer } = installed.codegen;
+    const out = join(codegenDir, 'models');
+    await runIn(codegenDir, codegenBin(), ['--schema', nbSchema(consumer), '--out', out], 60_000);
     const files = readdirSync(out);
     expect(files).toEqual(expect.arrayContaining(['index.ts', 'model.ts', 'logical-switch.ts']));
     expect(files.length).toBeGreaterThan(20);
     // The generated code imports `ovnkit/ovsdb`: resolve it from the installed tarball.
     writeFileSync(
-      join(dir, 'tsconfig.json'),
+      join(codegenDir, 'tsconfig.json'),
       JSON.stringify({
         compilerOptions: {
           target: 'ES2022',
@@ -121,10 +140,20 @@ describe('one real action each', () => {
         include: ['models/*.ts'],
       }),
     );
-    const { stdout } = await runIn(dir, process.execPath, [TSC, '-p', '.', '--listFiles'], 90_000);
-    expect(stdout).toContain(
-      join(installed.consumer, 'node_modules/ovnkit/dist/src/ovsdb/index.d.ts'),
+    const { stdout } = await runIn(
+      codegenDir,
+      process.execPath,
+      [TSC, '-p', '.', '--listFiles'],
+      90_000,
     );
+    const listed = stdout.split('\n').map((l) => l.trim());
+    expect(listed).toContain(join(consumer, 'node_modules/ovnkit/dist/src/ovsdb/index.d.ts'));
+    // Nothing resolved through the repository (its compiler's lib files aside).
+    expect(
+      listed.filter(
+        (f) => f.startsWith(`${REPO}/`) && !f.startsWith(`${REPO}/node_modules/typescript/`),
+      ),
+    ).toEqual([]);
     expect(existsSync(join(out, 'model.ts'))).toBe(true);
   }, 120_000);
 });

@@ -1,8 +1,10 @@
 /**
- * The packed package from a consumer's side: TypeScript projects with
+ * The packed packages from a consumer's side: TypeScript projects with
  * `nodenext` and `bundler` resolution type-check real usage of every entry
- * point (`consumer/usage.ts.txt`), and a plain JavaScript ES module runs a
- * transaction against a real ovsdb-server and against the in-memory server.
+ * point of `ovnkit` (`consumer/usage.ts.txt`) and of the `ovnkit-codegen` API
+ * (`consumer/codegen-usage.ts.txt`, in the codegen consumer), and a plain
+ * JavaScript ES module runs a transaction against a real ovsdb-server and
+ * against the in-memory server.
  */
 
 import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -17,12 +19,13 @@ let installed: PackedInstall;
 const dirs: string[] = [];
 
 /**
- * A fresh directory inside the consumer project holding `files` from
- * `consumer/` (a `.txt` suffix is dropped: `usage.ts.txt` becomes `usage.ts`;
- * inside the repository, `ovnkit` would resolve to the repository itself).
+ * A fresh directory inside a consumer project (the runtime one by default)
+ * holding `files` from `consumer/` (a `.txt` suffix is dropped: `usage.ts.txt`
+ * becomes `usage.ts`; inside the repository, `ovnkit` would resolve to the
+ * repository itself).
  */
-function project(prefix: string, files: readonly string[]): string {
-  const dir = mkdtempSync(join(installed.consumer, prefix));
+function project(prefix: string, files: readonly string[], consumer = installed.consumer): string {
+  const dir = mkdtempSync(join(consumer, prefix));
   dirs.push(dir);
   for (const f of files) cpSync(join(FIXTURES, f), join(dir, f.replace(/\.txt$/, '')));
   return dir;
@@ -36,9 +39,17 @@ afterAll(() => {
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
 
-/** Type-check `usage.ts` with these compiler options; resolves with tsc's output. */
-async function typeCheck(prefix: string, options: Record<string, unknown>) {
-  const dir = project(prefix, ['usage.ts.txt']);
+/**
+ * Type-check `file` (`usage.ts.txt` by default, in the runtime consumer) with
+ * these compiler options; resolves with tsc's output.
+ */
+async function typeCheck(
+  prefix: string,
+  options: Record<string, unknown>,
+  file = 'usage.ts.txt',
+  consumer = installed.consumer,
+) {
+  const dir = project(prefix, [file], consumer);
   const tsconfig = {
     compilerOptions: {
       target: 'ES2022',
@@ -47,7 +58,7 @@ async function typeCheck(prefix: string, options: Record<string, unknown>) {
       types: ['node'],
       ...options,
     },
-    files: ['usage.ts'],
+    files: [file.replace(/\.txt$/, '')],
   };
   writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify(tsconfig, null, 2));
   // `--listFiles` prints the files of the program after checking it; errors fail the run.
@@ -89,23 +100,54 @@ describe('TypeScript consumers', () => {
       for (const entry of [
         'dist/src/index.d.ts',
         'dist/src/ovsdb/index.d.ts',
+        'dist/src/client/index.d.ts',
         'dist/src/transactions/index.d.ts',
         'dist/src/nb/index.d.ts',
         'dist/src/server/core-index.d.ts',
         'dist/src/testing/index.d.ts',
-        'dist/codegen/index.d.ts',
         'dist/src/browser.d.ts',
         'dist/src/bridge/index.d.ts',
       ]) {
         expect(files).toContain(join(installed.consumer, 'node_modules/ovnkit', entry));
       }
-      expect(
-        files.filter(
-          (f) => f.startsWith(`${REPO}/`) && !f.startsWith(`${REPO}/node_modules/typescript/`),
-        ),
-      ).toEqual([]);
+      expect(fromRepository(files)).toEqual([]);
     }, 120_000);
   }
+});
+
+/** Files of tsc's `--listFiles` output under the repository, its compiler's lib files aside. */
+function fromRepository(files: readonly string[]): string[] {
+  return files.filter(
+    (f) => f.startsWith(`${REPO}/`) && !f.startsWith(`${REPO}/node_modules/typescript/`),
+  );
+}
+
+describe('a TypeScript consumer of ovnkit-codegen', () => {
+  it('nodenext: the API resolves to the packed declarations of both packages and type-checks', async () => {
+    const { consumer } = installed.codegen;
+    const out = await typeCheck(
+      'ts-codegen-',
+      {
+        module: 'nodenext',
+        moduleResolution: 'nodenext',
+        exactOptionalPropertyTypes: true,
+        noUncheckedIndexedAccess: true,
+        verbatimModuleSyntax: true,
+        skipLibCheck: true,
+      },
+      'codegen-usage.ts.txt',
+      consumer,
+    );
+    const files = out.split('\n').map((l) => l.trim());
+    for (const entry of [
+      'ovnkit-codegen/dist/index.d.ts',
+      'ovnkit/dist/src/ovsdb/index.d.ts',
+      'ovnkit/dist/src/nb/index.d.ts',
+    ]) {
+      expect(files).toContain(join(consumer, 'node_modules', entry));
+    }
+    expect(fromRepository(files)).toEqual([]);
+  }, 120_000);
 });
 
 describe('a JavaScript ES module consumer', () => {

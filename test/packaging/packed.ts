@@ -1,13 +1,15 @@
 /**
- * The package as a stranger gets it: the sources staged in a temporary
- * directory, packed with `npm pack` (whose `prepack` script builds `dist/`),
- * and the tarball installed with `npm ci --offline` into a fresh consumer
- * project outside the repository, so that nothing resolves through the
- * repository's own `node_modules`.
+ * The packages as a stranger gets them: the sources staged in a temporary
+ * directory, `ovnkit` and `ovnkit-codegen` (the `codegen/` workspace) packed
+ * with `npm pack` (whose `prepack` scripts build their `dist/`), and the
+ * tarballs installed with `npm ci --offline` into fresh consumer projects
+ * outside the repository, so that nothing resolves through the repository's
+ * own `node_modules`: a runtime consumer with `ovnkit` alone, and a codegen
+ * consumer with `ovnkit-codegen` and the `ovnkit` it needs.
  *
- * The consumer's lockfile is made from the repository's: the tarball as a
- * `file:` dependency plus the entries its dependencies resolve to (and
- * `@types/node` for the TypeScript consumers), so the install needs only the
+ * The consumers' lockfiles are made from the repository's: the tarballs as
+ * `file:` dependencies plus the entries their dependencies resolve to (and
+ * `@types/node` for the TypeScript consumers), so the installs need only the
  * npm cache that `npm ci` filled, never the registry.
  *
  * Everything lives under `<tmpdir>/ovnkit-packaging/<hash of the inputs>`:
@@ -27,12 +29,11 @@ import {
   rmSync,
   statSync,
   symlinkSync,
-  unlinkSync,
   utimesSync,
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join, relative, resolve } from 'node:path';
+import { basename, dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 
@@ -77,15 +78,31 @@ export interface PackInfo {
   readonly files: readonly PackedFile[];
 }
 
-/** A packed and installed ovnkit. */
+/** The code generator's package, packed and installed. */
+export interface PackedCodegen {
+  /** The `ovnkit-codegen` tarball. */
+  readonly tarball: string;
+  readonly pack: PackInfo;
+  /**
+   * The codegen consumer project (`"type": "module"`): `node_modules/ovnkit-codegen`
+   * and `node_modules/ovnkit` installed from the tarballs.
+   */
+  readonly consumer: string;
+}
+
+/** A packed and installed ovnkit, and its code generator. */
 export interface PackedInstall {
   /** The directory holding everything below. */
   readonly root: string;
-  /** The tarball. */
+  /** The `ovnkit` tarball. */
   readonly tarball: string;
   readonly pack: PackInfo;
-  /** The consumer project (`package.json` with `"type": "module"`, `node_modules/ovnkit` installed). */
+  /**
+   * The runtime consumer project (`package.json` with `"type": "module"`,
+   * `node_modules/ovnkit` installed, and nothing of the code generator).
+   */
   readonly consumer: string;
+  readonly codegen: PackedCodegen;
   /** Wall time of staging + build + pack + install, when this call did them (ms). */
   readonly buildMs: number | undefined;
 }
@@ -130,13 +147,19 @@ function walk(path: string, out: string[]): void {
   }
 }
 
+/** Build output and installed packages inside the inputs (`codegen/dist`, …): never staged. */
+const NOT_STAGED = new Set(['dist', 'node_modules']);
+
 /** Copy the inputs into `stage` and return the hash of their paths and contents. */
 function stageInputs(stage: string): string {
   const hash = createHash('sha256');
   for (const input of INPUTS) {
     const from = join(REPO, input);
     if (!existsSync(from)) continue;
-    cpSync(from, join(stage, input), { recursive: true });
+    cpSync(from, join(stage, input), {
+      recursive: true,
+      filter: (src) => src === from || !NOT_STAGED.has(basename(src)),
+    });
   }
   const files: string[] = [];
   for (const input of INPUTS) {
@@ -184,27 +207,48 @@ function closure(lock: Lockfile, names: readonly string[]): Map<string, LockEntr
   return out;
 }
 
-/** The consumer's package.json and package-lock.json. */
+/** The manifest of a packed package, as far as a consumer's lockfile needs it. */
+interface PackageManifest {
+  name: string;
+  version: string;
+  dependencies?: Record<string, string>;
+  peerDependencies?: Record<string, string>;
+  bin?: object;
+}
+
+/** One tarball a consumer installs. */
+interface Tarball {
+  readonly pkg: PackageManifest;
+  /** The tarball's file name, next to the consumer directory. */
+  readonly filename: string;
+  readonly integrity: string;
+}
+
+/** The package.json and package-lock.json of consumer `name`, which depends on `tarballs`. */
 function consumerManifests(
   repoLock: Lockfile,
-  pkg: { name: string; version: string; dependencies?: Record<string, string>; bin?: object },
-  tarballName: string,
-  integrity: string,
+  name: string,
+  tarballs: readonly Tarball[],
 ): { manifest: object; lockfile: object } {
-  const spec = `file:../${tarballName}`;
   const devDependencies: Record<string, string> = {};
-  for (const name of CONSUMER_DEV_DEPENDENCIES) {
-    devDependencies[name] = repoLock.packages[`node_modules/${name}`]!.version!;
+  for (const dep of CONSUMER_DEV_DEPENDENCIES) {
+    devDependencies[dep] = repoLock.packages[`node_modules/${dep}`]!.version!;
   }
+  const dependencies: Record<string, string> = {};
+  for (const t of tarballs) dependencies[t.pkg.name] = `file:../${t.filename}`;
   const manifest = {
-    name: 'ovnkit-consumer',
+    name,
     version: '1.0.0',
     private: true,
     type: 'module',
-    dependencies: { [pkg.name]: spec },
+    dependencies,
     devDependencies,
   };
-  const runtime = closure(repoLock, Object.keys(pkg.dependencies ?? {}));
+  const ours = new Set(tarballs.map((t) => t.pkg.name));
+  const runtime = closure(
+    repoLock,
+    tarballs.flatMap((t) => Object.keys(t.pkg.dependencies ?? {}).filter((d) => !ours.has(d))),
+  );
   const dev = closure(repoLock, CONSUMER_DEV_DEPENDENCIES);
   const packages: Record<string, LockEntry> = {
     '': {
@@ -213,14 +257,17 @@ function consumerManifests(
       dependencies: manifest.dependencies,
       devDependencies,
     },
-    [`node_modules/${pkg.name}`]: {
+  };
+  for (const { pkg, filename, integrity } of tarballs) {
+    packages[`node_modules/${pkg.name}`] = {
       version: pkg.version,
-      resolved: spec,
+      resolved: `file:../${filename}`,
       integrity,
       ...(pkg.dependencies === undefined ? {} : { dependencies: pkg.dependencies }),
+      ...(pkg.peerDependencies === undefined ? {} : { peerDependencies: pkg.peerDependencies }),
       ...(pkg.bin === undefined ? {} : { bin: pkg.bin }),
-    },
-  };
+    };
+  }
   for (const [path, entry] of [...runtime, ...dev]) {
     const { dev: _d, devOptional: _o, peer: _p, ...rest } = entry;
     packages[path] = runtime.has(path) ? rest : { ...rest, dev: true };
@@ -252,36 +299,71 @@ function pruneOld(parent: string, keep: string): void {
   }
 }
 
-async function build(root: string, stage: string): Promise<void> {
-  rmSync(join(root, 'consumer'), { recursive: true, force: true });
-  symlinkSync(join(REPO, 'node_modules'), join(stage, 'node_modules'), 'dir');
-  const manifestText = readFileSync(join(stage, 'package.json'), 'utf8');
-  const lockText = readFileSync(join(stage, 'package-lock.json'), 'utf8');
-  // `npm pack` runs the `prepack` script, which builds dist/ from the staged sources.
-  const { stdout } = await run('npm', ['pack', '--json', '--pack-destination', root], stage);
+/**
+ * The staged tree's `node_modules`: the repository's packages, except that the
+ * workspace links (`ovnkit`, `ovnkit-codegen`) point into the stage, so that
+ * the code generator builds against the staged `ovnkit`.
+ */
+function linkNodeModules(stage: string): void {
+  const dir = join(stage, 'node_modules');
+  mkdirSync(dir);
+  const own: Record<string, string> = { ovnkit: stage, 'ovnkit-codegen': join(stage, 'codegen') };
+  for (const name of readdirSync(join(REPO, 'node_modules'))) {
+    symlinkSync(own[name] ?? join(REPO, 'node_modules', name), join(dir, name), 'dir');
+  }
+}
+
+/** `npm pack` in `dir` (its `prepack` script builds dist/ from the staged sources). */
+async function pack(dir: string, destination: string): Promise<PackInfo> {
+  const { stdout } = await run('npm', ['pack', '--json', '--pack-destination', destination], dir);
   // The JSON report follows the output of the lifecycle scripts.
   const info = (JSON.parse(stdout.slice(stdout.search(/^\[$/m))) as PackInfo[])[0]!;
-  const pack: PackInfo = {
+  return {
     filename: info.filename,
     size: info.size,
     unpackedSize: info.unpackedSize,
     entryCount: info.entryCount,
     files: info.files.map((f) => ({ path: f.path, size: f.size })),
   };
-  // The staged sources and dist/ are in the tarball now.
-  unlinkSync(join(stage, 'node_modules'));
+}
+
+/** Write a consumer project into `dir` and install it offline. */
+async function install(dir: string, manifests: { manifest: object; lockfile: object }) {
+  mkdirSync(dir);
+  writeFileSync(join(dir, 'package.json'), `${JSON.stringify(manifests.manifest, null, 2)}\n`);
+  writeFileSync(join(dir, 'package-lock.json'), `${JSON.stringify(manifests.lockfile, null, 2)}\n`);
+  await run('npm', ['ci', '--offline', '--no-audit', '--no-fund', '--ignore-scripts'], dir);
+}
+
+async function build(root: string, stage: string): Promise<void> {
+  rmSync(join(root, 'consumer'), { recursive: true, force: true });
+  rmSync(join(root, 'codegen-consumer'), { recursive: true, force: true });
+  linkNodeModules(stage);
+  const manifestText = readFileSync(join(stage, 'package.json'), 'utf8');
+  const codegenManifestText = readFileSync(join(stage, 'codegen/package.json'), 'utf8');
+  const lockText = readFileSync(join(stage, 'package-lock.json'), 'utf8');
+  const packs = {
+    ovnkit: await pack(stage, root),
+    codegen: await pack(join(stage, 'codegen'), root),
+  };
+  // The staged sources and dist/ are in the tarballs now.
   rmSync(stage, { recursive: true, force: true });
-  const tarball = join(root, pack.filename);
-  const integrity = `sha512-${createHash('sha512').update(readFileSync(tarball)).digest('base64')}`;
-  const pkg = JSON.parse(manifestText);
+  const tarball = (p: PackInfo, manifest: string): Tarball => ({
+    pkg: JSON.parse(manifest) as PackageManifest,
+    filename: p.filename,
+    integrity: `sha512-${createHash('sha512')
+      .update(readFileSync(join(root, p.filename)))
+      .digest('base64')}`,
+  });
+  const ovnkit = tarball(packs.ovnkit, manifestText);
+  const codegen = tarball(packs.codegen, codegenManifestText);
   const repoLock = JSON.parse(lockText) as Lockfile;
-  const { manifest, lockfile } = consumerManifests(repoLock, pkg, pack.filename, integrity);
-  const consumer = join(root, 'consumer');
-  mkdirSync(consumer);
-  writeFileSync(join(consumer, 'package.json'), `${JSON.stringify(manifest, null, 2)}\n`);
-  writeFileSync(join(consumer, 'package-lock.json'), `${JSON.stringify(lockfile, null, 2)}\n`);
-  await run('npm', ['ci', '--offline', '--no-audit', '--no-fund', '--ignore-scripts'], consumer);
-  writeFileSync(join(root, 'pack.json'), `${JSON.stringify(pack, null, 2)}\n`);
+  await install(join(root, 'consumer'), consumerManifests(repoLock, 'ovnkit-consumer', [ovnkit]));
+  await install(
+    join(root, 'codegen-consumer'),
+    consumerManifests(repoLock, 'ovnkit-codegen-consumer', [ovnkit, codegen]),
+  );
+  writeFileSync(join(root, 'pack.json'), `${JSON.stringify(packs, null, 2)}\n`);
 }
 
 /**
@@ -318,18 +400,26 @@ function installAt(root: string, buildMs: number | undefined): PackedInstall {
   // In use: keep it from being pruned.
   const now = new Date();
   utimesSync(root, now, now);
-  const pack = JSON.parse(readFileSync(join(root, 'pack.json'), 'utf8')) as PackInfo;
+  const packs = JSON.parse(readFileSync(join(root, 'pack.json'), 'utf8')) as {
+    ovnkit: PackInfo;
+    codegen: PackInfo;
+  };
   return {
     root,
-    tarball: join(root, pack.filename),
-    pack,
+    tarball: join(root, packs.ovnkit.filename),
+    pack: packs.ovnkit,
     consumer: join(root, 'consumer'),
+    codegen: {
+      tarball: join(root, packs.codegen.filename),
+      pack: packs.codegen,
+      consumer: join(root, 'codegen-consumer'),
+    },
     buildMs,
   };
 }
 
 /**
- * Stage, build, pack and install ovnkit (or reuse the result of an earlier
+ * Stage, build, pack and install ovnkit and ovnkit-codegen (or reuse the result of an earlier
  * call on the same sources, or of the same test run: the test files of one
  * run share one build even when the sources change meanwhile). Takes a
  * minute or so when it has to build.
