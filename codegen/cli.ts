@@ -43,6 +43,10 @@ Options:
   --ovsdb-dir DIR       import the ovsdb layer from its source directory instead
                         (relative imports of DIR/values/uuid.js, schema/model.js,
                         schema/schema.js)
+  --embed-schema        also export the schema document exactly as given
+                        (<NAME>SchemaJson in model.ts, members in its order)
+                        and build the model from it rather than from the
+                        canonical table schemas
   --check               write nothing; exit 1 with a diff if DIR is not what
                         would be generated (extra and missing files included)
   --timeout MS          --remote: give up after MS milliseconds (default 10000)
@@ -125,6 +129,7 @@ export async function runCli(args: readonly string[], io: CliIo): Promise<number
       docsXml = readText(resolve(io.cwd, values.docs), 'docs');
     }
     if (values.name !== undefined) commandParts.push('--name', values.name);
+    if (values['embed-schema']) commandParts.push('--embed-schema');
     let ovsdbImport: OvsdbImports = DEFAULT_OVSDB_IMPORT;
     if (values['ovsdb-dir'] !== undefined) {
       const dir = resolve(io.cwd, values['ovsdb-dir']);
@@ -146,6 +151,7 @@ export async function runCli(args: readonly string[], io: CliIo): Promise<number
       schema,
       docsXml,
       name: values.name,
+      embedSchema: values['embed-schema'],
       ovsdbImport,
       command: commandParts.join(' '),
       warn: (message) => io.stderr(`warning: ${message}\n`),
@@ -204,6 +210,7 @@ function parse(args: readonly string[]) {
       name: { type: 'string' },
       'ovsdb-import': { type: 'string' },
       'ovsdb-dir': { type: 'string' },
+      'embed-schema': { type: 'boolean' },
       check: { type: 'boolean' },
       timeout: { type: 'string' },
       help: { type: 'boolean', short: 'h' },

@@ -31,6 +31,14 @@ export interface GenerateOptions {
    * module of the ovsdb layer. Default {@link DEFAULT_OVSDB_IMPORT}.
    */
   readonly ovsdbImport?: OvsdbImports | undefined;
+  /**
+   * Also export the schema document exactly as given (`<name>SchemaJson` in
+   * `model.ts`: the `.ovsschema` JSON, or what `get_schema` returned, members
+   * in its order) and build the model from it, so that the model's
+   * `schema.json` is that document rather than the canonical form. With it,
+   * the output depends on the order of members in the document. Default false.
+   */
+  readonly embedSchema?: boolean | undefined;
   /** The command shown in each file's header as the way to regenerate it. */
   readonly command?: string | undefined;
   /** Called with advice that does not stop generation (e.g. docs that match no table). */
@@ -71,7 +79,7 @@ export function generate(options: GenerateOptions): Map<string, string> {
       `the docs XML describes none of the tables of ${schema.name}; no OVN docs added`,
     );
   }
-  const plan = planModel(schema, name);
+  const plan = planModel(schema, name, options.embedSchema === true);
   const command = options.command ?? 'ovnkit-codegen --schema <file> --out <dir>';
   return renderFiles(
     {

@@ -50,20 +50,28 @@ export interface ModelPlan {
   readonly model: string;
   /** The table map type, e.g. `NBTables`. */
   readonly tableMap: string;
+  /** The constant holding the schema document as given, e.g. `NBSchemaJson` (when embedded). */
+  readonly schemaJson: string | undefined;
   /** Tables sorted by name. */
   readonly tables: readonly TablePlan[];
 }
 
 const RESERVED_FILES = new Set(['index', 'model']);
 
-/** Plan names for `schema` (enums already sorted) with model name `model`. */
-export function planModel(schema: DatabaseSchema, model: string): ModelPlan {
+/**
+ * Plan names for `schema` (enums already sorted) with model name `model`;
+ * with `embedSchema`, also a name for the schema document's constant.
+ */
+export function planModel(schema: DatabaseSchema, model: string, embedSchema = false): ModelPlan {
   const names = new NameRegistry();
   if (names.has(model)) {
     throw new Error(`model name ${model} is reserved; choose another with --name`);
   }
   names.reserve(model);
   const tableMap = names.claim(`${model}Tables`, `${model}TableMap`);
+  const schemaJson = embedSchema
+    ? names.claim(`${model}SchemaJson`, `${model}SchemaDocument`)
+    : undefined;
 
   const tableNames = Object.keys(schema.tables).sort();
   const bases = new Map(tableNames.map((t) => [t, pascalCase(t) || 'Table']));
@@ -121,5 +129,5 @@ export function planModel(schema: DatabaseSchema, model: string): ModelPlan {
       if (Object.keys(entry).length > 0) enums.set(col, entry);
     }
   }
-  return { schema, model, tableMap, tables: plans };
+  return { schema, model, tableMap, schemaJson, tables: plans };
 }

@@ -8,7 +8,7 @@
  */
 
 import type { Atom, DatabaseSchema, TableSchema } from 'ovnkit/ovsdb';
-import { type JsonObject, tableJson } from './canonical.js';
+import { type Json, type JsonObject, tableJson } from './canonical.js';
 import { columnTsType } from './column-types.js';
 import { type DatabaseDocs, renderBlocks, wrap } from './docs.js';
 import { SourceEmitter, type Statement } from './emit.js';
@@ -298,9 +298,16 @@ function tableMapType(plan: ModelPlan): string {
   return `{\n${members.join('\n')}\n}`;
 }
 
-/** `defineModel<Tables>(parseSchema({ name, version, cksum, tables }))`, one member per line. */
+/**
+ * `defineModel<Tables>(parseSchema({ name, version, cksum, tables }))`, one
+ * member per line; or `defineModel<Tables>(parseSchema(SchemaJson))` when the
+ * schema document is embedded.
+ */
 function modelInitializer(plan: ModelPlan): string {
   const { schema } = plan;
+  if (plan.schemaJson !== undefined) {
+    return `defineModel<${plan.tableMap}>(\n${INDENT}parseSchema(${plan.schemaJson}),\n)`;
+  }
   const tables = plan.tables.map((t) => [t.table.name, t.meta] as const);
   const schemaLiteral = objectLiteral(
     [
@@ -330,9 +337,27 @@ function renderModel(ctx: RenderContext, emitter: SourceEmitter): string {
       [from, { name: t.row, typeOnly: true }],
       [from, { name: t.insert, typeOnly: true }],
       [from, { name: t.update, typeOnly: true }],
-      [from, { name: t.meta, typeOnly: false }],
     );
+    // An embedded schema document replaces the table schema constants in the model.
+    if (plan.schemaJson === undefined) entries.push([from, { name: t.meta, typeOnly: false }]);
   }
+  const document: Statement[] =
+    plan.schemaJson === undefined
+      ? []
+      : [
+          constant(
+            plan.schemaJson,
+            `${jsonLiteral(schema.json as Json, {
+              depth: 0,
+              before: `export const ${plan.schemaJson} = `.length,
+              after: ' as const;'.length,
+            })} as const`,
+            wrap(
+              `The ${what} schema document the model was generated from, exactly as given (members in its order).`,
+              DOC_WIDTH,
+            ),
+          ),
+        ];
   return emitter.emit('model.ts', [
     headerStatement(ctx),
     ...importDeclarations(entries),
@@ -344,6 +369,7 @@ function renderModel(ctx: RenderContext, emitter: SourceEmitter): string {
         DOC_WIDTH,
       ),
     ),
+    ...document,
     constant(
       plan.model,
       modelInitializer(plan),

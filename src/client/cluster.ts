@@ -16,23 +16,22 @@
  * @module
  */
 
+import {
+  type Database,
+  type DatabaseColumn,
+  DatabaseModelEnum,
+} from '../ovsdb/schema/generated/server/index.js';
+import type { Uuid } from '../ovsdb/values/uuid.js';
 import type { MonitorRequests, WireRow } from '../ovsdb/wire/wire.js';
 
-/** A `_Server.Database` row. */
-export interface ServerDatabaseRow {
-  readonly name: string;
-  readonly model: 'standalone' | 'clustered' | 'relay';
-  readonly connected: boolean;
-  readonly leader: boolean;
-  /** The schema JSON text; null while a clustered server has not joined. */
-  readonly schema: string | null;
-  /** The cluster ID (clustered only). */
-  readonly cid: string | null;
-  /** The server ID (clustered only). */
-  readonly sid: string | null;
-  /** The Raft log index applied (clustered only). */
-  readonly index: number | null;
-}
+/**
+ * A `_Server.Database` row: the row type of the generated `_Server` model
+ * without `_uuid` and `_version`. `schema` is the database's schema JSON text
+ * (null while a clustered server has not joined); `cid` (the cluster ID),
+ * `sid` (the server ID) and `index` (the Raft log index applied) are set for
+ * clustered databases only.
+ */
+export type ServerDatabaseRow = Omit<Database, '_uuid' | '_version'>;
 
 /** The columns of `_Server.Database` the client monitors. */
 export const SERVER_DATABASE_COLUMNS = [
@@ -44,7 +43,7 @@ export const SERVER_DATABASE_COLUMNS = [
   'cid',
   'sid',
   'index',
-] as const;
+] as const satisfies readonly DatabaseColumn[];
 
 /** The monitor request for database `db`'s `_Server.Database` row. */
 export function serverMonitorRequest(db: string): MonitorRequests {
@@ -135,10 +134,12 @@ function optional(v: unknown): unknown {
   return v;
 }
 
-function uuidOrNull(v: unknown): string | null {
+function uuidOrNull(v: unknown): Uuid | null {
   const x = optional(v);
-  return Array.isArray(x) && x[0] === 'uuid' && typeof x[1] === 'string' ? x[1] : null;
+  return Array.isArray(x) && x[0] === 'uuid' && typeof x[1] === 'string' ? (x[1] as Uuid) : null;
 }
+
+const MODELS: ReadonlySet<string> = new Set(DatabaseModelEnum);
 
 /**
  * Decode a wire `_Server.Database` row (as monitored with
@@ -161,11 +162,12 @@ export function decodeServerDatabaseRow(
     index: null,
   };
   const model = has('model') ? String(wire['model']) : base.model;
+  const knownModel = MODELS.has(model) ? (model as ServerDatabaseRow['model']) : 'standalone';
   const schema = has('schema') ? optional(wire['schema']) : base.schema;
   const index = has('index') ? optional(wire['index']) : base.index;
   return {
     name: has('name') ? String(wire['name']) : base.name,
-    model: model === 'clustered' || model === 'relay' ? model : 'standalone',
+    model: knownModel,
     connected: has('connected') ? wire['connected'] === true : base.connected,
     leader: has('leader') ? wire['leader'] === true : base.leader,
     schema: typeof schema === 'string' ? schema : null,

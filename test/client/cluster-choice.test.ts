@@ -10,6 +10,7 @@ import {
   type ServerDatabaseRow,
   shuffle,
 } from '../../src/client/cluster.js';
+import type { Uuid } from '../../src/ovsdb/values/uuid.js';
 
 const clustered: ServerDatabaseRow = {
   name: 'OVN_Northbound',
@@ -17,8 +18,8 @@ const clustered: ServerDatabaseRow = {
   connected: true,
   leader: true,
   schema: '{}',
-  cid: 'c1',
-  sid: 's1',
+  cid: 'c1' as Uuid,
+  sid: 's1' as Uuid,
   index: 10,
 };
 const choice = { leaderOnly: true, minIndex: 5 };

@@ -85,6 +85,61 @@ describe('the generated NB model', () => {
   });
 });
 
+describe('embedSchema', () => {
+  const serverText = readRepo('schema/_server.ovsschema');
+
+  it('model.ts exports the document as given and builds the model from it; table files do not change', () => {
+    const plain = generate({ schema: serverText });
+    const embedded = generate({ schema: serverText, embedSchema: true });
+    expect([...embedded.keys()]).toEqual([...plain.keys()]);
+    for (const [name, content] of plain) {
+      if (name !== 'model.ts') expect(embedded.get(name) === content, name).toBe(true);
+    }
+    const model = embedded.get('model.ts')!;
+    expect(model).toContain('export const ServerSchemaJson = {');
+    expect(model).toContain('  parseSchema(ServerSchemaJson),\n);');
+    // The canonical table schemas are not what the model is built from any more.
+    expect(model).not.toContain('DatabaseTable');
+    expect(plain.get('model.ts')).not.toContain('ServerSchemaJson');
+    // Members in the document's order: `name` first, `index` last, as in the file.
+    const columns = [...model.matchAll(/^ {8}(\w+): \{/gm)].map((m) => m[1]);
+    expect(columns).toEqual([
+      'name',
+      'model',
+      'connected',
+      'leader',
+      'schema',
+      'cid',
+      'sid',
+      'index',
+    ]);
+  });
+
+  it('follows the order of members in the document (and only model.ts does)', () => {
+    const json = JSON.parse(nbText) as unknown;
+    const asGiven = generate({ schema: json, embedSchema: true });
+    const shuffled = generate({ schema: reversed(json), embedSchema: true });
+    for (const [name, content] of asGiven) {
+      expect(shuffled.get(name) === content, name).toBe(name !== 'model.ts');
+    }
+    expect(asGiven.get('model.ts')).toContain(
+      "export const NBSchemaJson = {\n  name: 'OVN_Northbound',",
+    );
+    expect(shuffled.get('model.ts')).toContain('export const NBSchemaJson = {\n  tables: {');
+  });
+
+  it('the document constant’s name is claimed before table names', () => {
+    const schema = {
+      name: '_Server',
+      version: '1.0.0',
+      tables: { ServerSchemaJson: { columns: { a: { type: 'string' } } } },
+    };
+    const files = generate({ schema, embedSchema: true });
+    expect(files.get('model.ts')).toContain('export const ServerSchemaJson = {');
+    expect(files.get('serverschemajson.ts')).toContain('export interface ServerSchemaJsonRow {');
+  });
+});
+
 describe('TSDoc', () => {
   const files = generate({ schema: nbText, docsXml });
   const acl = files.get('acl.ts')!;

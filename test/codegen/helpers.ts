@@ -29,6 +29,21 @@ export const NB_ARGS = [
   '--out',
   NB_OUT,
 ] as const;
+/**
+ * The committed `_Server` model (the core's own, in `src/ovsdb`) and how it is
+ * generated: with the schema document embedded, so that the model's schema
+ * JSON is `schema/_server.ovsschema` exactly.
+ */
+export const SERVER_OUT = 'src/ovsdb/schema/generated/server';
+export const SERVER_ARGS = [
+  '--schema',
+  'schema/_server.ovsschema',
+  '--embed-schema',
+  '--ovsdb-dir',
+  'src/ovsdb',
+  '--out',
+  SERVER_OUT,
+] as const;
 /** The committed model of the edge-case fixture schema and how it is generated. */
 export const EDGE_ARGS = [
   '--schema',
