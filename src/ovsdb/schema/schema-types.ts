@@ -8,16 +8,22 @@
 /** The five OVSDB atomic types. */
 export type AtomicType = 'integer' | 'real' | 'boolean' | 'string' | 'uuid';
 
-/** A JS atom value: integers and reals are numbers, UUIDs are strings. */
-export type Atom = number | boolean | string;
+/**
+ * A JS atom value: reals are numbers; integers are numbers while safe
+ * (|v| ≤ 2^53−1) and bigints beyond, up to the int64 bounds (see
+ * `values/int64.ts`); UUIDs are strings.
+ */
+export type Atom = number | bigint | boolean | string;
 
 /** `<base-type>`: an atomic type plus its constraints. Absent constraints are `undefined`. */
 export interface BaseType {
   readonly type: AtomicType;
   /** Allowed values, when the schema gives an `enum`. Sorted as in the schema. */
   readonly enum?: readonly Atom[] | undefined;
-  readonly minInteger?: number | undefined;
-  readonly maxInteger?: number | undefined;
+  /** Canonical int64 (a number when safe, else a bigint). */
+  readonly minInteger?: number | bigint | undefined;
+  /** Canonical int64 (a number when safe, else a bigint). */
+  readonly maxInteger?: number | bigint | undefined;
   readonly minReal?: number | undefined;
   readonly maxReal?: number | undefined;
   readonly minLength?: number | undefined;
