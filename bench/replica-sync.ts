@@ -41,8 +41,8 @@ import { NB, type NBTables } from '../src/nb/index.js';
 import { connect } from '../src/ovsdb/connection/connect.js';
 import type { DialedTransport } from '../src/ovsdb/transport/dial.js';
 import { dialSocket } from '../src/ovsdb/transport/dial.js';
-import type { Transport } from '../src/ovsdb/transport/transport.js';
 import { JsonStreamFramer } from '../src/ovsdb/wire/framer.js';
+import type { Transport } from '../src/ovsdb/wire/transport.js';
 import type { Operation, TableUpdates2 } from '../src/ovsdb/wire/wire.js';
 import { startOvsdbServer } from '../src/testing/index.js';
 

@@ -98,7 +98,6 @@ export {
   type UnixRemote,
   type WebSocketRemote,
 } from './ovsdb/transport/remote.js';
-export type { Transport, TransportHandlers } from './ovsdb/transport/transport.js';
 export {
   type OpenWebSocketOptions,
   openWebSocketTransport,
@@ -141,6 +140,7 @@ export {
 } from './ovsdb/wire/errors.js';
 export { JsonStreamFramer, type JsonStreamFramerOptions } from './ovsdb/wire/framer.js';
 export { JsonRpcPeer, type PeerOptions, type RequestOptions } from './ovsdb/wire/rpc.js';
+export type { Transport, TransportHandlers } from './ovsdb/wire/transport.js';
 export type {
   AbortOperation,
   AssertOperation,

@@ -6,7 +6,7 @@
  * @module
  */
 
-import type { Transport, TransportHandlers } from '../ovsdb/transport/transport.js';
+import type { Transport, TransportHandlers } from '../ovsdb/wire/transport.js';
 
 /** Records when bytes last arrived. */
 export class MeteredTransport implements Transport {

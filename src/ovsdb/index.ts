@@ -89,7 +89,6 @@ export {
   type SocketTransportOptions,
   type TlsOptions,
 } from './transport/socket-transport.js';
-export type { Transport, TransportHandlers } from './transport/transport.js';
 export {
   type OpenWebSocketOptions,
   openWebSocketTransport,
@@ -132,6 +131,7 @@ export {
 } from './wire/errors.js';
 export { JsonStreamFramer, type JsonStreamFramerOptions } from './wire/framer.js';
 export { JsonRpcPeer, type PeerOptions, type RequestOptions } from './wire/rpc.js';
+export type { Transport, TransportHandlers } from './wire/transport.js';
 export type {
   AbortOperation,
   AssertOperation,

@@ -50,8 +50,8 @@
  */
 
 import type { DatabaseSchema } from '../ovsdb/schema/schema-types.js';
-import type { Transport } from '../ovsdb/transport/transport.js';
 import { newUuid } from '../ovsdb/values/uuid.js';
+import type { Transport } from '../ovsdb/wire/transport.js';
 import type { Database } from './engine/database.js';
 import type { TxnChanges } from './engine/executor.js';
 import { createInProcessPair, type InProcessTransport } from './listeners/in-process-transport.js';

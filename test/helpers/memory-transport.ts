@@ -7,7 +7,7 @@
  * @module
  */
 
-import type { Transport, TransportHandlers } from '../../src/ovsdb/transport/transport.js';
+import type { Transport, TransportHandlers } from '../../src/ovsdb/wire/transport.js';
 
 /** Options of one end of a {@link createMemoryPair} pair. */
 export interface MemoryTransportOptions {

@@ -11,7 +11,7 @@ import { type ConnectOptions, connect } from '../../src/ovsdb/connection/connect
 import { type ConnectionEvents, OvsdbConnection } from '../../src/ovsdb/connection/connection.js';
 import { openNodeWebSocketTransport } from '../../src/ovsdb/transport/connect-ws.js';
 import { openSocketTransport } from '../../src/ovsdb/transport/socket-transport.js';
-import type { Transport, TransportHandlers } from '../../src/ovsdb/transport/transport.js';
+import type { Transport, TransportHandlers } from '../../src/ovsdb/wire/transport.js';
 import {
   type OvsdbServerHandle,
   readClientTls,

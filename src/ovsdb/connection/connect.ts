@@ -9,7 +9,7 @@
 import { openNodeWebSocketTransport } from '../transport/connect-ws.js';
 import { parseRemote, type Remote } from '../transport/remote.js';
 import { openSocketTransport, type TlsOptions } from '../transport/socket-transport.js';
-import type { Transport } from '../transport/transport.js';
+import type { Transport } from '../wire/transport.js';
 import { type ConnectionOptions, OvsdbConnection } from './connection.js';
 
 /** Options of {@link connect}: the connection's own, plus how to open the socket. */

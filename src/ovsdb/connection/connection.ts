@@ -8,11 +8,11 @@
  * @module
  */
 
-import type { Transport } from '../transport/transport.js';
 import { ZERO_UUID } from '../values/uuid.js';
 import { ProtocolError, TransactionError } from '../wire/errors.js';
 import { isObject, preview } from '../wire/json.js';
 import { JsonRpcPeer, type PeerOptions, type RequestOptions } from '../wire/rpc.js';
+import type { Transport } from '../wire/transport.js';
 import type {
   Condition,
   MonitorRequests,

@@ -6,10 +6,10 @@
  * @module
  */
 
+import type { Transport } from '../wire/transport.js';
 import { dialWebSocket } from './connect-ws.js';
 import type { TlsOptions } from './socket-transport.js';
 import { openSocketTransport } from './socket-transport.js';
-import type { Transport } from './transport.js';
 
 /** Options a {@link Dialer} gets. */
 export interface DialOptions {

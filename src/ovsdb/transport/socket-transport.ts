@@ -8,8 +8,8 @@ import * as net from 'node:net';
 import type { PeerCertificate } from 'node:tls';
 import * as tls from 'node:tls';
 import { ConnectionClosedError, OvsdbError } from '../wire/errors.js';
+import type { Transport, TransportHandlers } from '../wire/transport.js';
 import { formatRemote, parseRemote, type Remote } from './remote.js';
-import type { Transport, TransportHandlers } from './transport.js';
 
 /**
  * TLS settings for `ssl:` remotes. `key`, `cert` and `ca` are PEM contents (not

@@ -22,8 +22,8 @@
  */
 
 import { ConnectionClosedError, OvsdbError } from '../wire/errors.js';
+import type { Transport, TransportHandlers } from '../wire/transport.js';
 import { redactUrlSecrets } from './remote.js';
-import type { Transport, TransportHandlers } from './transport.js';
 
 /** `readyState` values of a WebSocket. */
 const CONNECTING = 0;

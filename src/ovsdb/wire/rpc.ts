@@ -13,10 +13,10 @@
  * @module
  */
 
-import type { Transport } from '../transport/transport.js';
 import { ConnectionClosedError, ProtocolError, RequestTimeoutError, RpcError } from './errors.js';
 import { DEFAULT_MAX_MESSAGE_BYTES, JsonStreamFramer } from './framer.js';
 import { errorText, preview } from './json.js';
+import type { Transport } from './transport.js';
 
 /** Options of {@link JsonRpcPeer}. */
 export interface PeerOptions {

@@ -6,7 +6,7 @@
  * @module
  */
 
-import type { Transport, TransportHandlers } from '../../ovsdb/transport/transport.js';
+import type { Transport, TransportHandlers } from '../../ovsdb/wire/transport.js';
 import type { ChannelHandlers, SessionChannel } from '../rpc/channel.js';
 
 type Item = { readonly text: string } | { readonly close: Error | undefined };

@@ -32,7 +32,7 @@ import type { Duplex } from 'node:stream';
 import { type RawData, type WebSocket, WebSocketServer } from 'ws';
 import { isLoopbackHost, TokenAuthenticator } from '../../net/auth.js';
 import { listenUrl, parseListenAddress } from '../../net/listen-address.js';
-import type { Transport } from '../../ovsdb/transport/transport.js';
+import type { Transport } from '../../ovsdb/wire/transport.js';
 import type { ChannelHandlers, SessionChannel } from '../rpc/channel.js';
 
 /** Options of {@link listenWebSocket} and {@link attachWebSocketListener}. */

@@ -15,8 +15,8 @@ import {
   openSocketTransport,
   type SocketTransport,
 } from '../../../src/ovsdb/transport/socket-transport.js';
-import type { TransportHandlers } from '../../../src/ovsdb/transport/transport.js';
 import { ConnectionClosedError, OvsdbError } from '../../../src/ovsdb/wire/errors.js';
+import type { TransportHandlers } from '../../../src/ovsdb/wire/transport.js';
 import { DB, METHODS, nextEvent, sleep, TEST_SCHEMA, useServer } from '../../helpers/server.js';
 import { SERVER_KINDS, startTestServer } from '../../helpers/servers.js';
 

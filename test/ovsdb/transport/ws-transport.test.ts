@@ -5,7 +5,6 @@
  */
 
 import { describe, expect, it, vi } from 'vitest';
-import type { TransportHandlers } from '../../../src/ovsdb/transport/transport.js';
 import {
   closeCodeName,
   openWebSocketTransport,
@@ -15,6 +14,7 @@ import {
 } from '../../../src/ovsdb/transport/ws-transport.js';
 import { ConnectionClosedError } from '../../../src/ovsdb/wire/errors.js';
 import { JsonRpcPeer } from '../../../src/ovsdb/wire/rpc.js';
+import type { TransportHandlers } from '../../../src/ovsdb/wire/transport.js';
 
 type Listener = (event: never) => void;
 
