@@ -7,7 +7,7 @@
  * against the in-memory server.
  */
 
-import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { requireOvsdbServer } from '../../src/testing/index.js';
@@ -96,24 +96,31 @@ describe('TypeScript consumers', () => {
   ] as const) {
     it(`${name}: every entry point resolves to the packed declarations and type-checks`, async () => {
       const files = (await result()).split('\n').map((l) => l.trim());
-      // Every entry point's declarations came from the installed tarball, none from the repository.
-      for (const entry of [
-        'dist/src/index.d.ts',
-        'dist/src/ovsdb/index.d.ts',
-        'dist/src/client/index.d.ts',
-        'dist/src/transactions/index.d.ts',
-        'dist/src/nb/index.d.ts',
-        'dist/src/server/core-index.d.ts',
-        'dist/src/testing/index.d.ts',
-        'dist/src/browser.d.ts',
-        'dist/src/bridge/index.d.ts',
-      ]) {
+      // Every entry point's declarations (the `types` of each packed `exports` entry) came
+      // from the installed tarball, none from the repository.
+      const entries = packedTypes();
+      expect(entries).toEqual(
+        expect.arrayContaining(['dist/src/index.d.ts', 'dist/src/ovsdb/index.d.ts']),
+      );
+      expect(entries.length).toBeGreaterThanOrEqual(9);
+      for (const entry of entries) {
         expect(files).toContain(join(installed.consumer, 'node_modules/ovnkit', entry));
       }
       expect(fromRepository(files)).toEqual([]);
     }, 120_000);
   }
 });
+
+/** The `types` file of every entry point in the installed ovnkit's `exports` (package-relative). */
+function packedTypes(): string[] {
+  const pkg = JSON.parse(
+    readFileSync(join(installed.consumer, 'node_modules/ovnkit/package.json'), 'utf8'),
+  ) as { exports: Record<string, string | { types?: string }> };
+  return Object.values(pkg.exports)
+    .flatMap((target) => (typeof target === 'string' ? [] : [target.types]))
+    .filter((t): t is string => t !== undefined)
+    .map((t) => t.replace(/^\.\//, ''));
+}
 
 /** Files of tsc's `--listFiles` output under the repository, its compiler's lib files aside. */
 function fromRepository(files: readonly string[]): string[] {
