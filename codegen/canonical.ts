@@ -19,16 +19,25 @@ import type {
   TableSchema,
 } from 'ovnkit/ovsdb';
 
-/** A JSON value. */
-export type Json = string | number | boolean | null | readonly Json[] | JsonObject;
+/** A JSON value (integers beyond 2^53−1 are bigints, as in parsed schemas). */
+export type Json = string | number | bigint | boolean | null | readonly Json[] | JsonObject;
 /** A JSON object. */
 export interface JsonObject {
   readonly [member: string]: Json;
 }
 
-/** Compare atoms as OVSDB orders them: numbers numerically, `false < true`, strings by UTF-8 bytes. */
+/**
+ * Compare atoms as OVSDB orders them: numbers (and bigint integers)
+ * numerically, `false < true`, strings by UTF-8 bytes.
+ */
 export function compareAtoms(a: Atom, b: Atom): number {
   if (typeof a === 'number' && typeof b === 'number') return a - b;
+  if (
+    (typeof a === 'number' || typeof a === 'bigint') &&
+    (typeof b === 'number' || typeof b === 'bigint')
+  ) {
+    return a < b ? -1 : a > b ? 1 : 0;
+  }
   if (typeof a === 'boolean' && typeof b === 'boolean') return Number(a) - Number(b);
   return Buffer.compare(Buffer.from(String(a), 'utf8'), Buffer.from(String(b), 'utf8'));
 }

@@ -36,10 +36,11 @@ export function tsNumber(n: number): string {
   return String(n).replace('e+', 'e');
 }
 
-/** A literal for an atom or JSON scalar. */
-export function tsLiteral(value: string | number | boolean | null): string {
+/** A literal for an atom or JSON scalar (a bigint as `123n`). */
+export function tsLiteral(value: string | number | bigint | boolean | null): string {
   if (typeof value === 'string') return tsString(value);
   if (typeof value === 'number') return tsNumber(value);
+  if (typeof value === 'bigint') return `${value}n`;
   return String(value);
 }
 

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { Json } from '../../codegen/canonical.js';
+import { compareAtoms, type Json } from '../../codegen/canonical.js';
 import {
   aliasedType,
   aliasedUnion,
@@ -9,6 +9,7 @@ import {
   LINE_WIDTH,
   objectLiteral,
   propertyName,
+  tsLiteral,
   tsNumber,
   tsString,
   typeReference,
@@ -18,6 +19,27 @@ import {
 function evaluate(expression: string): unknown {
   return new Function(`return (${expression});`)();
 }
+
+describe('integers beyond 2^53−1 (bigints)', () => {
+  it('are written as bigint literals that evaluate back to the same value', () => {
+    const big = 9223372036854775807n;
+    expect(tsLiteral(big)).toBe('9223372036854775807n');
+    expect(evaluate(tsLiteral(-big - 1n))).toBe(-big - 1n);
+    expect(inlineJson({ maxInteger: big, enum: ['set', [1, big]] })).toBe(
+      "{ maxInteger: 9223372036854775807n, enum: ['set', [1, 9223372036854775807n]] }",
+    );
+  });
+
+  it('sort among numbers by value', () => {
+    const atoms = [9007199254740993n, 3, -9007199254740993n, 9007199254740991];
+    expect([...atoms].sort(compareAtoms)).toEqual([
+      -9007199254740993n,
+      3,
+      9007199254740991,
+      9007199254740993n,
+    ]);
+  });
+});
 
 describe('tsString', () => {
   it.each([
