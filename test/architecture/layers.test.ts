@@ -48,6 +48,14 @@ describe('the layer rule', () => {
     expect(cycles(graph, (e) => !e.typeOnly)).toEqual([]);
   });
 
+  it('codegen reaches the core through its public entry point only', () => {
+    const fromCodegen = edges.filter(
+      (e) => e.from.startsWith('codegen/') && e.to.startsWith('src/'),
+    );
+    expect(fromCodegen.length).toBeGreaterThan(0);
+    expect([...new Set(fromCodegen.map((e) => e.to))]).toEqual(['src/ovsdb/index.ts']);
+  });
+
   it('every relative import names a file that exists', () => {
     const missing = edges.filter((e) => !graph.has(e.to) && /\.(m?ts)$/.test(e.to)).map(show);
     expect(missing).toEqual([]);

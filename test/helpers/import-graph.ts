@@ -1,6 +1,7 @@
 /**
  * The repository's import graph, read with the TypeScript parser: every
- * relative `import`, `export … from` and `import()` of the `.ts` files under
+ * relative `import`, `export … from` and `import()` (and every import of the
+ * package's own entry points by name, e.g. `ovnkit/ovsdb`) of the `.ts` files under
  * some roots, each marked type-only or not. The layer test
  * (`test/architecture/layers.test.ts`) checks it against the layer rule, and
  * `vitest.unit.config.ts` uses it to find the tests that need no Open vSwitch.
@@ -23,6 +24,25 @@ export interface ImportEdge {
 
 /** The repository root. */
 export const ROOT = resolve(import.meta.dirname, '../..');
+
+/**
+ * The source file each of the package's own entry points (`ovnkit`,
+ * `ovnkit/ovsdb`, …) resolves to in the repository (its `ovnkit-source`
+ * export condition), so that an import by package name (as `codegen/` makes)
+ * is an edge of the graph too.
+ */
+const SELF_ENTRIES: ReadonlyMap<string, string> = (() => {
+  const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+    name: string;
+    exports: Record<string, string | Record<string, string>>;
+  };
+  const out = new Map<string, string>();
+  for (const [key, target] of Object.entries(pkg.exports)) {
+    const source = typeof target === 'string' ? undefined : target['ovnkit-source'];
+    if (source !== undefined) out.set(join(pkg.name, key), relative(ROOT, join(ROOT, source)));
+  }
+  return out;
+})();
 
 function listTs(dir: string, out: string[]): void {
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
@@ -69,6 +89,11 @@ export function importsOf(file: string): ImportEdge[] {
   const sf = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, false);
   const edges: ImportEdge[] = [];
   const add = (specifier: string, typeOnly: boolean): void => {
+    const self = SELF_ENTRIES.get(specifier);
+    if (self !== undefined) {
+      edges.push({ from: file, to: self, typeOnly });
+      return;
+    }
     if (!specifier.startsWith('.')) return;
     const target = relative(ROOT, resolve(ROOT, dirname(file), specifier)).replace(/\.js$/, '.ts');
     edges.push({ from: file, to: target, typeOnly });
