@@ -67,12 +67,14 @@ export function compareStrings(a: string, b: string): number {
 
 /**
  * Three-way comparison of two atoms of the same type in ovsdb-server's
- * order: numbers numerically, `false` before `true`, strings (and UUIDs) by
- * UTF-8 bytes ({@link compareStrings}).
+ * order: integers (numbers and bigints) and reals numerically, `false`
+ * before `true`, strings (and UUIDs) by UTF-8 bytes ({@link compareStrings}).
  */
 export function compareAtoms(a: Atom, b: Atom): number {
   if (typeof a === 'string' && typeof b === 'string') return compareStrings(a, b);
   if (typeof a === 'number' && typeof b === 'number') return a < b ? -1 : a > b ? 1 : 0;
+  // Integers in canonical int64 form: `<` compares a number and a bigint by value, exactly.
+  if (typeof a === 'bigint' || typeof b === 'bigint') return a < b ? -1 : a > b ? 1 : 0;
   if (typeof a === 'boolean' && typeof b === 'boolean') return a === b ? 0 : a ? 1 : -1;
   return compareStrings(String(a), String(b));
 }

@@ -67,9 +67,9 @@ export function quoteOvsString(s: string): string {
 /**
  * Serialize `json` as OVS's `json_to_string(json, JSSF_SORT)` does: compact,
  * object members sorted by name (as `strcmp` sorts them: UTF-8 bytes),
- * integers in decimal and reals as `%.15g`. JS cannot tell `1.0` from `1` once
- * parsed, so integral numbers print as integers (which is also how `%.15g`
- * prints an integral real).
+ * integers (bigints, and integral numbers within int64) in decimal and reals
+ * as `%.15g`. OVS's JSON reader takes `1.0` for the integer 1, and JS cannot
+ * tell them apart once parsed, so integral numbers print as integers.
  */
 export function ovsJsonText(json: unknown): string {
   if (json === null || json === undefined) return 'null';
@@ -77,7 +77,14 @@ export function ovsJsonText(json: unknown): string {
     case 'boolean':
       return json ? 'true' : 'false';
     case 'number':
-      return Number.isInteger(json) && Math.abs(json) < 1e21 ? String(json) : formatG15(json);
+      // An integral number beyond int64 is a real to OVS's JSON reader, printed as one.
+      if (Number.isSafeInteger(json)) return String(json);
+      // Beyond 2^53 String() rounds the digits: an integral number below 2^63 is exact as a bigint.
+      return Number.isInteger(json) && Math.abs(json) < 2 ** 63
+        ? BigInt(json).toString()
+        : formatG15(json);
+    case 'bigint':
+      return String(json);
     case 'string':
       return quoteOvsString(json);
     case 'object': {
