@@ -4,10 +4,10 @@
  *
  * - `+=`, `-=`, `*=`, `/=` apply to integer and real columns holding one value
  *   or a set, element by element; `%=` to integers only. Division by zero is a
- *   "domain error"; an integer result outside 64 bits (here: outside ±(2^53−1),
- *   the range ovnkit represents) or a non-finite real is a "range error"; a
- *   result outside the column's constraints a "constraint violation", as is a
- *   set whose elements collide after the operation.
+ *   "domain error"; an integer result outside int64 (ovsdb-server's own
+ *   overflow tests, see `ovsMultiply` for `*=`) or a non-finite real is a
+ *   "range error"; a result outside the column's constraints a "constraint
+ *   violation", as is a set whose elements collide after the operation.
  * - `insert` adds set elements or map pairs (an existing map key keeps its
  *   value); `delete` removes set elements, map pairs matching key and value, or
  *   map pairs by key. The result must have a size the column allows.
@@ -16,6 +16,15 @@
  */
 
 import type { Atom, ColumnSchema, TableSchema } from '../../ovsdb/schema/schema-types.js';
+import {
+  INT64_MAX,
+  INT64_MIN,
+  type Int64,
+  type Int64Operator,
+  int64Arith,
+  int64BigInt,
+  toInt64,
+} from '../../ovsdb/values/int64.js';
 import {
   type Datum,
   type DatumType,
@@ -131,40 +140,82 @@ export function parseMutations(
   return json.map((m) => parseMutation(table, m, symtab));
 }
 
-const INT64_MAX = (1n << 63n) - 1n;
-const INT64_MIN = -(1n << 63n);
 const DBL_MAX = Number.MAX_VALUE;
 
 function rangeError(mutator: Mutator): OpError {
   return new OpError('range error', `Result of "${mutator}" operation is out of range.`);
 }
 
-function mutateInteger(x: number, y: number, mutator: Mutator): number {
-  const a = BigInt(x);
-  const b = BigInt(y);
-  let r: bigint;
+/** Operands below this magnitude multiply exactly as numbers, and ovsdb-server's `*=` never fails on them. */
+const SMALL = 2 ** 26;
+
+/**
+ * `x * y` as ovsdb-server's `mul_int` computes it: its overflow test, then
+ * the product wrapped to 64 bits. The test is taken as written in
+ * ovsdb/mutation.c, flaws included, since that is what clients see:
+ * - both positive: it fails when `x >= INT64_MAX / y`, so also for a product
+ *   that just fits (`INT64_MAX *= 1`, `2 *= 2^62−1`);
+ * - both non-positive: it tests `y < INT64_MAX / y` (not `/ x`), so it fails
+ *   for any `y < −3037000499` (`−1 *= −3037000500`) and passes products
+ *   beyond INT64_MAX, which wrap (`INT64_MIN *= −1` is INT64_MIN,
+ *   `−2^62 *= −2` is INT64_MIN).
+ * A negative `x` times 0 divides by zero in that test and ends ovsdb-server
+ * 3.1 (SIGFPE); here it is 0.
+ */
+function ovsMultiply(x: Int64, y: Int64, mutator: Mutator): Int64 {
+  if (
+    typeof x === 'number' &&
+    typeof y === 'number' &&
+    Math.abs(x) < SMALL &&
+    Math.abs(y) < SMALL
+  ) {
+    const r = x * y;
+    return r === 0 ? 0 : r;
+  }
+  const a = int64BigInt(x);
+  const b = int64BigInt(y);
+  const overflow =
+    a > 0n
+      ? b > 0n
+        ? a >= INT64_MAX / b
+        : b < INT64_MIN / a
+      : b > 0n
+        ? a < INT64_MIN / b
+        : a !== 0n && b !== 0n && b < INT64_MAX / b;
+  if (overflow) throw rangeError(mutator);
+  return toInt64(BigInt.asIntN(64, a * b)) as Int64;
+}
+
+/**
+ * One integer mutator as ovsdb-server applies it (`add_int`, `sub_int`,
+ * `mul_int`, `div_int`, `mod_int`): exact over int64, "range error" when the
+ * result leaves it (and for `INT64_MIN /= −1` and `INT64_MIN %= −1`), "domain
+ * error" for division by zero; `*=` as {@link ovsMultiply}.
+ */
+function mutateInteger(x: Int64, y: Int64, mutator: Mutator): Int64 {
+  let op: Int64Operator;
   switch (mutator) {
     case '+=':
-      r = a + b;
+      op = '+';
       break;
     case '-=':
-      r = a - b;
+      op = '-';
       break;
     case '*=':
-      r = a * b;
-      break;
+      return ovsMultiply(x, y, mutator);
     case '/=':
     case '%=':
-      if (b === 0n) throw new OpError('domain error', 'Division by zero.');
-      r = mutator === '/=' ? a / b : a % b;
+      if (y === 0) throw new OpError('domain error', 'Division by zero.');
+      if (x === INT64_MIN && y === -1) throw rangeError(mutator);
+      op = mutator === '/=' ? '/' : '%';
       break;
     default:
       throw new Error(`not an arithmetic mutator: ${mutator}`);
   }
-  if (r > INT64_MAX || r < INT64_MIN) throw rangeError(mutator);
-  const n = Number(r);
-  if (!Number.isSafeInteger(n)) throw rangeError(mutator);
-  return n;
+  const r = int64Arith(op, x, y);
+  if (r === 'range') throw rangeError(mutator);
+  if (r === 'domain') throw new OpError('domain error', 'Division by zero.');
+  return r.value;
 }
 
 function mutateReal(x: number, y: number, mutator: Mutator): number {
@@ -227,11 +278,11 @@ export function applyMutations(
       }
       default: {
         const base = m.column.type.key;
-        const y = m.arg.keys[0] as number;
+        const y = m.arg.keys[0] as Int64;
         const keys: Atom[] = dst.keys.map((x) =>
           base.type === 'integer'
-            ? mutateInteger(x as number, y, m.mutator)
-            : mutateReal(x as number, y, m.mutator),
+            ? mutateInteger(x as Int64, y, m.mutator)
+            : mutateReal(x as number, y as number, m.mutator),
         );
         for (const k of keys) {
           const e = checkAtomConstraints(k, base);

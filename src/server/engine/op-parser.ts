@@ -41,7 +41,10 @@ function jsonTypeFlag(v: unknown): number {
     case 'object':
       return OP_OBJECT;
     case 'number':
-      return Number.isInteger(v) ? OP_INTEGER : OP_REAL;
+      // OVS's JSON reader takes an integral value within int64 as an integer, anything else as a real.
+      return Number.isInteger(v) && Math.abs(v) < 2 ** 63 ? OP_INTEGER : OP_REAL;
+    case 'bigint':
+      return OP_INTEGER;
     case 'string':
       return OP_STRING;
     default:

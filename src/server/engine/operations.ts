@@ -28,6 +28,7 @@ import {
 import { shashOrder } from './ovs-hash.js';
 import type { Txn } from './staging.js';
 import {
+  columnsKey,
   columnType,
   compareRowsOn,
   type Row,
@@ -177,7 +178,7 @@ function distinctRows(rows: readonly Row[], columns: readonly string[]): Row[] {
   const seen = new Map<string, Row[]>();
   const out: Row[] = [];
   for (const r of rows) {
-    const key = JSON.stringify(columns.map((c) => r.fields[c]));
+    const key = columnsKey(r.fields, columns);
     const bucket = seen.get(key);
     if (bucket?.some((o) => rowsEqualOn(o, r, columns))) continue;
     if (bucket === undefined) seen.set(key, [r]);
@@ -317,7 +318,7 @@ const executeDelete: Executor = (x, p, result) => {
 };
 
 const executeWait: Executor = (x, p) => {
-  const timeout = p.member('timeout', OP_INTEGER | OP_OPTIONAL) as number | undefined;
+  const timeout = p.member('timeout', OP_INTEGER | OP_OPTIONAL) as number | bigint | undefined;
   const where = p.member('where', OP_ARRAY) as unknown[];
   const columnsJson = p.member('columns', OP_ARRAY | OP_OPTIONAL);
   const until = p.member('until', OP_STRING) as string;
@@ -331,8 +332,9 @@ const executeWait: Executor = (x, p) => {
   let timeoutMs = Number.POSITIVE_INFINITY;
   if (timeout !== undefined) {
     if (timeout < 0) throw syntaxError(timeout, undefined, 'timeout must be nonnegative');
-    timeoutMs = timeout;
-    if (timeout < x.timeoutMs) x.timeoutMs = timeout;
+    // Any int64 is allowed; beyond 2^53 ms a number is as good as exact.
+    timeoutMs = Number(timeout);
+    if (timeoutMs < x.timeoutMs) x.timeoutMs = timeoutMs;
   }
   if (until !== '==' && until !== '!=') {
     throw syntaxError(until, undefined, '"until" must be "==" or "!="');

@@ -14,7 +14,7 @@ import { HmapBuckets, hashInt, hashString } from './ovs-hash.js';
 
 /**
  * OVS's `json_hash(value, basis)`, or undefined for values it cannot
- * reproduce (non-integer numbers, integers beyond 32 bits).
+ * reproduce (reals, and numbers that are not safe integers).
  */
 export function jsonHash(v: unknown, basis = 0): number | undefined {
   if (typeof v === 'string') return hashString(v, basis);
@@ -22,10 +22,12 @@ export function jsonHash(v: unknown, basis = 0): number | undefined {
   if (v === null) return hashInt(0, basis);
   if (v === false) return hashInt(1 << 8, basis);
   if (v === true) return hashInt(2 << 8, basis);
+  // JSON_INTEGER hashes as hash_int(integer, basis): the int64 cut to its low 32 bits.
   if (typeof v === 'number') {
-    if (!Number.isInteger(v) || Math.abs(v) > 0xffffffff) return undefined;
+    if (!Number.isSafeInteger(v)) return undefined;
     return hashInt(v, basis);
   }
+  if (typeof v === 'bigint') return hashInt(Number(BigInt.asUintN(32, v)), basis);
   if (Array.isArray(v)) {
     let h: number | undefined = hashInt(v.length, basis);
     for (const e of v) {

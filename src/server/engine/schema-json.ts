@@ -3,8 +3,9 @@
  * (`ovsdb_schema_to_json`): the form `get_schema` returns and, serialized with
  * sorted members, the text `_Server.Database.schema` holds.
  *
- * Members that hold their default are left out: a column type without
- * constraints is its bare atomic type name (`"integer"`), `min` appears only
+ * Members that hold their default are left out: a bound at its default
+ * (`minInteger` −2^63, `maxInteger` 2^63−1, …) is no bound, a column type
+ * without constraints is its bare atomic type name (`"integer"`), `min` appears only
  * when it is not 1 and `max` only when it is not 1 (`"unlimited"` for no
  * limit), `refType` only for weak references, `ephemeral` and `mutable` only
  * when they differ from the default, and `isRoot` only when some tables are
@@ -18,19 +19,46 @@ import type {
   DatabaseSchema,
   TableSchema,
 } from '../../ovsdb/schema/schema-types.js';
+import { INT64_MAX, INT64_MIN } from '../../ovsdb/values/int64.js';
 import { compareAtoms } from '../../ovsdb/values/order.js';
 import { ovsJsonText } from '../../ovsdb/values/ovs-text.js';
 import { atomToWire } from './values.js';
 
+const UINT_MAX = 4294967295;
+
+/**
+ * The base type's bounds as ovsdb-server holds them: a bound at its default
+ * (INT64_MIN and INT64_MAX for integers, ∓DBL_MAX for reals, UINT_MAX for a
+ * maximum length) is no bound, and is never written.
+ */
+function bounds(base: BaseType): {
+  minInteger?: number | bigint;
+  maxInteger?: number | bigint;
+  minReal?: number;
+  maxReal?: number;
+  maxLength?: number;
+} {
+  const out: ReturnType<typeof bounds> = {};
+  if (base.minInteger !== undefined && base.minInteger !== INT64_MIN)
+    out.minInteger = base.minInteger;
+  if (base.maxInteger !== undefined && base.maxInteger !== INT64_MAX)
+    out.maxInteger = base.maxInteger;
+  if (base.minReal !== undefined && base.minReal !== -Number.MAX_VALUE) out.minReal = base.minReal;
+  if (base.maxReal !== undefined && base.maxReal !== Number.MAX_VALUE) out.maxReal = base.maxReal;
+  if (base.maxLength !== undefined && base.maxLength !== UINT_MAX) out.maxLength = base.maxLength;
+  return out;
+}
+
 function baseHasConstraints(base: BaseType): boolean {
+  const b = bounds(base);
   return (
     base.enum !== undefined ||
-    base.minInteger !== undefined ||
-    base.maxInteger !== undefined ||
-    base.minReal !== undefined ||
-    base.maxReal !== undefined ||
+    b.minInteger !== undefined ||
+    b.maxInteger !== undefined ||
+    b.minReal !== undefined ||
+    b.maxReal !== undefined ||
     (base.minLength !== undefined && base.minLength !== 0) ||
-    base.maxLength !== undefined ||
+    b.maxLength !== undefined ||
     base.refTable !== undefined
   );
 }
@@ -42,12 +70,13 @@ function baseToJson(base: BaseType): unknown {
     const atoms = [...base.enum].sort(compareAtoms).map((a) => atomToWire(a, base.type));
     out.enum = atoms.length === 1 ? atoms[0] : ['set', atoms];
   }
-  if (base.minInteger !== undefined) out.minInteger = base.minInteger;
-  if (base.maxInteger !== undefined) out.maxInteger = base.maxInteger;
-  if (base.minReal !== undefined) out.minReal = base.minReal;
-  if (base.maxReal !== undefined) out.maxReal = base.maxReal;
+  const b = bounds(base);
+  if (b.minInteger !== undefined) out.minInteger = b.minInteger;
+  if (b.maxInteger !== undefined) out.maxInteger = b.maxInteger;
+  if (b.minReal !== undefined) out.minReal = b.minReal;
+  if (b.maxReal !== undefined) out.maxReal = b.maxReal;
   if (base.minLength !== undefined && base.minLength !== 0) out.minLength = base.minLength;
-  if (base.maxLength !== undefined) out.maxLength = base.maxLength;
+  if (b.maxLength !== undefined) out.maxLength = b.maxLength;
   if (base.refTable !== undefined) {
     out.refTable = base.refTable;
     if (base.refType === 'weak') out.refType = 'weak';

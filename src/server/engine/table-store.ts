@@ -42,8 +42,29 @@ export class TableStore {
 
   /** The key of `fields` in index `i`. */
   indexKey(i: number, fields: Readonly<Record<string, Datum>>): string {
-    const cols = this.schema.indexes[i] as readonly string[];
-    return JSON.stringify(cols.map((c) => fields[c]));
+    return columnsKey(fields, this.schema.indexes[i] as readonly string[]);
+  }
+}
+
+/** A bigint as an object, which no atom is: keeps keys with bigints distinct from any others. */
+function bigintReplacer(_key: string, v: unknown): unknown {
+  return typeof v === 'bigint' ? { n: String(v) } : v;
+}
+
+/**
+ * A string that is equal for two rows exactly when their values in `columns`
+ * are (datums are canonical: sorted, and integers in canonical int64 form).
+ */
+export function columnsKey(
+  fields: Readonly<Record<string, Datum>>,
+  columns: readonly string[],
+): string {
+  const values = columns.map((c) => fields[c]);
+  try {
+    return JSON.stringify(values);
+  } catch {
+    // Only a bigint makes JSON.stringify throw here: the common path pays nothing for it.
+    return JSON.stringify(values, bigintReplacer);
   }
 }
 

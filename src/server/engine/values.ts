@@ -15,6 +15,7 @@
  */
 
 import type { Atom, AtomicType, BaseType, ColumnSchema } from '../../ovsdb/schema/schema-types.js';
+import { INT64_MAX, INT64_MIN, type Int64, toInt64 } from '../../ovsdb/values/int64.js';
 import { compareAtoms } from '../../ovsdb/values/order.js';
 import { atomToString, datumToString, formatG15, roundReal } from '../../ovsdb/values/ovs-text.js';
 import { type Datum, type DatumType, sortDatum } from '../../ovsdb/values/sorted-datum.js';
@@ -99,12 +100,24 @@ function codePointLength(s: string): number {
 
 /**
  * Check one atom against its base type's constraints. The decision is the
- * shared validators'; the wording is ovsdb-server's. UUID constraints
+ * shared validators' (integers are checked here, over canonical int64); the wording is ovsdb-server's. UUID constraints
  * (referential integrity) are checked at commit, not here.
  */
 export function checkAtomConstraints(atom: Atom, base: BaseType): OpError | undefined {
   if (base.type === 'uuid' || base.type === 'boolean') {
     if (base.enum === undefined) return undefined;
+  } else if (base.type === 'integer') {
+    // Decided here over canonical int64: numbers and bigints compare exactly, and equal integers are ===.
+    const n = atom as Int64;
+    const lo = base.minInteger;
+    const hi = base.maxInteger;
+    if (
+      (base.enum === undefined || base.enum.includes(n)) &&
+      (lo === undefined || n >= lo) &&
+      (hi === undefined || n <= hi)
+    )
+      return undefined;
+    return new OpError('constraint violation', constraintDetails(atom, base));
   }
   if (columnValueProblem(scalarColumnOf(base), atom) === undefined) return undefined;
   return new OpError('constraint violation', constraintDetails(atom, base));
@@ -122,16 +135,18 @@ function constraintDetails(atom: Atom, base: BaseType): string {
   switch (base.type) {
     case 'integer':
     case 'real': {
+      // ovsdb-server prints a bound left at its default (INT64_MIN, INT64_MAX, ±DBL_MAX) as absent.
       const lo = base.type === 'integer' ? base.minInteger : base.minReal;
       const hi = base.type === 'integer' ? base.maxInteger : base.maxReal;
-      const f = (n: number): string => (base.type === 'integer' ? String(n) : formatG15(n));
-      const x = f(atom as number);
-      if (lo !== undefined) {
-        if (hi !== undefined)
+      const f = (n: number | bigint): string =>
+        base.type === 'integer' ? String(n) : formatG15(n as number);
+      const x = f(atom as number | bigint);
+      if (lo !== undefined && lo !== INT64_MIN) {
+        if (hi !== undefined && hi !== INT64_MAX)
           return `${x} is not in the valid range ${f(lo)} to ${f(hi)} (inclusive)`;
         return `${x} is less than minimum allowed value ${f(lo)}`;
       }
-      return `${x} is greater than maximum allowed value ${f(hi as number)}`;
+      return `${x} is greater than maximum allowed value ${f(hi as number | bigint)}`;
     }
     case 'string': {
       const s = atom as string;
@@ -206,6 +221,26 @@ function parseUuidAtom(json: unknown, symtab: SymbolTable | undefined): string {
   return unwrap(json, 'uuid', 'string') as never;
 }
 
+/** 2^63, the first magnitude beyond int64 (as a double, exact). */
+const TWO_63 = 2 ** 63;
+
+/**
+ * The integer atom a wire value denotes, in canonical form, or undefined when
+ * it is none. A safe integer or an in-range bigint (the framer's reading of a
+ * long integer token) is one; so is an integral number below 2^63 in
+ * magnitude, which only a token in exponent or fraction form (`1e16`,
+ * `9.2e18`) gives and which ovsdb-server's JSON reader also takes as an
+ * integer. Anything else, e.g. a token beyond int64 (a number), is not.
+ */
+function integerAtom(json: unknown): Int64 | undefined {
+  if (typeof json === 'number') {
+    if (Number.isSafeInteger(json)) return json === 0 ? 0 : json;
+    if (Number.isInteger(json) && Math.abs(json) < TWO_63) return toInt64(BigInt(json));
+    return undefined;
+  }
+  return typeof json === 'bigint' ? toInt64(json) : undefined;
+}
+
 /**
  * Parse one wire atom of `base` and check its constraints
  * (`ovsdb_atom_from_json`). Named UUIDs are accepted when `symtab` is given.
@@ -214,15 +249,15 @@ export function parseAtom(base: BaseType, json: unknown, symtab: SymbolTable | u
   let atom: Atom | undefined;
   switch (base.type) {
     case 'integer':
-      if (typeof json === 'number' && Number.isInteger(json)) {
-        if (!Number.isSafeInteger(json)) {
-          throw syntaxError(json, undefined, 'integer is outside the supported range ±(2^53−1)');
-        }
-        atom = json;
-      }
+      atom = integerAtom(json);
       break;
     case 'real':
-      if (typeof json === 'number' && Number.isFinite(json)) atom = json;
+      if (typeof json === 'number') {
+        if (Number.isFinite(json)) atom = json;
+      } else if (typeof json === 'bigint') {
+        // An integer token where a real is expected: converted as ovsdb-server's json_real() does.
+        atom = Number(json);
+      }
       break;
     case 'boolean':
       if (typeof json === 'boolean') atom = json;

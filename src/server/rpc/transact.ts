@@ -14,6 +14,9 @@ import type { Served, Trigger } from '../registry.js';
 import type { LockTable } from './locks.js';
 import { jsonKey, type Session } from './session.js';
 
+/** The longest delay a Node timer takes (2^31−1 ms). */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
 /** What {@link Transactions} needs from its server. */
 export interface TransactionHost {
   /** The server's locks (for `assert`). */
@@ -81,11 +84,7 @@ export class Transactions {
       }
       if (t.timer !== undefined) clearTimeout(t.timer);
       t.timer = undefined;
-      if (Number.isFinite(out.timeoutMs)) {
-        const due = t.created + out.timeoutMs;
-        const delay = Math.max(1, Math.ceil(due - performance.now()));
-        t.timer = setTimeout(() => this.onTimeout(t, out.timeoutMs), delay);
-      }
+      if (Number.isFinite(out.timeoutMs)) this.arm(t, out.timeoutMs);
       return undefined;
     }
     this.forget(t);
@@ -93,9 +92,27 @@ export class Transactions {
     return { results: out.results, committed: out.changes !== null };
   }
 
-  private onTimeout(t: Trigger, timeoutMs: number): void {
+  /**
+   * Time `t` out `timeoutMs` after it was created. A timer can wait at most
+   * 2^31−1 ms (Node fires a longer one at once), so a longer timeout (any
+   * int64 is allowed) is waited out in steps.
+   */
+  private arm(t: Trigger, timeoutMs: number): void {
+    const left = Math.ceil(t.created + timeoutMs - performance.now());
+    const step = left > MAX_TIMER_MS;
+    t.timer = setTimeout(
+      () => this.onTimeout(t, timeoutMs, step),
+      step ? MAX_TIMER_MS : Math.max(1, left),
+    );
+  }
+
+  private onTimeout(t: Trigger, timeoutMs: number, step: boolean): void {
     t.timer = undefined;
     if (t.session.pending.get(t.idKey) !== t) return;
+    if (step) {
+      this.arm(t, timeoutMs);
+      return;
+    }
     const elapsed = Math.max(timeoutMs, Math.floor(performance.now() - t.created));
     this.runTriggers(t.served, [t], elapsed);
   }
