@@ -9,12 +9,22 @@
  * in the stream length however the stream is chunked.
  *
  * Only complete messages are decoded (with a fatal UTF-8 decoder) and parsed
- * (with `JSON.parse`). This module imports nothing from Node.
+ * with `JSON.parse`, except a message holding an integer token of 16 digits
+ * or more (outside strings, not part of a real), which `JSON.parse` might
+ * round: the scan counts digit runs as it goes, and such a message is parsed
+ * by `parseJsonLossless`, which gives integers their canonical int64 (a
+ * `bigint` beyond ±(2^53−1)). This module imports nothing from Node.
  * @module
  */
 
 import { ProtocolError } from './errors.js';
 import { errorText } from './json.js';
+import {
+  DEFAULT_MAX_DEPTH,
+  isFractionOrExponent,
+  LONG_INTEGER_DIGITS,
+  parseJsonLossless,
+} from './json-text.js';
 
 /** Options of {@link JsonStreamFramer}. */
 export interface JsonStreamFramerOptions {
@@ -32,13 +42,22 @@ export interface JsonStreamFramerOptions {
 export const DEFAULT_MAX_MESSAGE_BYTES = 64 * 1024 * 1024;
 
 /** Default {@link JsonStreamFramerOptions.maxDepth}. */
-export const DEFAULT_MAX_DEPTH = 10_000;
+export { DEFAULT_MAX_DEPTH };
+
+/** One message as {@link JsonStreamFramer.pushFramesInto} gives it: its text and its value. */
+export interface FramedMessage {
+  /** The message's JSON text, exactly as received (decoded from UTF-8). */
+  readonly text: string;
+  /** The parsed message (integers in canonical int64 form). */
+  readonly value: unknown;
+}
 
 // Byte classes used outside strings.
 const OTHER = 0;
 const OPEN = 1;
 const CLOSE = 2;
 const QUOTE = 3;
+const DIGIT = 4;
 
 const CLASS = new Uint8Array(256);
 CLASS[0x7b] = OPEN; // {
@@ -46,6 +65,7 @@ CLASS[0x5b] = OPEN; // [
 CLASS[0x7d] = CLOSE; // }
 CLASS[0x5d] = CLOSE; // ]
 CLASS[0x22] = QUOTE; // "
+for (let c = 0x30; c <= 0x39; c++) CLASS[c] = DIGIT;
 
 const LBRACE = 0x7b;
 const DQUOTE = 0x22;
@@ -91,6 +111,18 @@ export class JsonStreamFramer {
   private messageOffset = 0;
   /** Set once the stream was found invalid. */
   private failure: ProtocolError | undefined;
+  /** Digits of the run that ended the previous push (0 when it did not end in one). */
+  private run = 0;
+  /** That run follows `.`, `e`, `E` or `+`: it is part of a real. */
+  private runInReal = false;
+  /** The last byte of the previous push. */
+  private lastByte = -1;
+  /** The current message holds an integer token of 16 digits or more. */
+  private longInteger = false;
+  /** Messages parsed by the lossless parser. */
+  private losslessCount = 0;
+  /** Give messages as {@link FramedMessage}s (text and value). */
+  private withText = false;
 
   /** @param opts - limits; see {@link JsonStreamFramerOptions}. */
   constructor(opts: JsonStreamFramerOptions = {}) {
@@ -100,6 +132,14 @@ export class JsonStreamFramer {
     if (!(depth >= 1)) throw new RangeError(`maxDepth must be at least 1, got ${depth}`);
     this.maxMessageBytes = max;
     this.maxDepth = depth;
+  }
+
+  /**
+   * How many messages so far held an integer token of 16 digits or more and
+   * were parsed losslessly rather than with `JSON.parse` (a statistic).
+   */
+  get losslessMessages(): number {
+    return this.losslessCount;
   }
 
   /** Bytes of an incomplete message held until the rest of it arrives. */
@@ -134,6 +174,22 @@ export class JsonStreamFramer {
    * @throws ProtocolError when the stream is invalid.
    */
   pushInto(chunk: Uint8Array, out: unknown[]): void {
+    this.withText = false;
+    this.pushChunk(chunk, out);
+  }
+
+  /**
+   * Like {@link JsonStreamFramer.pushInto}, but each completed message is a
+   * {@link FramedMessage}: its text exactly as received, and its value (for
+   * a relay that checks a message and forwards its text unchanged).
+   * @throws ProtocolError when the stream is invalid.
+   */
+  pushFramesInto(chunk: Uint8Array, out: FramedMessage[]): void {
+    this.withText = true;
+    this.pushChunk(chunk, out);
+  }
+
+  private pushChunk(chunk: Uint8Array, out: unknown[]): void {
     if (this.failure) throw this.failure;
     try {
       this.scanChunk(chunk, out);
@@ -147,6 +203,7 @@ export class JsonStreamFramer {
       throw err;
     }
     this.offset += chunk.length;
+    if (chunk.length > 0) this.lastByte = chunk[chunk.length - 1]!;
   }
 
   private clearMessage(): void {
@@ -156,6 +213,8 @@ export class JsonStreamFramer {
     this.depth = 0;
     this.inString = false;
     this.escaped = false;
+    this.run = 0;
+    this.longInteger = false;
   }
 
   private scanChunk(chunk: Uint8Array, out: unknown[]): void {
@@ -203,7 +262,9 @@ export class JsonStreamFramer {
         this.pieces = [];
       }
       this.inMessage = false;
-      out.push(this.parse(bytes));
+      const longInteger = this.longInteger;
+      this.longInteger = false;
+      out.push(this.parse(bytes, longInteger));
       i = end;
     }
   }
@@ -222,6 +283,18 @@ export class JsonStreamFramer {
       if (i === to) return -1;
       i++;
       this.escaped = false;
+    } else if (this.run > 0) {
+      // The rest of a digit run that ended the previous chunk.
+      while (i < to && CLASS[chunk[i]!] === DIGIT) i++;
+      const run = this.run + (i - from);
+      if (i === to) {
+        this.run = run;
+        return -1;
+      }
+      this.run = 0;
+      if (run >= LONG_INTEGER_DIGITS && !this.runInReal && !isFractionOrExponent(chunk[i]!)) {
+        this.longInteger = true;
+      }
     }
     const maxDepth = this.maxDepth;
     while (i < to) {
@@ -245,6 +318,13 @@ export class JsonStreamFramer {
       }
       const cls = CLASS[chunk[i++]!]!;
       if (cls === OTHER) continue;
+      if (cls === DIGIT) {
+        // A digit run: an integer token of 16 digits or more needs a lossless parse.
+        const start = i - 1;
+        while (i < to && CLASS[chunk[i]!] === DIGIT) i++;
+        if (i - start >= LONG_INTEGER_DIGITS || i === to) this.endRun(chunk, start, i, to);
+        continue;
+      }
       if (cls === QUOTE) {
         inString = true;
         if (i < to) continue;
@@ -268,7 +348,21 @@ export class JsonStreamFramer {
     return -1;
   }
 
-  private parse(bytes: Uint8Array): unknown {
+  /**
+   * A digit run `chunk[start, end)` that is long or reaches `to`: note a long
+   * integer token, or keep the run for the next chunk.
+   */
+  private endRun(chunk: Uint8Array, start: number, end: number, to: number): void {
+    const before = start > 0 ? chunk[start - 1]! : this.lastByte;
+    if (end === to) {
+      this.run = end - start;
+      this.runInReal = isFractionOrExponent(before);
+    } else if (!isFractionOrExponent(before) && !isFractionOrExponent(chunk[end]!)) {
+      this.longInteger = true;
+    }
+  }
+
+  private parse(bytes: Uint8Array, longInteger: boolean): unknown {
     let text: string;
     try {
       text = this.decoder.decode(bytes);
@@ -278,14 +372,21 @@ export class JsonStreamFramer {
         { cause: e },
       );
     }
+    let value: unknown;
     try {
-      return JSON.parse(text);
+      if (longInteger) {
+        this.losslessCount++;
+        value = parseJsonLossless(text, this.maxDepth);
+      } else {
+        value = JSON.parse(text);
+      }
     } catch (e) {
       throw new ProtocolError(
         `invalid JSON in the ${bytes.length}-byte message at stream offset ${this.messageOffset}: ${errorText(e)}`,
         { cause: e },
       );
     }
+    return this.withText ? { text, value } : value;
   }
 
   private notAnObject(chunk: Uint8Array, i: number): ProtocolError {

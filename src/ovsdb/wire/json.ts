@@ -6,6 +6,8 @@
  * @module
  */
 
+import { stringifyJson } from './json-text.js';
+
 /** True when `v` is an object that is neither `null` nor an array. */
 export function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -19,14 +21,14 @@ export function isPlainObject(v: unknown): v is Record<string, unknown> {
 }
 
 /**
- * `value` as JSON text for an error message, cut to `max` characters (the
- * last three being `...`). Falls back to `String(value)` for what JSON cannot
- * show (`undefined`, functions, cycles, bigints).
+ * `value` as JSON text for an error message (a bigint as its digits), cut to
+ * `max` characters (the last three being `...`). Falls back to
+ * `String(value)` for what JSON cannot show (`undefined`, functions, cycles).
  */
 export function preview(value: unknown, max = 120): string {
   let s: string;
   try {
-    s = JSON.stringify(value) ?? String(value);
+    s = stringifyJson(value);
   } catch {
     s = String(value);
   }

@@ -9,6 +9,10 @@
  * `{"id", "error"}` (with or without `result`). Requests this peer sends get
  * increasing numeric ids.
  *
+ * Integers are exact over int64 both ways: messages are written by
+ * `stringifyJson` (a bigint as its digits) and read by the framer or
+ * `parseJson` (an integer beyond ±(2^53−1) as a bigint).
+ *
  * This module imports nothing from Node, so it also runs in browsers.
  * @module
  */
@@ -16,6 +20,7 @@
 import { ConnectionClosedError, ProtocolError, RequestTimeoutError, RpcError } from './errors.js';
 import { DEFAULT_MAX_MESSAGE_BYTES, JsonStreamFramer } from './framer.js';
 import { errorText, preview } from './json.js';
+import { parseJson, stringifyJson } from './json-text.js';
 import type { Transport } from './transport.js';
 
 /** Options of {@link JsonRpcPeer}. */
@@ -191,7 +196,7 @@ export class JsonRpcPeer {
     const id = this.nextId++;
     let text: string;
     try {
-      text = JSON.stringify({ method, params, id });
+      text = stringifyJson({ method, params, id });
     } catch (e) {
       return Promise.reject(
         new TypeError(`${method}: params cannot be serialized to JSON: ${errorText(e)}`, {
@@ -253,7 +258,7 @@ export class JsonRpcPeer {
     if (!Array.isArray(params)) throw new TypeError(`${method}: params must be an array`);
     let text: string;
     try {
-      text = JSON.stringify({ method, params, id: null });
+      text = stringifyJson({ method, params, id: null });
     } catch (e) {
       throw new TypeError(`${method}: params cannot be serialized to JSON: ${errorText(e)}`, {
         cause: e,
@@ -337,7 +342,7 @@ export class JsonRpcPeer {
     }
     let message: unknown;
     try {
-      message = JSON.parse(text);
+      message = parseJson(text);
     } catch (e) {
       this.fail(
         new ProtocolError(`${this.description}: invalid JSON message: ${errorText(e)}`, {
@@ -446,7 +451,7 @@ export class JsonRpcPeer {
     if (this.isClosedFlag) return;
     let text: string;
     try {
-      text = JSON.stringify({ id, result: result === undefined ? null : result, error: null });
+      text = stringifyJson({ id, result: result === undefined ? null : result, error: null });
     } catch (e) {
       this.replyError(id, { error: `result cannot be serialized to JSON: ${errorText(e)}` });
       return;
@@ -458,9 +463,9 @@ export class JsonRpcPeer {
     if (this.isClosedFlag) return;
     let text: string;
     try {
-      text = JSON.stringify({ id, result: null, error: error ?? 'error' });
+      text = stringifyJson({ id, result: null, error: error ?? 'error' });
     } catch {
-      text = JSON.stringify({ id, result: null, error: 'error' });
+      text = stringifyJson({ id, result: null, error: 'error' });
     }
     this.write(text);
   }

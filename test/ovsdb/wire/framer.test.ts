@@ -257,3 +257,65 @@ describe('JsonStreamFramer', () => {
     expect(elapsed).toBeLessThan(5000);
   });
 });
+
+describe('JsonStreamFramer: 64-bit integers', () => {
+  const MSG =
+    '{"id":1,"result":[9223372036854775807,-9223372036854775808,9007199254740993,9007199254740991,"12345678901234567890",0.12345678901234567],"error":null}';
+  const WANT = [
+    2n ** 63n - 1n,
+    -(2n ** 63n),
+    2n ** 53n + 1n,
+    2 ** 53 - 1,
+    '12345678901234567890',
+    Number('0.12345678901234567'),
+  ];
+
+  it('decodes integer tokens of 16+ digits exactly, wherever the stream is cut', () => {
+    const data = bytes(`${MSG} ${MSG}`);
+    for (let cut = 0; cut <= data.length; cut++) {
+      const f = new JsonStreamFramer();
+      const out = pushSplit(f, data, [cut]);
+      expect(out, `cut at ${cut}`).toStrictEqual([
+        { id: 1, result: WANT, error: null },
+        { id: 1, result: WANT, error: null },
+      ]);
+      expect(f.losslessMessages).toBe(2);
+    }
+  });
+
+  it('keeps JSON.parse for messages whose long digit runs are in strings or reals', () => {
+    const reals = bytes(
+      '{"a":[0.12345678901234567,12345678901234567.5,1234567890123456789e2,"99999999999999999999"]}' +
+        '{"b":[1e-123456789012345678]}',
+    );
+    for (let cut = 0; cut <= reals.length; cut++) {
+      const f = new JsonStreamFramer();
+      const out = pushSplit(f, reals, [cut, Math.min(reals.length, cut + 3)]);
+      expect(out[0], `cut at ${cut}`).toEqual(
+        JSON.parse(
+          '{"a":[0.12345678901234567,12345678901234567.5,1234567890123456789e2,"99999999999999999999"]}',
+        ),
+      );
+      // An absurd 18-digit exponent is parsed losslessly (harmless: it is still a real).
+      expect(f.losslessMessages, `cut at ${cut}`).toBe(1);
+    }
+  });
+
+  it('gives text and value with pushFramesInto, the text exactly as received', () => {
+    const f = new JsonStreamFramer();
+    const out: { text: string; value: unknown }[] = [];
+    f.pushFramesInto(bytes(' {"x" : 9223372036854775807 }\n{"y":'), out);
+    f.pushFramesInto(bytes('"é"}'), out);
+    expect(out).toStrictEqual([
+      { text: '{"x" : 9223372036854775807 }', value: { x: 2n ** 63n - 1n } },
+      { text: '{"y":"é"}', value: { y: 'é' } },
+    ]);
+  });
+
+  it('reports invalid JSON on the lossless path as a ProtocolError', () => {
+    const f = new JsonStreamFramer();
+    const e = catchError(() => f.push(bytes('{"a":12345678901234567890,}')));
+    expect(e).toBeInstanceOf(ProtocolError);
+    expect((e as Error).message).toMatch(/invalid JSON in the 27-byte message at stream offset 0/);
+  });
+});

@@ -120,11 +120,45 @@ describe('JsonRpcPeer: requests and replies', () => {
     const { peer, client } = setup();
     const cyclic: unknown[] = [];
     cyclic.push(cyclic);
-    await expect(peer.request('x', [10n])).rejects.toThrow(TypeError);
     await expect(peer.request('x', cyclic)).rejects.toThrow(/cannot be serialized/);
+    await expect(peer.request('x', [{ toJSON: () => 1n }, cyclic])).rejects.toThrow(TypeError);
     expect(client.sent).toEqual([]);
     expect(peer.isClosed).toBe(false);
-    expect(() => peer.notify('x', [10n])).toThrow(TypeError);
+    expect(() => peer.notify('x', [cyclic])).toThrow(TypeError);
+  });
+
+  it('sends and receives 64-bit integers exactly', async () => {
+    const { peer, client } = setup();
+    const reply = peer.request('x', [9223372036854775807n, -(2n ** 53n + 1n), 42]);
+    expect(client.sent).toEqual([
+      '{"method":"x","params":[9223372036854775807,-9007199254740993,42],"id":0}',
+    ]);
+    client.injectBytes(
+      '{"id":0,"result":[-9223372036854775808,9007199254740993,9007199254740991],"error":null}',
+    );
+    await expect(reply).resolves.toStrictEqual([-(2n ** 63n), 2n ** 53n + 1n, 2 ** 53 - 1]);
+    peer.notify('n', [2n ** 60n]);
+    expect(client.sent[1]).toBe('{"method":"n","params":[1152921504606846976],"id":null}');
+  });
+
+  it('reads 64-bit integers exactly from a message transport too, and echoes them back', async () => {
+    const got: unknown[] = [];
+    const { client } = setup(
+      {
+        onNotification: (_m, p) => got.push(p),
+        onRequest: (_m, p) => p[0],
+      },
+      { kind: 'message' },
+    );
+    client.injectMessage(
+      '{"method":"n","params":[9223372036854775807, 0.10000000000000001],"id":null}',
+    );
+    client.injectMessage('{"method":"r","params":[-9007199254740993],"id":18446744073709551617}');
+    await tick();
+    expect(got).toStrictEqual([[2n ** 63n - 1n, 0.1]]);
+    expect(client.sent).toEqual([
+      '{"id":18446744073709552000,"result":-9007199254740993,"error":null}',
+    ]);
   });
 });
 

@@ -1,0 +1,410 @@
+/**
+ * JSON text in and out, exact for OVSDB's 64-bit integers.
+ *
+ * `JSON.parse` rounds an integer token beyond ±(2^53−1) to the nearest
+ * double, and `JSON.stringify` throws on a `bigint`. ovnkit holds integers in
+ * the canonical int64 form (a safe-integer `number`, or a `bigint` outside
+ * ±(2^53−1); see `values/int64.ts`), so:
+ *
+ * - {@link parseJsonLossless} parses like `JSON.parse` but gives each integer
+ *   token its canonical int64; {@link parseJson} uses it only for a text that
+ *   holds an integer token of 16 digits or more, and `JSON.parse` otherwise;
+ * - {@link stringifyJson} is `JSON.stringify`, except that a value holding a
+ *   bigint is written by an exact serializer (a bigint as its decimal digits).
+ *
+ * Neither recurses: both keep an explicit stack, so no input can overflow
+ * the call stack. This module imports nothing from Node.
+ * @module
+ */
+
+/** Default nesting limit of {@link parseJsonLossless} and of the framer (10,000 levels). */
+export const DEFAULT_MAX_DEPTH = 10_000;
+
+/** Integer tokens with fewer digits than this are always safe integers. */
+export const LONG_INTEGER_DIGITS = 16;
+
+const INT64_MIN = -(2n ** 63n);
+const INT64_MAX = 2n ** 63n - 1n;
+const SAFE_MIN = BigInt(Number.MIN_SAFE_INTEGER);
+const SAFE_MAX = BigInt(Number.MAX_SAFE_INTEGER);
+
+/**
+ * The value of a JSON integer token's text (`-?[0-9]+`): its canonical int64
+ * (a `number` when safe, a `bigint` beyond ±(2^53−1)), or, outside int64, the
+ * `number` `JSON.parse` would give.
+ */
+export function integerTokenValue(token: string): number | bigint {
+  const digits = token.charCodeAt(0) === 0x2d ? token.length - 1 : token.length;
+  if (digits < LONG_INTEGER_DIGITS) return Number(token);
+  const b = BigInt(token);
+  if (b < INT64_MIN || b > INT64_MAX) return Number(token);
+  return b >= SAFE_MIN && b <= SAFE_MAX ? Number(b) : b;
+}
+
+const LONG_RUN = /[0-9]{16}/;
+
+/**
+ * True when `text` (JSON) has an integer token of 16 digits or more outside
+ * strings: one that `JSON.parse` may round. Digits of a fraction or after an
+ * exponent are not counted (a real's digits are not an integer token; an
+ * absurdly long exponent counts, which only costs a lossless parse).
+ */
+export function hasLongInteger(text: string): boolean {
+  if (!LONG_RUN.test(text)) return false;
+  const n = text.length;
+  let i = 0;
+  while (i < n) {
+    const c = text.charCodeAt(i);
+    if (c === 0x22) {
+      // Skip a string.
+      i++;
+      while (i < n) {
+        const d = text.charCodeAt(i);
+        if (d === 0x5c) i += 2;
+        else if (d === 0x22) break;
+        else i++;
+      }
+      i++;
+      continue;
+    }
+    if (c >= 0x30 && c <= 0x39) {
+      const s = i;
+      while (i < n && isDigit(text.charCodeAt(i))) i++;
+      if (
+        i - s >= LONG_INTEGER_DIGITS &&
+        !isFractionOrExponent(s > 0 ? text.charCodeAt(s - 1) : -1) &&
+        !isFractionOrExponent(i < n ? text.charCodeAt(i) : -1)
+      ) {
+        return true;
+      }
+      continue;
+    }
+    i++;
+  }
+  return false;
+}
+
+function isDigit(c: number): boolean {
+  return c >= 0x30 && c <= 0x39;
+}
+
+/** `.`, `e`, `E` or `+`: a digit run next to one is part of a real, not an integer token. */
+export function isFractionOrExponent(c: number): boolean {
+  return c === 0x2e || c === 0x65 || c === 0x45 || c === 0x2b;
+}
+
+/**
+ * Parse JSON text: `JSON.parse`, or {@link parseJsonLossless} when the text
+ * holds an integer token `JSON.parse` may round ({@link hasLongInteger}).
+ * @throws SyntaxError for invalid JSON (or nesting deeper than `maxDepth`
+ *   on the lossless path).
+ */
+export function parseJson(text: string, maxDepth = DEFAULT_MAX_DEPTH): unknown {
+  return hasLongInteger(text) ? parseJsonLossless(text, maxDepth) : JSON.parse(text);
+}
+
+function syntaxError(text: string, i: number, what?: string): SyntaxError {
+  if (i >= text.length) return new SyntaxError('Unexpected end of JSON input');
+  return new SyntaxError(`${what ?? `Unexpected token '${text[i]}'`} in JSON at position ${i}`);
+}
+
+function skipWhitespace(text: string, i: number): number {
+  for (;;) {
+    const c = text.charCodeAt(i);
+    if (c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09) i++;
+    else return i;
+  }
+}
+
+/** A container being filled, and the key its next value goes under (objects). */
+interface Frame {
+  readonly container: unknown[] | Record<string, unknown>;
+  readonly isArray: boolean;
+  key: string;
+}
+
+/**
+ * `JSON.parse(text)`, except that an integer token (no fraction, no
+ * exponent) becomes its canonical int64 ({@link integerTokenValue}): a
+ * `number` when it is a safe integer, a `bigint` beyond ±(2^53−1). Objects
+ * and arrays are as `JSON.parse` builds them (plain objects, later duplicate
+ * keys win, a `__proto__` key is an own data property).
+ *
+ * Iterative (an explicit stack, never recursion).
+ * @throws SyntaxError for invalid JSON, or nesting deeper than `maxDepth`.
+ */
+export function parseJsonLossless(text: string, maxDepth = DEFAULT_MAX_DEPTH): unknown {
+  const n = text.length;
+  const stack: Frame[] = [];
+  let i = 0;
+  let value: unknown;
+  for (;;) {
+    // A value starts at i.
+    i = skipWhitespace(text, i);
+    const c = text.charCodeAt(i);
+    if (c === 0x7b || c === 0x5b) {
+      if (stack.length >= maxDepth) {
+        throw syntaxError(text, i, `Nesting deeper than ${maxDepth} levels`);
+      }
+      const isArray = c === 0x5b;
+      i = skipWhitespace(text, i + 1);
+      const close = isArray ? 0x5d : 0x7d;
+      if (text.charCodeAt(i) === close) {
+        i++;
+        value = isArray ? [] : {};
+      } else {
+        const frame: Frame = { container: isArray ? [] : {}, isArray, key: '' };
+        stack.push(frame);
+        if (!isArray) i = readKey(text, i, frame);
+        continue;
+      }
+    } else if (c === 0x22) {
+      const end = stringEnd(text, i);
+      value = readString(text, i, end);
+      i = end + 1;
+    } else if (c === 0x2d || isDigit(c)) {
+      const end = numberEnd(text, i);
+      value = numberValue(text, i, end);
+      i = end;
+    } else if (c === 0x74 && text.startsWith('true', i)) {
+      value = true;
+      i += 4;
+    } else if (c === 0x66 && text.startsWith('false', i)) {
+      value = false;
+      i += 5;
+    } else if (c === 0x6e && text.startsWith('null', i)) {
+      value = null;
+      i += 4;
+    } else {
+      throw syntaxError(text, i);
+    }
+    // A value is complete: add it to its container, closing containers that end.
+    for (;;) {
+      const top = stack[stack.length - 1];
+      if (top === undefined) {
+        i = skipWhitespace(text, i);
+        if (i < n) throw syntaxError(text, i, `Unexpected non-whitespace character after JSON`);
+        return value;
+      }
+      if (top.isArray) (top.container as unknown[]).push(value);
+      else setOwnMember(top.container as Record<string, unknown>, top.key, value);
+      i = skipWhitespace(text, i);
+      const d = text.charCodeAt(i);
+      if (d === 0x2c) {
+        i++;
+        if (!top.isArray) i = readKey(text, skipWhitespace(text, i), top);
+        break;
+      }
+      if (d !== (top.isArray ? 0x5d : 0x7d)) throw syntaxError(text, i);
+      i++;
+      stack.pop();
+      value = top.container;
+    }
+  }
+}
+
+function setOwnMember(obj: Record<string, unknown>, key: string, value: unknown): void {
+  if (key === '__proto__') {
+    Object.defineProperty(obj, key, {
+      value,
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
+  } else {
+    obj[key] = value;
+  }
+}
+
+/** Read `"key":` at `i` into `frame.key`; returns the index just past the colon. */
+function readKey(text: string, i: number, frame: Frame): number {
+  if (text.charCodeAt(i) !== 0x22) throw syntaxError(text, i);
+  const end = stringEnd(text, i);
+  frame.key = readString(text, i, end);
+  i = skipWhitespace(text, end + 1);
+  if (text.charCodeAt(i) !== 0x3a) throw syntaxError(text, i);
+  return i + 1;
+}
+
+/** The index of the closing quote of the string whose opening quote is at `i`. */
+function stringEnd(text: string, i: number): number {
+  const n = text.length;
+  let j = i + 1;
+  while (j < n) {
+    const c = text.charCodeAt(j);
+    if (c === 0x22) return j;
+    if (c === 0x5c) j += 2;
+    else if (c < 0x20) throw syntaxError(text, j, 'Bad control character in string literal');
+    else j++;
+  }
+  throw syntaxError(text, n, 'Unterminated string in JSON');
+}
+
+function readString(text: string, start: number, end: number): string {
+  const body = text.slice(start + 1, end);
+  // Escapes (rare in OVSDB) are decoded, and checked, by JSON.parse itself.
+  return body.includes('\\') ? (JSON.parse(text.slice(start, end + 1)) as string) : body;
+}
+
+/** The index just past the number token at `i`, checked against JSON's grammar. */
+function numberEnd(text: string, i: number): number {
+  let j = i;
+  if (text.charCodeAt(j) === 0x2d) j++;
+  const first = text.charCodeAt(j);
+  if (first === 0x30) j++;
+  else if (first >= 0x31 && first <= 0x39) {
+    while (isDigit(text.charCodeAt(j))) j++;
+  } else throw syntaxError(text, j, 'No number after minus sign');
+  if (text.charCodeAt(j) === 0x2e) {
+    j++;
+    if (!isDigit(text.charCodeAt(j))) throw syntaxError(text, j, 'Unterminated fractional number');
+    while (isDigit(text.charCodeAt(j))) j++;
+  }
+  const e = text.charCodeAt(j);
+  if (e === 0x65 || e === 0x45) {
+    j++;
+    const s = text.charCodeAt(j);
+    if (s === 0x2b || s === 0x2d) j++;
+    if (!isDigit(text.charCodeAt(j)))
+      throw syntaxError(text, j, 'Exponent part is missing a number');
+    while (isDigit(text.charCodeAt(j))) j++;
+  }
+  return j;
+}
+
+function numberValue(text: string, start: number, end: number): number | bigint {
+  const token = text.slice(start, end);
+  for (let k = start; k < end; k++) {
+    const c = text.charCodeAt(k);
+    if (c === 0x2e || c === 0x65 || c === 0x45) return Number(token);
+  }
+  return integerTokenValue(token);
+}
+
+// ---- out ------------------------------------------------------------------
+
+/**
+ * `JSON.stringify(value)`, exact for bigints: a value that holds a `bigint`
+ * is written by an exact serializer with the same rules as `JSON.stringify`
+ * (`toJSON`, members that are `undefined`, functions or symbols left out of
+ * objects and `null` in arrays, non-finite numbers as `null`), each bigint
+ * as its decimal digits. Values without a bigint take `JSON.stringify`
+ * itself.
+ * @throws TypeError for a cyclic value, or a value with no JSON text
+ *   (`undefined`, a function or a symbol at the top).
+ */
+export function stringifyJson(value: unknown): string {
+  let text: string | undefined;
+  try {
+    text = JSON.stringify(value);
+  } catch (e) {
+    // A bigint, or nesting too deep for JSON.stringify's recursion (a cycle,
+    // or a string too long, fails again in the exact serializer).
+    if (!(e instanceof TypeError) && !(e instanceof RangeError)) throw e;
+    text = stringifyExact(value);
+  }
+  if (text === undefined) throw new TypeError(`${typeof value} has no JSON text`);
+  return text;
+}
+
+interface OutFrame {
+  readonly node: object;
+  /** The keys of an object; undefined for an array. */
+  readonly keys: string[] | undefined;
+  next: number;
+  wrote: boolean;
+}
+
+/** The value JSON.stringify serializes in place of `v` (toJSON, boxed primitives). */
+function prepare(v: unknown, key: string): unknown {
+  if ((typeof v === 'object' && v !== null) || typeof v === 'bigint') {
+    const toJSON: unknown = (v as { toJSON?: unknown }).toJSON;
+    if (typeof toJSON === 'function') v = (toJSON as (k: string) => unknown).call(v, key);
+  }
+  if (typeof v === 'object' && v !== null) {
+    if (v instanceof Number) return Number(v);
+    if (v instanceof String) return String(v);
+    if (v instanceof Boolean || v instanceof BigInt) return v.valueOf();
+  }
+  return v;
+}
+
+function isOmitted(v: unknown): boolean {
+  return v === undefined || typeof v === 'function' || typeof v === 'symbol';
+}
+
+/** The exact serializer behind {@link stringifyJson}; undefined when `value` has no JSON text. */
+function stringifyExact(value: unknown): string | undefined {
+  const root = prepare(value, '');
+  if (isOmitted(root)) return undefined;
+  const out: string[] = [];
+  const stack: OutFrame[] = [];
+  const open = new Set<object>();
+
+  const write = (v: unknown): void => {
+    switch (typeof v) {
+      case 'string':
+        out.push(JSON.stringify(v));
+        return;
+      case 'number':
+        out.push(Number.isFinite(v) ? String(v) : 'null');
+        return;
+      case 'bigint':
+        out.push(v.toString());
+        return;
+      case 'boolean':
+        out.push(v ? 'true' : 'false');
+        return;
+      default: {
+        if (v === null) {
+          out.push('null');
+          return;
+        }
+        const node = v as object;
+        if (open.has(node)) throw new TypeError('Converting circular structure to JSON');
+        open.add(node);
+        if (Array.isArray(node)) {
+          out.push('[');
+          stack.push({ node, keys: undefined, next: 0, wrote: false });
+        } else {
+          out.push('{');
+          stack.push({ node, keys: Object.keys(node), next: 0, wrote: false });
+        }
+      }
+    }
+  };
+
+  write(root);
+  for (;;) {
+    const top = stack[stack.length - 1];
+    if (top === undefined) break;
+    if (top.keys === undefined) {
+      const arr = top.node as unknown[];
+      if (top.next >= arr.length) {
+        out.push(']');
+        stack.pop();
+        open.delete(top.node);
+        continue;
+      }
+      const index = top.next++;
+      if (index > 0) out.push(',');
+      const v = prepare(arr[index], String(index));
+      if (isOmitted(v)) out.push('null');
+      else write(v);
+    } else {
+      if (top.next >= top.keys.length) {
+        out.push('}');
+        stack.pop();
+        open.delete(top.node);
+        continue;
+      }
+      const key = top.keys[top.next++] as string;
+      const v = prepare((top.node as Record<string, unknown>)[key], key);
+      if (isOmitted(v)) continue;
+      out.push(top.wrote ? `,${JSON.stringify(key)}:` : `${JSON.stringify(key)}:`);
+      top.wrote = true;
+      write(v);
+    }
+  }
+  return out.join('');
+}

@@ -1,0 +1,215 @@
+import { describe, expect, it } from 'vitest';
+import { INT64_MAX, INT64_MIN } from '../../../src/ovsdb/values/int64.js';
+import {
+  hasLongInteger,
+  integerTokenValue,
+  parseJson,
+  parseJsonLossless,
+  stringifyJson,
+} from '../../../src/ovsdb/wire/json-text.js';
+
+const SAFE = Number.MAX_SAFE_INTEGER;
+
+describe('parseJsonLossless', () => {
+  it('gives integer tokens their canonical int64', () => {
+    expect(parseJsonLossless('[9223372036854775807,-9223372036854775808]')).toEqual([
+      INT64_MAX,
+      INT64_MIN,
+    ]);
+    const [a, b, c, d, e] = parseJsonLossless(
+      '[9007199254740993,-9007199254740993,9007199254740991,-9007199254740991,9007199254740992]',
+    ) as unknown[];
+    expect(a).toBe(2n ** 53n + 1n);
+    expect(b).toBe(-(2n ** 53n + 1n));
+    expect(c).toBe(SAFE);
+    expect(d).toBe(-SAFE);
+    expect(e).toBe(2n ** 53n);
+    // Padded safe values of 16+ digits are numbers.
+    expect(parseJsonLossless('[1000000000000000,-1000000000000000]')).toEqual([1e15, -1e15]);
+  });
+
+  it('decodes an integer beyond int64 as the number JSON.parse gives', () => {
+    for (const t of ['9223372036854775808', '-9223372036854775809', '123456789012345678901234']) {
+      const v = parseJsonLossless(t);
+      expect(typeof v).toBe('number');
+      expect(v).toBe(JSON.parse(t));
+    }
+  });
+
+  it('parses reals as JSON.parse does, whatever their digits', () => {
+    for (const t of [
+      '0.10000000000000001',
+      '12345678901234567.5',
+      '1e400',
+      '-1.5E-7',
+      '12345678901234567890e0',
+      '-0',
+      '-0.0',
+      '0',
+    ]) {
+      expect(Object.is(parseJsonLossless(t), JSON.parse(t))).toBe(true);
+    }
+  });
+
+  it('builds the same structures as JSON.parse', () => {
+    for (const t of [
+      '{}',
+      '[]',
+      ' { "a" : [ 1 , 2 , { } , [ ] ] , "b" : null , "c" : true , "d" : false } ',
+      '{"a":1,"a":2,"b":3}',
+      '{"__proto__":{"x":1},"constructor":2}',
+      '{"__proto__":1,"__proto__":2}',
+      '"a\\u00e9\\n\\"\\\\\\/\\ud83d\\ude00"',
+      '"\\ud800 lone"',
+      '"héllo ☃ 😀"',
+      '{"2":1,"1":2,"b":3,"a":4}',
+      '[[[[[[["deep"]]]]]]]',
+      '\t\r\n[1]\n',
+    ]) {
+      const ours = parseJsonLossless(t);
+      const theirs: unknown = JSON.parse(t);
+      expect(ours).toStrictEqual(theirs);
+      if (typeof theirs === 'object' && theirs !== null) {
+        expect(Object.keys(ours as object)).toEqual(Object.keys(theirs));
+      }
+    }
+    const proto = parseJsonLossless('{"__proto__":{"polluted":1}}') as Record<string, unknown>;
+    expect(Object.getPrototypeOf(proto)).toBe(Object.prototype);
+    expect(Object.hasOwn(proto, '__proto__')).toBe(true);
+    expect(({} as Record<string, unknown>)['polluted']).toBeUndefined();
+  });
+
+  it('rejects what JSON.parse rejects', () => {
+    for (const t of [
+      '',
+      ' ',
+      '{',
+      '[1,]',
+      '{"a":1,}',
+      '{"a" 1}',
+      '{a:1}',
+      '[01]',
+      '[-]',
+      '[1.]',
+      '[.5]',
+      '[1e]',
+      '[1e+]',
+      '[+1]',
+      '["a\u0001"]',
+      '["\\x"]',
+      '["\\u12"]',
+      '"abc',
+      '[1] x',
+      '[1][2]',
+      'tru',
+      'nul',
+      '[NaN]',
+      '[Infinity]',
+      "['a']",
+      '[1 2]',
+      '{"a":1 "b":2}',
+      '[12345678901234567890 1]',
+    ]) {
+      expect(() => JSON.parse(t), t).toThrow(SyntaxError);
+      expect(() => parseJsonLossless(t), t).toThrow(SyntaxError);
+    }
+  });
+
+  it('enforces maxDepth without recursion', () => {
+    const deep = (n: number): string => `${'['.repeat(n)}1${']'.repeat(n)}`;
+    expect(parseJsonLossless(deep(5), 5)).toEqual([[[[[1]]]]]);
+    expect(() => parseJsonLossless(deep(6), 5)).toThrow(/deeper than 5/);
+    // Far deeper than any recursive parser survives.
+    const v = parseJsonLossless(deep(200_000), 1_000_000);
+    let d = 0;
+    for (let x: unknown = v; Array.isArray(x); x = x[0]) d++;
+    expect(d).toBe(200_000);
+  });
+});
+
+describe('hasLongInteger and parseJson', () => {
+  it('sees 16-digit integer tokens outside strings only', () => {
+    expect(hasLongInteger('{"a":1234567890123456}')).toBe(true);
+    expect(hasLongInteger('{"a":-1234567890123456}')).toBe(true);
+    expect(hasLongInteger('{"a":123456789012345}')).toBe(false);
+    expect(hasLongInteger('{"a":"12345678901234567890"}')).toBe(false);
+    expect(hasLongInteger('{"a":"x\\"12345678901234567890"}')).toBe(false);
+    expect(hasLongInteger('{"a":0.12345678901234567}')).toBe(false);
+    expect(hasLongInteger('{"a":12345678901234567.5}')).toBe(false);
+    expect(hasLongInteger('{"a":12345678901234567e3}')).toBe(false);
+    expect(hasLongInteger('{"a":"1234567890123456789","b":[9223372036854775807]}')).toBe(true);
+  });
+
+  it('parses long integers exactly and everything else with JSON.parse', () => {
+    expect(parseJson('{"id":1,"result":[9223372036854775807]}')).toEqual({
+      id: 1,
+      result: [INT64_MAX],
+    });
+    expect(parseJson('{"x":"9223372036854775807"}')).toEqual({ x: '9223372036854775807' });
+  });
+
+  it('integerTokenValue is canonical', () => {
+    expect(integerTokenValue('42')).toBe(42);
+    expect(integerTokenValue('-0')).toBe(-0);
+    expect(integerTokenValue('9007199254740991')).toBe(SAFE);
+    expect(integerTokenValue('-9007199254740992')).toBe(-(2n ** 53n));
+    expect(integerTokenValue('9223372036854775808')).toBe(2 ** 63);
+  });
+});
+
+describe('stringifyJson', () => {
+  it('is JSON.stringify for values without bigints', () => {
+    const date = new Date(0);
+    for (const v of [
+      { a: 1, b: [1, 'x', null, true], c: { d: undefined } },
+      [undefined, () => 1, Symbol('s')],
+      { n: Number.NaN, i: Number.POSITIVE_INFINITY, z: -0 },
+      date,
+      'é"\n',
+    ]) {
+      expect(stringifyJson(v)).toBe(JSON.stringify(v));
+    }
+  });
+
+  it('writes bigints as their digits with JSON.stringify rules around them', () => {
+    const value = {
+      a: INT64_MAX,
+      b: [INT64_MIN, undefined, () => 0, 2n ** 53n + 1n, Number.NaN],
+      c: undefined,
+      d: { toJSON: (k: string) => `key ${k}` },
+      e: new Date(0),
+      f: Object(5n) as object,
+      g: Object('s') as object,
+      h: Object(1.5) as object,
+      i: Object(false) as object,
+      __proto__x: 1,
+    };
+    expect(stringifyJson(value)).toBe(
+      '{"a":9223372036854775807,"b":[-9223372036854775808,null,null,9007199254740993,null],' +
+        '"d":"key d","e":"1970-01-01T00:00:00.000Z","f":5,"g":"s","h":1.5,"i":false,"__proto__x":1}',
+    );
+    expect(stringifyJson(5n)).toBe('5');
+    const own: Record<string, unknown> = {};
+    Object.defineProperty(own, '__proto__', { value: 7n, enumerable: true });
+    expect(stringifyJson(own)).toBe('{"__proto__":7}');
+    expect(parseJsonLossless(stringifyJson(value))).toMatchObject({ a: INT64_MAX });
+  });
+
+  it('rejects cycles and values with no JSON text', () => {
+    const cyc: Record<string, unknown> = { n: 1n };
+    cyc['self'] = cyc;
+    expect(() => stringifyJson(cyc)).toThrow(TypeError);
+    expect(() => stringifyJson(undefined)).toThrow(TypeError);
+    // Shared (not cyclic) subtrees are fine.
+    const shared = [1n];
+    expect(stringifyJson([shared, shared])).toBe('[[1],[1]]');
+  });
+
+  it('writes values nested deeper than JSON.stringify can', () => {
+    let v: unknown = 9223372036854775807n;
+    for (let i = 0; i < 200_000; i++) v = [v];
+    const text = stringifyJson(v);
+    expect(text.length).toBe(400_000 + 19);
+    expect(text.slice(199_998, 200_019)).toBe('[[9223372036854775807');
+  });
+});
