@@ -101,10 +101,16 @@ function describeType(c: ColumnSchema): string {
   }
 }
 
+/** The same enum values in the same order (atoms are canonical, so `===` compares them). */
+function sameEnum(a: BaseType['enum'], b: BaseType['enum']): boolean {
+  if (a === undefined || b === undefined) return a === b;
+  return a.length === b.length && a.every((v, i) => v === b[i]);
+}
+
 function sameBase(a: BaseType, b: BaseType): boolean {
   return (
     a.type === b.type &&
-    JSON.stringify(a.enum ?? null) === JSON.stringify(b.enum ?? null) &&
+    sameEnum(a.enum, b.enum) &&
     a.minInteger === b.minInteger &&
     a.maxInteger === b.maxInteger &&
     a.minReal === b.minReal &&

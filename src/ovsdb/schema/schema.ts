@@ -21,15 +21,25 @@
  * The `tables` and `columns` records have no prototype, so a lookup such as
  * `schema.tables['constructor']` is `undefined` unless the schema declares it.
  *
- * Deliberate differences from `ovsdb-tool`: integers in `enum` must be within
- * ±(2^53−1), since ovnkit represents integers as JS numbers; and JSON cannot
- * tell `1` from `1.0` once parsed, so `1.0` counts as an integer.
+ * Integers range over int64. `minInteger`, `maxInteger` and integer `enum`
+ * values are stored canonical: a `number` when safe (|v| ≤ 2^53−1), else a
+ * `bigint` (see `values/int64.ts`); `maxRows` (any int64 from 1) is kept as a
+ * number. In `json`, an integer beyond ±(2^53−1) must be a `bigint`: a
+ * `number` there is already rounded, so it is rejected rather than taken
+ * inexactly. {@link parseSchemaText} reads such integers exactly from the text.
+ *
+ * As with `ovsdb-tool`, whose JSON reader takes any number with an integral
+ * value in int64 as an integer, `1.0` and `1e3` count as integers. The one
+ * difference left: an integer beyond ±(2^53−1) written with a fraction or an
+ * exponent (`1e18`) is not read exactly, so it is rejected.
  * @module
  */
 
 import { decodeAtom } from '../values/datum.js';
+import { type Int64, toInt64 } from '../values/int64.js';
 import { DatumError, SchemaError } from '../wire/errors.js';
 import { isObject } from '../wire/json.js';
+import { parseJson } from '../wire/json-text.js';
 import type {
   Atom,
   AtomicType,
@@ -79,11 +89,37 @@ function optBoolean(obj: JsonObject, key: string, path: string): boolean | undef
   return v;
 }
 
-function optInteger(obj: JsonObject, key: string, path: string): number | undefined {
+/**
+ * Why `v` is not an int64 integer, or undefined when it is one: a
+ * safe-integer number, or a bigint within int64 (canonical or not).
+ */
+function int64Problem(v: unknown): string | undefined {
+  if (typeof v === 'number') {
+    if (Number.isSafeInteger(v)) return undefined;
+    if (Number.isInteger(v)) {
+      // As a number, ±2^63 may be a rounded token from outside int64 (JSON text gives those as numbers).
+      if (Math.abs(v) >= 2 ** 63) return `integer ${v} is outside int64 (−2^63 to 2^63−1)`;
+      return `integer ${v} is beyond ±(2^53−1), where a number is inexact: give it as a bigint`;
+    }
+  } else if (typeof v === 'bigint') {
+    if (toInt64(v) !== undefined) return undefined;
+    return `integer ${v} is outside int64 (−2^63 to 2^63−1)`;
+  }
+  return 'expected an integer';
+}
+
+/** `v` in canonical int64 form when it is an int64 integer (see {@link int64Problem}), else undefined. */
+function asInt64(v: unknown): Int64 | undefined {
+  if (typeof v === 'number') return Number.isSafeInteger(v) ? v : undefined;
+  return typeof v === 'bigint' ? toInt64(v) : undefined;
+}
+
+function optInteger(obj: JsonObject, key: string, path: string): Int64 | undefined {
   if (!has(obj, key)) return undefined;
   const v = obj[key];
-  if (typeof v !== 'number' || !Number.isInteger(v)) fail(join(path, key), 'expected an integer');
-  return v;
+  const n = asInt64(v);
+  if (n === undefined) fail(join(path, key), int64Problem(v) ?? 'expected an integer');
+  return n;
 }
 
 function optNumber(obj: JsonObject, key: string, path: string): number | undefined {
@@ -95,7 +131,8 @@ function optNumber(obj: JsonObject, key: string, path: string): number | undefin
 
 function optLength(obj: JsonObject, key: string, path: string): number | undefined {
   const v = optInteger(obj, key, path);
-  if (v !== undefined && (v < 0 || v > UINT_MAX)) {
+  if (v === undefined) return undefined;
+  if (typeof v !== 'number' || v < 0 || v > UINT_MAX) {
     fail(join(path, key), `expected an integer from 0 to ${UINT_MAX}`);
   }
   return v;
@@ -142,17 +179,28 @@ function parseEnum(json: unknown, type: AtomicType, path: string): Atom[] {
   elems.forEach((e, i) => {
     const elemPath = elems.length === 1 && !Array.isArray(json) ? path : join(path, i);
     let atom: Atom;
-    try {
-      atom = decodeAtom(base, e);
-    } catch (err) {
-      if (err instanceof DatumError) fail(elemPath, err.reason);
-      throw err;
+    if (type === 'integer' && (typeof e === 'bigint' || typeof e === 'number')) {
+      const n = asInt64(e);
+      if (n === undefined) fail(elemPath, int64Problem(e) ?? 'expected an integer');
+      atom = n;
+    } else {
+      try {
+        atom = decodeAtom(base, e);
+      } catch (err) {
+        if (err instanceof DatumError) fail(elemPath, err.reason);
+        throw err;
+      }
     }
-    if (seen.has(atom)) fail(elemPath, `duplicate enum value ${JSON.stringify(atom)}`);
+    if (seen.has(atom)) fail(elemPath, `duplicate enum value ${atomText(atom)}`);
     seen.add(atom);
     out.push(atom);
   });
   return out;
+}
+
+/** An atom as JSON text (a bigint as its digits). */
+function atomText(atom: Atom): string {
+  return typeof atom === 'bigint' ? String(atom) : JSON.stringify(atom);
 }
 
 function parseBaseType(json: unknown, path: string, refs: PendingRef[]): BaseType {
@@ -278,13 +326,13 @@ function parseType(json: unknown, path: string, refs: PendingRef[]): ColumnType 
 
   let min = 1;
   if (has(json, 'min')) {
-    const v = json['min'];
+    const v = asInt64(json['min']);
     if (v !== 0 && v !== 1) fail(join(path, 'min'), 'expected 0 or 1');
     min = v;
   }
   let max = 1;
   if (has(json, 'max')) {
-    const v = json['max'];
+    const v = json['max'] === 'unlimited' ? 'unlimited' : asInt64(json['max']);
     if (v === 'unlimited') max = Number.POSITIVE_INFINITY;
     else if (typeof v === 'number' && Number.isInteger(v) && v >= 1 && v <= UINT_MAX) max = v;
     else fail(join(path, 'max'), 'expected an integer from 1 to 4294967295 or "unlimited"');
@@ -330,9 +378,10 @@ function parseTable(name: string, json: unknown, path: string, refs: PendingRef[
   if (!has(obj, 'columns')) fail(join(path, 'columns'), 'required member is missing');
   const columnsJson = expectObject(obj['columns'], join(path, 'columns'));
   optBoolean(obj, 'mutable', path);
-  const maxRowsJson = optInteger(obj, 'maxRows', path);
-  if (maxRowsJson !== undefined && maxRowsJson < 1)
-    fail(join(path, 'maxRows'), 'must be at least 1');
+  // Any int64 from 1 up; beyond 2^53 rows the limit is as good as none, so a number will do.
+  const maxRowsInt = optInteger(obj, 'maxRows', path);
+  if (maxRowsInt !== undefined && maxRowsInt < 1) fail(join(path, 'maxRows'), 'must be at least 1');
+  const maxRowsJson = maxRowsInt === undefined ? undefined : Number(maxRowsInt);
   const isRoot = optBoolean(obj, 'isRoot', path);
 
   const names = Object.keys(columnsJson);
@@ -382,7 +431,9 @@ function parseTable(name: string, json: unknown, path: string, refs: PendingRef[
 /**
  * Validate an `.ovsschema` document and return its parsed form.
  *
- * @param json - the schema as parsed JSON (e.g. the result of `get_schema`).
+ * @param json - the schema as parsed JSON (e.g. the result of `get_schema`);
+ *   integers beyond ±(2^53−1) as bigints. `JSON.parse` rounds those, so read
+ *   schema text with {@link parseSchemaText}, which keeps them exact.
  * @returns the schema, with implicit columns and defaults filled in; `json`
  *   holds the input unchanged.
  * @throws SchemaError naming the JSON path of the first problem found.
@@ -459,12 +510,14 @@ export function parseSchema(json: unknown): DatabaseSchema {
 
 /**
  * Parse the text of an `.ovsschema` file and validate it with {@link parseSchema}.
+ * Integers beyond ±(2^53−1) (e.g. `"maxInteger": 9223372036854775807`) are
+ * read exactly.
  * @throws SchemaError when the text is not JSON (path `""`) or the schema is invalid.
  */
 export function parseSchemaText(text: string): DatabaseSchema {
   let json: unknown;
   try {
-    json = JSON.parse(text);
+    json = parseJson(text);
   } catch (err) {
     throw new SchemaError(
       '',

@@ -3,8 +3,10 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { compareSchemas } from '../../../src/ovsdb/schema/compat.js';
 import { parseSchema, parseSchemaText } from '../../../src/ovsdb/schema/schema.js';
 import type { DatabaseSchema } from '../../../src/ovsdb/schema/schema-types.js';
+import { INT64_MAX, INT64_MIN } from '../../../src/ovsdb/values/int64.js';
 import { SchemaError } from '../../../src/ovsdb/wire/errors.js';
 
 const FIXTURES = join(import.meta.dirname, '../../fixtures/schemas');
@@ -631,6 +633,56 @@ const malformed: [string, unknown, string, string][] = [
     'tables.T.columns.a.type.key.refTable',
     'not allowed together with enum',
   ],
+  [
+    'maxInteger 2^63 (beyond int64)',
+    typed({ key: { type: 'integer', maxInteger: INT64_MAX + 1n } }),
+    'tables.T.columns.a.type.key.maxInteger',
+    'integer 9223372036854775808 is outside int64 (−2^63 to 2^63−1)',
+  ],
+  [
+    'minInteger −2^63−1 (beyond int64)',
+    typed({ key: { type: 'integer', minInteger: INT64_MIN - 1n } }),
+    'tables.T.columns.a.type.key.minInteger',
+    'integer -9223372036854775809 is outside int64 (−2^63 to 2^63−1)',
+  ],
+  [
+    'minInteger exceeds maxInteger beyond 2^53',
+    typed({
+      key: { type: 'integer', minInteger: 9007199254740993n, maxInteger: 9007199254740992n },
+    }),
+    'tables.T.columns.a.type.key.maxInteger',
+    'minInteger 9007199254740993 exceeds maxInteger 9007199254740992',
+  ],
+  [
+    'enum element beyond int64',
+    typed({ key: { type: 'integer', enum: ['set', [1, INT64_MAX + 1n]] } }),
+    'tables.T.columns.a.type.key.enum.1',
+    'integer 9223372036854775808 is outside int64 (−2^63 to 2^63−1)',
+  ],
+  [
+    'enum with duplicate big integers',
+    typed({ key: { type: 'integer', enum: ['set', [9007199254740993n, 9007199254740993n]] } }),
+    'tables.T.columns.a.type.key.enum.1',
+    'duplicate enum value 9007199254740993',
+  ],
+  [
+    'max 2^63−1',
+    typed({ key: 'integer', max: INT64_MAX }),
+    'tables.T.columns.a.type.max',
+    'expected an integer from 1 to 4294967295 or "unlimited"',
+  ],
+  [
+    'maxLength 2^53',
+    typed({ key: { type: 'string', maxLength: 2n ** 53n } }),
+    'tables.T.columns.a.type.key.maxLength',
+    'expected an integer from 0 to 4294967295',
+  ],
+  [
+    'maxRows 2^63',
+    schemaWith({ type: 'integer' }, { maxRows: INT64_MAX + 1n }),
+    'tables.T.maxRows',
+    'integer 9223372036854775808 is outside int64 (−2^63 to 2^63−1)',
+  ],
 ];
 
 describe('parseSchema rejects malformed schemas', () => {
@@ -645,16 +697,183 @@ describe('parseSchema rejects malformed schemas', () => {
   });
 });
 
+/** `json` as JSON text, bigints written as their exact digits. */
+function jsonText(json: unknown): string {
+  return JSON.stringify(json, (_k, v: unknown) =>
+    typeof v === 'bigint' ? `\u0000${v}` : v,
+  ).replace(/"\\u0000(-?[0-9]+)"/g, '$1');
+}
+
+/** Schema `typed(type)` as text, with `type` given as JSON text. */
+function typedText(type: string): string {
+  return `{"name":"Test","version":"1.0.0","tables":{"T":{"columns":{"a":{"type":${type}}}},"U":{"columns":{"b":{"type":"integer"}}}}}`;
+}
+
+/** [description, schema JSON] of int64 schemas both parseSchema and ovsdb-tool accept. */
+const int64Accepted: [string, unknown][] = [
+  [
+    'bounds at INT64_MIN and INT64_MAX',
+    typed({ key: { type: 'integer', minInteger: INT64_MIN, maxInteger: INT64_MAX } }),
+  ],
+  [
+    'an enum of big integers',
+    typed({ key: { type: 'integer', enum: ['set', [INT64_MAX, INT64_MIN, 9007199254740993n]] } }),
+  ],
+  ['a bare big-integer enum', typed({ key: { type: 'integer', enum: INT64_MIN } })],
+  ['maxRows 2^63−1', schemaWith({ type: 'integer' }, { maxRows: INT64_MAX })],
+];
+
+/** [description, schema text] that ovsdb-tool reads as integers although written as reals. */
+const integralReals: [string, string][] = [
+  ['minInteger 1.0', typedText('{"key":{"type":"integer","minInteger":1.0}}')],
+  ['minInteger 1e3', typedText('{"key":{"type":"integer","minInteger":1e3}}')],
+  ['an enum of 1.0', typedText('{"key":{"type":"integer","enum":["set",[1.0,2]]}}')],
+  ['max 2.0', typedText('{"key":"integer","min":0,"max":2.0}')],
+];
+
+/** [description, schema text, expected path, expected reason]: integer tokens beyond int64. */
+const beyondInt64Text: [string, string, string, string][] = [
+  [
+    'maxInteger 9223372036854775808',
+    typedText('{"key":{"type":"integer","maxInteger":9223372036854775808}}'),
+    'tables.T.columns.a.type.key.maxInteger',
+    'integer 9223372036854776000 is outside int64 (−2^63 to 2^63−1)',
+  ],
+  [
+    'minInteger -9223372036854775809',
+    typedText('{"key":{"type":"integer","minInteger":-9223372036854775809}}'),
+    'tables.T.columns.a.type.key.minInteger',
+    'integer -9223372036854776000 is outside int64 (−2^63 to 2^63−1)',
+  ],
+  [
+    'an enum of 10000000000000000000',
+    typedText('{"key":{"type":"integer","enum":["set",[1,10000000000000000000]]}}'),
+    'tables.T.columns.a.type.key.enum.1',
+    'integer 10000000000000000000 is outside int64 (−2^63 to 2^63−1)',
+  ],
+];
+
+describe('parseSchema over the int64 range', () => {
+  it('reads bounds at INT64_MIN and INT64_MAX exactly, as bigints', () => {
+    const s = parseSchema(int64Accepted[0]![1]);
+    expect(s.tables['T']?.columns['a']?.type.key).toEqual({
+      type: 'integer',
+      minInteger: INT64_MIN,
+      maxInteger: INT64_MAX,
+    });
+  });
+
+  it('reads an enum of big integers exactly, in schema order', () => {
+    const s = parseSchema(int64Accepted[1]![1]);
+    expect(s.tables['T']?.columns['a']?.type.key.enum).toEqual([
+      INT64_MAX,
+      INT64_MIN,
+      9007199254740993n,
+    ]);
+  });
+
+  it('stores integers canonical: a bigint within ±(2^53−1) becomes a number', () => {
+    const bounded = parseSchema(
+      typed({ key: { type: 'integer', minInteger: -5n, maxInteger: 2n ** 53n - 1n } }),
+    ).tables['T']?.columns['a']?.type.key;
+    expect(bounded?.minInteger).toBe(-5);
+    expect(bounded?.maxInteger).toBe(Number.MAX_SAFE_INTEGER);
+    const e = parseSchema(typed({ key: { type: 'integer', enum: ['set', [7n, 2n ** 60n]] } }))
+      .tables['T']?.columns['a']?.type.key.enum;
+    expect(e).toEqual([7, 2n ** 60n]);
+    expect(typeof e?.[0]).toBe('number');
+  });
+
+  it('keeps the input in json unchanged', () => {
+    const json = int64Accepted[0]![1];
+    expect(parseSchema(json).json).toBe(json);
+  });
+
+  it('takes maxRows beyond 2^53 as a number', () => {
+    const s = parseSchema(int64Accepted[3]![1]);
+    expect(s.tables['T']?.maxRows).toBe(2 ** 63);
+  });
+
+  it('rejects a number beyond ±(2^53−1), which is inexact, and names the fix', () => {
+    const e = errorOf(typed({ key: { type: 'integer', maxInteger: 2 ** 60 } }));
+    expect(e.path).toBe('tables.T.columns.a.type.key.maxInteger');
+    expect(e.reason).toBe(
+      'integer 1152921504606847000 is beyond ±(2^53−1), where a number is inexact: give it as a bigint',
+    );
+    const en = errorOf(typed({ key: { type: 'integer', enum: ['set', [1, -(2 ** 60)]] } }));
+    expect(en.path).toBe('tables.T.columns.a.type.key.enum.1');
+    expect(en.reason).toMatch(/^integer -1152921504606847000 is beyond ±\(2\^53−1\)/);
+  });
+
+  it('parseSchemaText reads integers beyond 2^53 exactly', () => {
+    const s = parseSchemaText(
+      typedText(
+        '{"key":{"type":"integer","minInteger":-9223372036854775808,"maxInteger":9223372036854775807}}',
+      ),
+    );
+    expect(s.tables['T']?.columns['a']?.type.key.minInteger).toBe(INT64_MIN);
+    expect(s.tables['T']?.columns['a']?.type.key.maxInteger).toBe(INT64_MAX);
+    const e = parseSchemaText(
+      typedText('{"key":{"type":"integer","enum":["set",[9007199254740993,1]]}}'),
+    );
+    expect(e.tables['T']?.columns['a']?.type.key.enum).toEqual([9007199254740993n, 1]);
+  });
+
+  it.each(beyondInt64Text)('parseSchemaText rejects %s', (_desc, text, path, reason) => {
+    let e: unknown;
+    try {
+      parseSchemaText(text);
+    } catch (err) {
+      e = err;
+    }
+    expect(e).toBeInstanceOf(SchemaError);
+    expect({ path: (e as SchemaError).path, reason: (e as SchemaError).reason }).toEqual({
+      path,
+      reason,
+    });
+  });
+
+  it('JSON.parse rounds INT64_MAX, so parseSchema rejects what parseSchemaText reads', () => {
+    const text = typedText('{"key":{"type":"integer","maxInteger":9223372036854775807}}');
+    expect(errorOf(JSON.parse(text)).reason).toBe(
+      'integer 9223372036854776000 is outside int64 (−2^63 to 2^63−1)',
+    );
+    expect(parseSchemaText(text).tables['T']?.columns['a']?.type.key.maxInteger).toBe(INT64_MAX);
+  });
+
+  it.each(integralReals)('parseSchemaText takes %s as an integer', (_desc, text) => {
+    const s = parseSchemaText(text);
+    const t = s.tables['T']?.columns['a']?.type;
+    expect(
+      [t?.key.minInteger, ...(t?.key.enum ?? []), t?.max].every(
+        (v) => v === undefined || Number.isSafeInteger(v),
+      ),
+    ).toBe(true);
+  });
+
+  it('compareSchemas compares big-integer enums and bounds by value', () => {
+    const a = parseSchema(int64Accepted[1]![1]);
+    const b = parseSchema(int64Accepted[1]![1]);
+    expect(compareSchemas(a, b).typeDifferences).toEqual([]);
+    const c = parseSchema(
+      typed({ key: { type: 'integer', enum: ['set', [INT64_MAX, INT64_MIN, 1]] } }),
+    );
+    expect(compareSchemas(a, c).typeDifferences).toMatchObject([
+      { table: 'T', column: 'a', incompatible: false },
+    ]);
+  });
+});
+
 describe('ovsdb-tool agrees', () => {
   const dir = mkdtempSync(join(tmpdir(), 'ovnkit-schema-'));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
   let n = 0;
 
-  /** Run `ovsdb-tool create` on `json`; returns its exit status and stderr. */
+  /** Run `ovsdb-tool create` on `json` (or on schema text); returns its exit status and stderr. */
   function ovsdbToolCreate(json: unknown): { status: number | null; stderr: string } {
     n++;
     const schemaFile = join(dir, `s${n}.json`);
-    writeFileSync(schemaFile, JSON.stringify(json));
+    writeFileSync(schemaFile, typeof json === 'string' ? json : jsonText(json));
     const r = spawnSync('ovsdb-tool', ['create', join(dir, `d${n}.db`), schemaFile], {
       encoding: 'utf8',
     });
@@ -679,8 +898,24 @@ describe('ovsdb-tool agrees', () => {
       typed({ key: { type: 'uuid', refTable: 'U', refType: 'weak' } }, { mutable: false }),
     ],
     ['no tables', { name: 'x', tables: {} }],
+    ...int64Accepted,
   ])('accepts %s, as parseSchema does', (_desc, json) => {
     expect(() => parseSchema(json)).not.toThrow();
     expect(ovsdbToolCreate(json)).toEqual({ status: 0, stderr: '' });
+  });
+
+  it.each(beyondInt64Text)('rejects %s, as parseSchemaText does', (_desc, text) => {
+    const r = ovsdbToolCreate(text);
+    expect(r.status).not.toBe(0);
+    expect(r.stderr).toMatch(/ovsdb-tool: .*(Type mismatch|expected integer)/);
+  });
+
+  it.each(integralReals)('accepts %s as an integer, as parseSchemaText does', (_desc, text) => {
+    expect(() => parseSchemaText(text)).not.toThrow();
+    expect(ovsdbToolCreate(text)).toEqual({ status: 0, stderr: '' });
+  });
+
+  it('writes the bigints of the int64 cases as exact digits', () => {
+    expect(jsonText({ a: [INT64_MIN, 1, 'x'] })).toBe('{"a":[-9223372036854775808,1,"x"]}');
   });
 });
