@@ -8,7 +8,7 @@
 
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { defineConfig, mergeConfig } from 'vitest/config';
+import { defineConfig } from 'vitest/config';
 import { closure, importGraph, ROOT } from './test/helpers/import-graph.js';
 import base from './vitest.config.js';
 
@@ -31,9 +31,8 @@ export const UNIT_TESTS = [...graph.keys()].filter(
   (f) => f.startsWith('test/') && f.endsWith('.test.ts') && !needsPrograms(f),
 );
 
-export default mergeConfig(
-  base,
-  defineConfig({
-    test: { include: UNIT_TESTS, typecheck: { enabled: false } },
-  }),
-);
+// Not mergeConfig: it would concatenate `include` with the base config's.
+export default defineConfig({
+  ...base,
+  test: { ...base.test, include: UNIT_TESTS, typecheck: { enabled: false } },
+});

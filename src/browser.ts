@@ -108,6 +108,7 @@ export {
   type WebSocketMessageEventLike,
   WebSocketTransport,
   type WebSocketTransportOptions,
+  withToken,
 } from './ovsdb/transport/ws-transport.js';
 export {
   type ColumnCodec,
