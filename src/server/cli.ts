@@ -18,7 +18,7 @@
 import { readFileSync, realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { parseSchema } from '../ovsdb/schema/schema.js';
+import { parseSchemaText } from '../ovsdb/schema/schema.js';
 import type { DatabaseSchema } from '../ovsdb/schema/schema-types.js';
 import { SchemaError } from '../ovsdb/wire/errors.js';
 import { createServer, type OvsdbServer } from './server.js';
@@ -119,7 +119,7 @@ export async function startCli(args: readonly string[], io: CliIo): Promise<Ovsd
     const schemas: DatabaseSchema[] = schemaFiles.map((file) => {
       const text = readText(file, 'schema file');
       try {
-        return parseSchema(JSON.parse(text));
+        return parseSchemaText(text);
       } catch (e) {
         if (e instanceof SchemaError || e instanceof SyntaxError) {
           throw new UsageError(`invalid schema ${file}: ${e.message}`);

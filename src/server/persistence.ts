@@ -14,7 +14,7 @@
  *   "databases": { "OVN_Northbound": { "schema": {…},
  *     "rows": { "Logical_Switch": { "<uuid>": { "_version": ["uuid", "…"], "name": "sw0", … } } } } } }
  * ```
- * Rows are in wire notation. On load, each row is checked against the schema
+ * Rows are in wire notation, integers exact (beyond ±(2^53−1) too). On load, each row is checked against the schema
  * the server runs with (which may be newer than the one saved): columns the
  * schema no longer has are dropped and missing ones take their default.
  * @module
@@ -26,6 +26,7 @@ import type { BaseType } from '../ovsdb/schema/schema-types.js';
 import { defaultDatum } from '../ovsdb/values/defaults.js';
 import type { Datum } from '../ovsdb/values/sorted-datum.js';
 import { newUuid } from '../ovsdb/values/uuid.js';
+import { parseJson, stringifyJson } from '../ovsdb/wire/json-text.js';
 import { columnType, type Database, type Row, rowToWire } from './engine/database.js';
 import { OpError } from './engine/op-error.js';
 import { schemaToJson } from './engine/schema-json.js';
@@ -78,7 +79,7 @@ export function makeSnapshot(databases: readonly Database[]): Snapshot {
 
 /** Write `databases` to `path` atomically (temporary file, fsync, rename). */
 export function writeSnapshot(path: string, databases: readonly Database[]): void {
-  const text = JSON.stringify(makeSnapshot(databases));
+  const text = stringifyJson(makeSnapshot(databases));
   const tmp = join(dirname(path), `.${basename(path)}.${process.pid}.tmp`);
   const fd = openSync(tmp, 'w', 0o600);
   try {
@@ -104,7 +105,7 @@ export function readSnapshot(path: string): Snapshot | undefined {
   }
   let json: unknown;
   try {
-    json = JSON.parse(text);
+    json = parseJson(text);
   } catch (e) {
     throw new SnapshotError(path, `not JSON: ${(e as Error).message}`);
   }

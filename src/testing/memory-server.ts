@@ -33,7 +33,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
-import { parseSchema } from '../ovsdb/schema/schema.js';
+import { parseSchema, parseSchemaText } from '../ovsdb/schema/schema.js';
 import type { DatabaseSchema } from '../ovsdb/schema/schema-types.js';
 import type { Database } from '../server/engine/database.js';
 import { createServer, type OvsdbServer } from '../server/server.js';
@@ -122,7 +122,7 @@ export async function startMemoryServer(
   let schema: DatabaseSchema;
   if (options.schema !== undefined) schema = schemaFrom(options.schema);
   else if (options.schemaPath !== undefined) {
-    schema = parseSchema(JSON.parse(await readFile(resolve(options.schemaPath), 'utf8')));
+    schema = parseSchemaText(await readFile(resolve(options.schemaPath), 'utf8'));
   } else {
     throw new Error('startMemoryServer: give `schema` or `schemaPath`');
   }

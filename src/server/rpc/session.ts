@@ -25,9 +25,11 @@
 import { ovsJsonText } from '../../ovsdb/values/ovs-text.js';
 import { ProtocolError } from '../../ovsdb/wire/errors.js';
 import { JsonStreamFramer } from '../../ovsdb/wire/framer.js';
+import { parseJson, stringifyJson } from '../../ovsdb/wire/json-text.js';
 import { OvsHmapOrder } from '../engine/ovs-hmap.js';
 import type { Monitor } from '../monitor/monitor.js';
 import type { SessionChannel } from './channel.js';
+import { echoJson } from './echo-json.js';
 import type { ServerLog } from './server-log.js';
 
 /** What a session asks of its server. */
@@ -198,14 +200,16 @@ export class Session {
   reply(id: unknown, result: unknown): void {
     if (this.isClosed) return;
     this.host.flush(this);
-    this.sendText(`{"id":${JSON.stringify(id)},"result":${JSON.stringify(result)},"error":null}`);
+    this.sendText(
+      `{"id":${stringifyJson(echoJson(id))},"result":${stringifyJson(result)},"error":null}`,
+    );
   }
 
   /** Send an error reply, without a `result` member as ovsdb-server does (pending updates go first). */
   replyError(id: unknown, error: unknown): void {
     if (this.isClosed) return;
     this.host.flush(this);
-    this.sendText(`{"id":${JSON.stringify(id)},"error":${JSON.stringify(error)}}`);
+    this.sendText(`{"id":${stringifyJson(echoJson(id))},"error":${stringifyJson(error)}}`);
   }
 
   /** Send a notification such as `locked` (pending monitor updates go first). */
@@ -215,11 +219,10 @@ export class Session {
     this.notifyUpdate(method, params);
   }
 
-  /** Send a monitor update notification as is. */
+  /** Send a monitor update notification as is (its first param, the monitor id, as ovsdb-server echoes it). */
   notifyUpdate(method: string, params: readonly unknown[]): void {
-    this.sendText(
-      `{"id":null,"method":${JSON.stringify(method)},"params":${JSON.stringify(params)}}`,
-    );
+    const out = params.length > 0 ? [echoJson(params[0]), ...params.slice(1)] : params;
+    this.sendText(`{"id":null,"method":${JSON.stringify(method)},"params":${stringifyJson(out)}}`);
   }
 
   /** Send an already serialized message. */
@@ -268,7 +271,7 @@ export class Session {
     this.activity();
     let json: unknown;
     try {
-      json = JSON.parse(text);
+      json = parseJson(text);
     } catch (e) {
       this.drop('jsonrpc', `error parsing stream: ${(e as Error).message}`);
       return;
@@ -290,7 +293,7 @@ export class Session {
         const params = m.params as unknown[];
         if (method === 'echo') {
           this.sendText(
-            `{"id":${JSON.stringify(m.id)},"result":${JSON.stringify(params)},"error":null}`,
+            `{"id":${stringifyJson(echoJson(m.id))},"result":${stringifyJson(echoJson(params))},"error":null}`,
           );
           return;
         }
