@@ -191,3 +191,22 @@ export function serverColumnOrder(fileOrder: readonly string[]): string[] {
   const serverParsed = shashOrder(stored);
   return shashOrder([...std, ...serverParsed]);
 }
+
+/**
+ * The order in which ovsdb-server iterates a database's tables, given their
+ * order in the schema file that `ovsdb-tool create` read: the same chain as
+ * {@link serverColumnOrder}, without the standard columns.
+ */
+export function serverTableOrder(fileOrder: readonly string[]): string[] {
+  const toolTables = shashOrder(shashOrder(fileOrder));
+  return shashOrder(shashOrder(shashOrder(toolTables)));
+}
+
+/**
+ * The order of the members of a JSON object that ovsdb-server builds by
+ * inserting `names` in iteration order and writes without sorting (as in
+ * `get_schema`), standard columns left out.
+ */
+export function serverObjectOrder(names: readonly string[]): string[] {
+  return shashOrder(names.filter((n) => n !== '_uuid' && n !== '_version'));
+}

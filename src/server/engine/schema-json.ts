@@ -10,6 +10,11 @@
  * limit), `refType` only for weak references, `ephemeral` and `mutable` only
  * when they differ from the default, and `isRoot` only when some tables are
  * root and others are not. A one-value `enum` is the bare value.
+ *
+ * Tables and columns come in the order ovsdb-server writes them (its hash
+ * order, after `ovsdb-tool create` stored the schema): clients such as
+ * `ovsdb-client list-columns` and `monitor` list them in an order that
+ * follows from it.
  * @module
  */
 
@@ -22,6 +27,7 @@ import type {
 import { INT64_MAX, INT64_MIN } from '../../ovsdb/values/int64.js';
 import { compareAtoms } from '../../ovsdb/values/order.js';
 import { ovsJsonText } from '../../ovsdb/values/ovs-text.js';
+import { serverColumnOrder, serverObjectOrder, serverTableOrder } from './ovs-hash.js';
 import { atomToWire } from './values.js';
 
 const UINT_MAX = 4294967295;
@@ -103,8 +109,18 @@ function columnToJson(column: ColumnSchema): Record<string, unknown> {
   return out;
 }
 
+type SchemaJson = {
+  tables?: Record<string, { mutable?: unknown; columns?: Record<string, unknown> }>;
+};
+
+/** The table's columns in the order of the schema document (the order `ovsdb-tool create` read). */
+function fileOrder(schema: DatabaseSchema, table: TableSchema): readonly string[] {
+  const cols = (schema.json as SchemaJson | undefined)?.tables?.[table.name]?.columns;
+  return cols !== undefined && typeof cols === 'object' ? Object.keys(cols) : table.columnNames;
+}
+
 function tableMutable(schema: DatabaseSchema, table: TableSchema): boolean {
-  const json = schema.json as { tables?: Record<string, { mutable?: unknown }> } | undefined;
+  const json = schema.json as SchemaJson | undefined;
   return json?.tables?.[table.name]?.mutable !== false;
 }
 
@@ -116,8 +132,9 @@ function tableToJson(
   const out: Record<string, unknown> = {};
   if (!tableMutable(schema, table)) out.mutable = false;
   const columns: Record<string, unknown> = {};
-  for (const name of table.columnNames) {
-    columns[name] = columnToJson(table.columns[name] as ColumnSchema);
+  for (const name of serverObjectOrder(serverColumnOrder(fileOrder(schema, table)))) {
+    const column = table.columns[name];
+    if (column !== undefined) columns[name] = columnToJson(column);
   }
   out.columns = columns;
   if (table.maxRows !== Number.POSITIVE_INFINITY) out.maxRows = table.maxRows;
@@ -141,7 +158,14 @@ export function schemaToJson(schema: DatabaseSchema): Record<string, unknown> {
   const tables = Object.values(schema.tables);
   const defaultIsRoot = tables.every((t) => t.isRoot);
   const tablesJson: Record<string, unknown> = {};
-  for (const table of tables) tablesJson[table.name] = tableToJson(schema, table, defaultIsRoot);
+  const fileTables = (schema.json as SchemaJson | undefined)?.tables;
+  const names = Object.keys(
+    fileTables !== undefined && typeof fileTables === 'object' ? fileTables : schema.tables,
+  );
+  for (const name of serverObjectOrder(serverTableOrder(names))) {
+    const table = schema.tables[name];
+    if (table !== undefined) tablesJson[name] = tableToJson(schema, table, defaultIsRoot);
+  }
   out.tables = tablesJson;
   return out;
 }
