@@ -17,8 +17,9 @@
  */
 
 import { readFileSync } from 'node:fs';
-import { parseSchema } from '../../src/ovsdb/schema/schema.js';
+import { parseSchemaText } from '../../src/ovsdb/schema/schema.js';
 import type { DatabaseSchema } from '../../src/ovsdb/schema/schema-types.js';
+import { stringifyJson } from '../../src/ovsdb/wire/json-text.js';
 import { Database, type TransactOutcome } from '../../src/server/core-index.js';
 import type { RealServer } from '../helpers/ovsdb-client.js';
 
@@ -27,13 +28,15 @@ const UUID_EXACT = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}
 
 /** Path of the small test schema. */
 export const TEST_SCHEMA_PATH = new URL('../fixtures/test.ovsschema', import.meta.url).pathname;
+/** Path of the int64 schema: integer columns bounded and unbounded, bounds at and near the int64 limits. */
+export const INT64_SCHEMA_PATH = new URL('../fixtures/int64.ovsschema', import.meta.url).pathname;
 /** Path of the default NB schema. */
 export const NB_SCHEMA_PATH = new URL('../../schema/ovn-nb-7.18.0.ovsschema', import.meta.url)
   .pathname;
 
 /** Parse a schema file. */
 export function loadSchema(path: string): DatabaseSchema {
-  return parseSchema(JSON.parse(readFileSync(path, 'utf8')));
+  return parseSchemaText(readFileSync(path, 'utf8'));
 }
 
 const INDEX_PAIR_RE =
@@ -134,11 +137,11 @@ export class Normalizer {
         v.length === 2 &&
         (v[0] === 'set' || v[0] === 'map') &&
         Array.isArray(v[1]) &&
-        JSON.stringify(v[1]).includes('"uuid"')
+        stringifyJson(v[1]).includes('"uuid"')
       ) {
         // UUID sets and maps are sorted by the (random) UUIDs: sort by label instead.
         const elems = (v[1] as unknown[]).map((e) => this.value(e, key, loose));
-        const keyed = elems.map((e) => [JSON.stringify(e), e] as const);
+        const keyed = elems.map((e) => [stringifyJson(e), e] as const);
         keyed.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
         return [v[0], keyed.map((k) => k[1])];
       }
@@ -156,12 +159,12 @@ export class Normalizer {
 
   /** Order `rows` canonically (by their masked form), keeping `sort` order when given. */
   private orderRows(rows: unknown[], sort: readonly string[] | undefined): unknown[] {
-    const keyOf = (r: unknown): string => JSON.stringify(this.mask(r));
+    const keyOf = (r: unknown): string => stringifyJson(this.mask(r));
     if (sort === undefined || sort.length === 0) {
       return [...rows].sort((a, b) => (keyOf(a) < keyOf(b) ? -1 : keyOf(a) > keyOf(b) ? 1 : 0));
     }
     const sortKey = (r: unknown): string =>
-      JSON.stringify(sort.map((c) => this.mask((r as Record<string, unknown>)[c])));
+      stringifyJson(sort.map((c) => this.mask((r as Record<string, unknown>)[c])));
     const out: unknown[] = [];
     let group: unknown[] = [];
     const flush = (): void => {

@@ -11,13 +11,18 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OvsdbConnection } from '../../src/ovsdb/connection/connection.js';
+import { parseSchemaText } from '../../src/ovsdb/schema/schema.js';
 import { TransactionError } from '../../src/ovsdb/wire/errors.js';
 import type { Operation } from '../../src/ovsdb/wire/wire.js';
 import {
   createServer,
+  Database,
   type OvsdbServer,
+  readSnapshot,
+  restoreRows,
   SNAPSHOT_FORMAT,
   SnapshotError,
+  writeSnapshot,
 } from '../../src/server/core-index.js';
 
 const SCHEMA = {
@@ -213,5 +218,47 @@ describe('dbFile', () => {
     await expect(createServer({ databases: [SCHEMA], dbFile: dangling })).rejects.toThrow(
       /references missing row/,
     );
+  });
+});
+
+describe('int64', () => {
+  it('round-trips integers beyond ±(2^53−1) and bounds at the int64 limits exactly', () => {
+    const MIN = -(2n ** 63n);
+    const MAX = 2n ** 63n - 1n;
+    const schema = parseSchemaText(
+      readFileSync(new URL('../fixtures/int64.ovsschema', import.meta.url), 'utf8'),
+    );
+    const db = new Database(schema);
+    const out = db.transact([
+      {
+        op: 'insert',
+        table: 'T',
+        row: {
+          i: MIN,
+          oi: MAX,
+          s: ['set', [MAX, 2n ** 53n + 1n, -9007199254740991]],
+          m: ['map', [[MIN, MAX]]],
+          big: MAX - 1n,
+        },
+      },
+      { op: 'insert', table: 'K', row: { k: 2n ** 62n } },
+    ]);
+    expect(out.blocked === true ? [] : out.results).toHaveLength(2);
+    const file = join(dir, 'int64.json');
+    writeSnapshot(file, [db]);
+    const text = readFileSync(file, 'utf8');
+    expect(text).toContain('"i":-9223372036854775808');
+    expect(text).toContain('"maxInteger":9223372036854775806');
+    expect(text).not.toMatch(/e\+18/);
+    const snapshot = readSnapshot(file);
+    const restored = new Database(schema);
+    restoreRows(restored, snapshot?.databases.Int64?.rows ?? {}, file);
+    expect(restored.dump()).toEqual(db.dump());
+    expect(restored.dump().T?.[0]?.i).toBe(MIN);
+    // The unique index was rebuilt over the exact value.
+    const dup = restored.transact([{ op: 'insert', table: 'K', row: { k: 2n ** 62n } }]);
+    expect(dup.blocked === true ? [] : dup.results[1]).toMatchObject({
+      error: 'constraint violation',
+    });
   });
 });

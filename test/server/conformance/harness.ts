@@ -15,7 +15,7 @@
  */
 
 import { readFileSync } from 'node:fs';
-import { parseSchema } from '../../../src/ovsdb/schema/schema.js';
+import { parseSchemaText } from '../../../src/ovsdb/schema/schema.js';
 import type { DatabaseSchema } from '../../../src/ovsdb/schema/schema-types.js';
 import { ZERO_UUID } from '../../../src/ovsdb/values/uuid.js';
 import { type ServerKind, startTestServer, type TestServerHandle } from '../../helpers/servers.js';
@@ -53,7 +53,7 @@ export function writerMonitors(schema: DatabaseSchema): MonitorSpec[] {
 
 /** Load and parse a schema file. */
 export function loadSchemaFile(path: string): DatabaseSchema {
-  return parseSchema(JSON.parse(readFileSync(path, 'utf8')));
+  return parseSchemaText(readFileSync(path, 'utf8'));
 }
 
 /** One server under comparison. */

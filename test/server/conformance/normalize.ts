@@ -18,6 +18,7 @@
  * @module
  */
 
+import { stringifyJson } from '../../../src/ovsdb/wire/json-text.js';
 import { Normalizer } from '../harness.js';
 import type { Message } from './wire-session.js';
 
@@ -67,7 +68,7 @@ export class TranscriptNormalizer {
       const keyOf = (uuid: string): string => {
         const l = this.known.get(uuid.toLowerCase());
         if (l !== undefined) return `0${l.padStart(8, '0')}`;
-        return `1${JSON.stringify(rows[uuid]).replace(UUID_IN_STRING, '?')}`;
+        return `1${stringifyJson(rows[uuid]).replace(UUID_IN_STRING, '?')}`;
       };
       uuids.sort((a, b) => (keyOf(a) < keyOf(b) ? -1 : keyOf(a) > keyOf(b) ? 1 : 0));
       out[table] = uuids.map((uuid) => [this.value(uuid), this.value(rows[uuid])]);
@@ -131,7 +132,7 @@ export class TranscriptNormalizer {
 
   /** Remember the labels of the UUIDs in `v`. */
   private learn(v: unknown): void {
-    const text = JSON.stringify(v) ?? '';
+    const text = v === undefined ? '' : stringifyJson(v);
     for (const u of text.match(UUID_IN_STRING) ?? []) {
       const k = u.toLowerCase();
       if (!this.known.has(k)) {

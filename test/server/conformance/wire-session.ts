@@ -7,6 +7,7 @@
 
 import { connect, type Socket } from 'node:net';
 import { JsonStreamFramer } from '../../../src/ovsdb/wire/framer.js';
+import { stringifyJson } from '../../../src/ovsdb/wire/json-text.js';
 
 /** A message from the server, as parsed. */
 export type Message = Record<string, unknown>;
@@ -72,7 +73,7 @@ export class WireSession {
 
   /** Send a message object as is. */
   send(message: unknown): void {
-    this.writeRaw(JSON.stringify(message));
+    this.writeRaw(stringifyJson(message));
   }
 
   /** Send a notification. */
@@ -160,5 +161,6 @@ export class WireSession {
 }
 
 function sameId(a: unknown, b: unknown): boolean {
-  return JSON.stringify(a) === JSON.stringify(b);
+  if (a === undefined || b === undefined) return a === b;
+  return stringifyJson(a) === stringifyJson(b);
 }
