@@ -14,9 +14,10 @@
  *   "databases": { "OVN_Northbound": { "schema": {…},
  *     "rows": { "Logical_Switch": { "<uuid>": { "_version": ["uuid", "…"], "name": "sw0", … } } } } } }
  * ```
- * Rows are in wire notation, integers exact (beyond ±(2^53−1) too). On load, each row is checked against the schema
- * the server runs with (which may be newer than the one saved): columns the
- * schema no longer has are dropped and missing ones take their default.
+ * Rows are in wire notation, integers exact (beyond ±(2^53−1) too). On
+ * load, each row is checked against the schema the server runs with (which
+ * may be newer than the one saved): columns the schema no longer has are
+ * dropped and missing ones take their default.
  * @module
  */
 

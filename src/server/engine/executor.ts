@@ -45,12 +45,12 @@
  * Databases whose name starts with `_` (such as `_Server`) are read-only:
  * writing operations fail with "not allowed".
  *
+ * Integers range over int64 in canonical form (a `bigint` beyond
+ * ±(2^53−1)); `1.0` is an integer, as ovsdb-server's JSON reader takes it.
+ *
  * ## Known differences from ovsdb-server
- * - Integers are JS numbers: values beyond ±(2^53−1) are rejected with a
- *   "syntax error", and arithmetic results beyond that range are a "range
- *   error" (the server's limit is the 64-bit range).
- * - JSON `1.0` cannot be told from `1` once parsed, so `1.0` is accepted where
- *   an integer is expected.
+ * - A negative integer `*=` 0 crashes ovsdb-server 3.1 (a division by zero
+ *   in its overflow test); here the result is 0.
  * @module
  */
 
