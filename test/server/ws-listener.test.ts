@@ -72,6 +72,31 @@ describe('the in-memory server over ws', () => {
     b.close();
   });
 
+  it('reads and writes integers beyond ±(2^53−1) exactly in text frames', async () => {
+    const ws = new WebSocket(listener.url, { perMessageDeflate: false });
+    await new Promise((r, j) => ws.once('open', r).once('error', j));
+    const replies: string[] = [];
+    ws.on('message', (d: Buffer) => replies.push(d.toString()));
+    const next = async (n: number): Promise<string> => {
+      for (let i = 0; i < 200 && replies.length < n; i++) await sleep(10);
+      return replies[n - 1] as string;
+    };
+    ws.send(
+      '{"method":"echo","params":[9223372036854775807,-9223372036854775808],"id":9007199254740993}',
+    );
+    expect(await next(1)).toBe(
+      '{"id":9007199254740993,"result":[9223372036854775807,-9223372036854775808],"error":null}',
+    );
+    const name = unique('int64');
+    ws.send(
+      `{"method":"transact","params":["${DB}",{"op":"insert","table":"Item","row":{"name":"${name}","n":-9223372036854775808}},{"op":"mutate","table":"Item","where":[["name","==","${name}"]],"mutations":[["n","+=",9007199254740993]]},{"op":"select","table":"Item","where":[["n","<",-9007199254740993]],"columns":["n"]}],"id":2}`,
+    );
+    expect(await next(2)).toMatch(
+      /,\{"count":1\},\{"rows":\[\{"n":-9214364837600034815\}\]\}\],"error":null\}$/,
+    );
+    ws.close();
+  });
+
   it('refuses binary frames with 1003', async () => {
     const client = await RawClient.open(listener.url);
     client.sendRaw(Buffer.from('{"method":"list_dbs","params":[],"id":1}'), true);
