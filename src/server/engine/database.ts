@@ -12,7 +12,11 @@
 
 import type { DatabaseSchema, TableSchema } from '../../ovsdb/schema/schema-types.js';
 import { compileTableCodec } from '../../ovsdb/values/datum.js';
-import { executeTransaction, type EngineTransactOptions, type TransactOutcome } from './executor.js';
+import {
+  type EngineTransactOptions,
+  executeTransaction,
+  type TransactOutcome,
+} from './executor.js';
 import { type Row, rowToWire, TableStore } from './table-store.js';
 
 export { columnType, type Row, rowToWire, TableStore } from './table-store.js';
