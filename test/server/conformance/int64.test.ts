@@ -155,4 +155,44 @@ describe('messages', () => {
     expect(out[1]).toEqual(out[0]);
     expect(stringifyJson(out[0])).toContain('"k":9223372036854775807');
   });
+
+  it('monitor_cond_change between where clauses on big integers', async () => {
+    await pair.startCase();
+    const out = await Promise.all(
+      [pair.real, pair.memory].map(async (side) => {
+        const s = side.o;
+        const seen: unknown[] = [];
+        const insert = (k: bigint, n: string) => ({ op: 'insert', table: 'K', row: { k, n } });
+        await side.w.request('transact', [schema.name, insert(MIN, 'a'), insert(P53 + 1n, 'b')]);
+        await side.w.request('transact', [schema.name, insert(MAX, 'c')]);
+        side.w.take();
+        const params = [schema.name, 'c1', { K: { where: [['k', '<', -P53]] } }];
+        const first = await s.request('monitor_cond', params);
+        s.take();
+        seen.push(side.norm.message(first, { method: 'monitor_cond', params }));
+        const change = await s.request('monitor_cond_change', [
+          'c1',
+          'c1',
+          { K: [{ where: [['k', '>', P53]] }] },
+        ]);
+        const changed = s.take();
+        seen.push(side.norm.message(change));
+        for (const m of changed) if (m !== change) seen.push(side.norm.message(m));
+        await side.w.request('transact', [
+          schema.name,
+          { op: 'mutate', table: 'K', where: [['k', '==', MAX]], mutations: [['k', '-=', MAX]] },
+        ]);
+        side.w.take();
+        for (const m of await s.sync()) {
+          if ((m.params as unknown[] | undefined)?.[0] === 'c1') seen.push(side.norm.message(m));
+        }
+        await s.request('monitor_cancel', ['c1']);
+        s.take();
+        return seen;
+      }),
+    );
+    expect(out[1]).toEqual(out[0]);
+    expect(stringifyJson(out[0])).toContain('9223372036854775807');
+    expect(out[0]).toHaveLength(4);
+  });
 });
