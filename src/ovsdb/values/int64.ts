@@ -121,3 +121,57 @@ export function int64Arith(
   const value = toInt64(r);
   return value === undefined ? 'range' : { value };
 }
+
+/** `mul_int`'s overflow test over bigints (their `/` truncates toward zero, as C's does). */
+function mulOverflows(a: bigint, b: bigint): boolean {
+  if (a > 0n) return b > 0n ? a >= INT64_MAX / b : b < INT64_MIN / a;
+  if (b > 0n) return a < INT64_MIN / b;
+  return a !== 0n && b !== 0n && b < INT64_MAX / b;
+}
+
+/** Operands below this magnitude multiply exactly as numbers, and ovsdb-server's `*=` never fails on them. */
+const SMALL_FACTOR = 2 ** 26;
+
+/**
+ * An integer mutator exactly as ovsdb-server 3.1 applies it (`add_int`,
+ * `sub_int`, `mul_int`, `div_int`, `mod_int` in ovsdb/mutation.c), which
+ * differs from {@link int64Arith} where that code does:
+ * - `INT64_MIN % -1` is `'range'` (as `INT64_MIN / -1` is);
+ * - `*` takes `mul_int`'s overflow test as written. With both operands
+ *   positive it fails when `a >= INT64_MAX / b`, so also for some products
+ *   that fit (`INT64_MAX * 1`, `2 * (2^62−1)`); with both non-positive it tests
+ *   `b < INT64_MAX / b`, so it fails for any `b < −3037000499` (`−1 * −3037000500`)
+ *   and lets products beyond INT64_MAX through, wrapped to 64 bits
+ *   (`INT64_MIN * −1` is INT64_MIN, `−2^62 * −2` is INT64_MIN). A negative
+ *   `a` times 0 divides by zero in that test and ends ovsdb-server (SIGFPE);
+ *   here it is 0.
+ */
+export function ovsdbIntMutate(
+  op: Int64Operator,
+  a: Int64,
+  b: Int64,
+): { readonly value: Int64 } | 'range' | 'domain' {
+  switch (op) {
+    case '*': {
+      if (
+        typeof a === 'number' &&
+        typeof b === 'number' &&
+        Math.abs(a) < SMALL_FACTOR &&
+        Math.abs(b) < SMALL_FACTOR
+      ) {
+        const r = a * b;
+        return { value: r === 0 ? 0 : r };
+      }
+      const x = int64BigInt(a);
+      const y = int64BigInt(b);
+      if (mulOverflows(x, y)) return 'range';
+      return { value: toInt64(BigInt.asIntN(64, x * y)) as Int64 };
+    }
+    case '%':
+      if (b === 0) return 'domain';
+      if (a === INT64_MIN && b === -1) return 'range';
+      return int64Arith(op, a, b);
+    default:
+      return int64Arith(op, a, b);
+  }
+}

@@ -4,10 +4,11 @@
  *
  * - `+=`, `-=`, `*=`, `/=` apply to integer and real columns holding one value
  *   or a set, element by element; `%=` to integers only. Division by zero is a
- *   "domain error"; an integer result outside int64 (ovsdb-server's own
- *   overflow tests, see `ovsMultiply` for `*=`) or a non-finite real is a
- *   "range error"; a result outside the column's constraints a "constraint
- *   violation", as is a set whose elements collide after the operation.
+ *   "domain error"; an integer result outside int64 (by ovsdb-server's own
+ *   overflow tests: `ovsdbIntMutate` in `values/int64.ts`) or a non-finite
+ *   real is a "range error"; a result outside the column's constraints a
+ *   "constraint violation", as is a set whose elements collide after the
+ *   operation.
  * - `insert` adds set elements or map pairs (an existing map key keeps its
  *   value); `delete` removes set elements, map pairs matching key and value, or
  *   map pairs by key. The result must have a size the column allows.
@@ -16,15 +17,7 @@
  */
 
 import type { Atom, ColumnSchema, TableSchema } from '../../ovsdb/schema/schema-types.js';
-import {
-  INT64_MAX,
-  INT64_MIN,
-  type Int64,
-  type Int64Operator,
-  int64Arith,
-  int64BigInt,
-  toInt64,
-} from '../../ovsdb/values/int64.js';
+import { type Int64, type Int64Operator, ovsdbIntMutate } from '../../ovsdb/values/int64.js';
 import {
   type Datum,
   type DatumType,
@@ -146,77 +139,28 @@ function rangeError(mutator: Mutator): OpError {
   return new OpError('range error', `Result of "${mutator}" operation is out of range.`);
 }
 
-/** Operands below this magnitude multiply exactly as numbers, and ovsdb-server's `*=` never fails on them. */
-const SMALL = 2 ** 26;
-
 /**
- * `x * y` as ovsdb-server's `mul_int` computes it: its overflow test, then
- * the product wrapped to 64 bits. The test is taken as written in
- * ovsdb/mutation.c, flaws included, since that is what clients see:
- * - both positive: it fails when `x >= INT64_MAX / y`, so also for a product
- *   that just fits (`INT64_MAX *= 1`, `2 *= 2^62−1`);
- * - both non-positive: it tests `y < INT64_MAX / y` (not `/ x`), so it fails
- *   for any `y < −3037000499` (`−1 *= −3037000500`) and passes products
- *   beyond INT64_MAX, which wrap (`INT64_MIN *= −1` is INT64_MIN,
- *   `−2^62 *= −2` is INT64_MIN).
- * A negative `x` times 0 divides by zero in that test and ends ovsdb-server
- * 3.1 (SIGFPE); here it is 0.
- */
-function ovsMultiply(x: Int64, y: Int64, mutator: Mutator): Int64 {
-  if (
-    typeof x === 'number' &&
-    typeof y === 'number' &&
-    Math.abs(x) < SMALL &&
-    Math.abs(y) < SMALL
-  ) {
-    const r = x * y;
-    return r === 0 ? 0 : r;
-  }
-  const a = int64BigInt(x);
-  const b = int64BigInt(y);
-  const overflow =
-    a > 0n
-      ? b > 0n
-        ? a >= INT64_MAX / b
-        : b < INT64_MIN / a
-      : b > 0n
-        ? a < INT64_MIN / b
-        : a !== 0n && b !== 0n && b < INT64_MAX / b;
-  if (overflow) throw rangeError(mutator);
-  return toInt64(BigInt.asIntN(64, a * b)) as Int64;
-}
-
-/**
- * One integer mutator as ovsdb-server applies it (`add_int`, `sub_int`,
- * `mul_int`, `div_int`, `mod_int`): exact over int64, "range error" when the
- * result leaves it (and for `INT64_MIN /= −1` and `INT64_MIN %= −1`), "domain
- * error" for division by zero; `*=` as {@link ovsMultiply}.
+ * One integer mutator as ovsdb-server applies it ({@link ovsdbIntMutate}:
+ * exact over int64, its own overflow tests, `mul_int`'s as written): "range
+ * error" when the result leaves int64 (and for `INT64_MIN /= −1` and
+ * `INT64_MIN %= −1`), "domain error" for division by zero.
  */
 function mutateInteger(x: Int64, y: Int64, mutator: Mutator): Int64 {
-  let op: Int64Operator;
-  switch (mutator) {
-    case '+=':
-      op = '+';
-      break;
-    case '-=':
-      op = '-';
-      break;
-    case '*=':
-      return ovsMultiply(x, y, mutator);
-    case '/=':
-    case '%=':
-      if (y === 0) throw new OpError('domain error', 'Division by zero.');
-      if (x === INT64_MIN && y === -1) throw rangeError(mutator);
-      op = mutator === '/=' ? '/' : '%';
-      break;
-    default:
-      throw new Error(`not an arithmetic mutator: ${mutator}`);
-  }
-  const r = int64Arith(op, x, y);
+  const op = INTEGER_OPERATORS[mutator];
+  if (op === undefined) throw new Error(`not an arithmetic mutator: ${mutator}`);
+  const r = ovsdbIntMutate(op, x, y);
   if (r === 'range') throw rangeError(mutator);
   if (r === 'domain') throw new OpError('domain error', 'Division by zero.');
   return r.value;
 }
+
+const INTEGER_OPERATORS: Partial<Record<Mutator, Int64Operator>> = {
+  '+=': '+',
+  '-=': '-',
+  '*=': '*',
+  '/=': '/',
+  '%=': '%',
+};
 
 function mutateReal(x: number, y: number, mutator: Mutator): number {
   let r: number;
