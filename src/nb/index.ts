@@ -151,15 +151,43 @@ export {
 export { checkMac, isMac, normalizeMac } from './mac.js';
 export {
   formatMatch,
+  type MatchAddressSetRef,
+  type MatchAloneArg,
+  type MatchConstant,
   type MatchExpr,
+  type MatchFieldArg,
+  type MatchFieldRef,
   type MatchInput,
   type MatchOperator,
+  type MatchOperatorArg,
+  type MatchPortGroupRef,
+  type MatchStringValue,
   type MatchValue,
+  type MatchValueArg,
+  type MatchValueCheck,
   type MatchValueInput,
   match,
   matchText,
   quoteMatchString,
 } from './match.js';
+export {
+  type ConstantInfo,
+  checkMatch,
+  constantInfo,
+  type MatchCheckOptions,
+  type ResolvedField,
+  resolveField,
+} from './match-check.js';
+export {
+  fieldInRelease,
+  MATCH_FIELDS,
+  type MatchFieldKind,
+  type MatchFieldLevel,
+  type MatchFieldName,
+  type MatchFieldSpec,
+  matchField,
+  matchFieldNames,
+} from './match-fields.js';
 export { parseMatch } from './match-parser.js';
 export {
   lrNatAdd,

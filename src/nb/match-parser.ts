@@ -4,10 +4,15 @@
  * `[A-Za-z_][A-Za-z0-9_.]*`, string literals with JSON escapes, numeric
  * constants (decimal, `0x` hex, IPv4, IPv6, Ethernet, each with an optional
  * `/mask`), `$address_set`, `@port_group`, `//` and `/* *\/` comments. Its
- * grammar follows OVN's expression parser: `!` binds tightest, `&&` and `||`
- * cannot be mixed without parentheses, parentheses make no node of their own,
- * a constant `0` or `1` alone is a boolean, and a set is `{v, v, …}` (commas
- * optional).
+ * grammar follows OVN's expression parser: `!` binds tightest and takes a
+ * field, a constant or a parenthesized expression (`!(tcp.dst == 22)`, not
+ * `!tcp.dst == 22` or `!!ip4`), `&&` and `||` cannot be mixed without
+ * parentheses, parentheses make no node of their own, a constant `0` or `1`
+ * alone is a boolean, and a set is `{v, v, …}` (commas optional, at least one
+ * value). The parsed tree is then checked against OVN's symbol table
+ * (`checkMatch` in `match-check.ts`). Not supported: comparisons with the
+ * constant on the left or ranges (`1 < tcp.dst < 5`), `is_chassis_resident()`
+ * and template strings.
  *
  * `parseMatch(formatMatch(e))` returns a tree equal to `e` for every tree the
  * builders make: this is what the property tests check.
@@ -25,6 +30,7 @@
 import { MatchSyntaxError } from './errors.js';
 import { parseIp } from './ip.js';
 import type { MatchExpr, MatchOperator, MatchValue } from './match.js';
+import { checkMatch, type MatchCheckOptions } from './match-check.js';
 
 type Punct =
   | '('
@@ -385,8 +391,15 @@ class Parser {
   }
 
   private not(): MatchExpr {
-    if (this.matchPunct('!')) return { type: 'not', term: this.not() };
-    return this.primary();
+    const bang = this.tok.at;
+    if (!this.matchPunct('!')) return this.primary();
+    if (this.isPunct('!')) this.fail('`!` cannot follow `!` (parenthesize: `!(!x)`)');
+    const parenthesized = this.isPunct('(');
+    const term = this.primary();
+    if (!parenthesized && term.type === 'compare') {
+      this.fail('missing parentheses around the comparison after `!`', bang);
+    }
+    return { type: 'not', term };
   }
 
   private primary(): MatchExpr {
@@ -441,10 +454,10 @@ class Parser {
     if (this.matchPunct('{')) {
       if (op !== '==' && op !== '!=') this.fail(`only == and != may compare with a set, not ${op}`);
       const values: MatchValue[] = [];
-      while (!this.matchPunct('}')) {
+      do {
         values.push(this.value(op, true));
         this.matchPunct(',');
-      }
+      } while (!this.matchPunct('}'));
       return values;
     }
     return this.value(op, false);
@@ -476,11 +489,23 @@ class Parser {
 }
 
 /**
- * Parse an OVN match expression.
+ * Parse an OVN match expression and check it against OVN's symbol table and
+ * parser rules (`checkMatch`: known fields, value kinds and widths,
+ * operators, `!`), optionally those of one OVN release.
+ *
+ * ```ts
+ * parseMatch('tcp.dst == "443"');
+ * // InvalidMatchError: match tcp.dst: 16-bit ordinal field tcp.dst takes integer constants (…), not the string "443"
+ * parseMatch('ct_mark.obs_stage == 1', { ovnRelease: '23.03' });
+ * // InvalidMatchError: match field: OVN 23.03 has no field ct_mark.obs_stage (…)
+ * ```
  * @throws MatchSyntaxError with the offset and reason when it does not parse.
+ * @throws InvalidMatchError when it parses but OVN would reject it.
  */
-export function parseMatch(input: string): MatchExpr {
+export function parseMatch(input: string, options: MatchCheckOptions = {}): MatchExpr {
   if (typeof input !== 'string')
     throw new MatchSyntaxError(String(input), 0, 'the input must be a string');
-  return new Parser(input).parse();
+  const e = new Parser(input).parse();
+  checkMatch(e, options);
+  return e;
 }

@@ -26,26 +26,50 @@
  *
  * **Precedence.** OVN rejects `&&` and `||` mixed without parentheses; the
  * writer parenthesizes every nested `&&`, `||` and negated comparison.
+ *
+ * **Fields.** Every field is checked against OVN's symbol table
+ * (`MATCH_FIELDS`, `match-fields.ts`) with OVN's own rules
+ * (`match-check.ts`): the field exists, values have its kind and fit its
+ * width, bit selections are in range, operators suit it. With a literal
+ * field the mistakes are compile errors:
+ *
+ * ```ts
+ * match.eq('tcp.dst', '443');      // type error: a string for an integer field
+ * match.eq('tcp.dport', 443);      // type error: unknown OVN match field: tcp.dport
+ * match.eq('ip4.src', 'fd00::1');  // type error: not an IPv4 address or prefix
+ * match.eq(name, 65536);           // (name: string = 'tcp.dst') InvalidMatchError:
+ * // match tcp.dst: 65536 (17 bits) does not fit the 16-bit ordinal field tcp.dst (value: "65536")
+ * ```
  * @module
  */
 
 import { InvalidMatchError } from './errors.js';
 import { parsePrefix } from './ip.js';
 import { isMac, normalizeMac } from './mac.js';
+import {
+  checkAlone,
+  checkComparison,
+  checkMatch,
+  type MatchCheckOptions,
+  type ResolvedField,
+  resolveField,
+} from './match-check.js';
+import type { MATCH_FIELDS, MatchFieldName } from './match-fields.js';
 
 /** A comparison operator. `<`, `<=`, `>`, `>=` take one value; `==` and `!=` also take a set. */
 export type MatchOperator = '==' | '!=' | '<' | '<=' | '>' | '>=';
 
+/** A string literal, e.g. a port name: `"web-1"`. */
+export type MatchStringValue = { readonly type: 'string'; readonly value: string };
+/** A numeric constant as OVN writes it: `22`, `0x1f`, `10.0.0.0/24`, `fd00::1`, `00:00:00:00:00:01`. */
+export type MatchConstant = { readonly type: 'constant'; readonly text: string };
+/** An address set reference: `$name` (integer constants). */
+export type MatchAddressSetRef = { readonly type: 'addressSet'; readonly name: string };
+/** A port group reference: `@name` (port names: strings). */
+export type MatchPortGroupRef = { readonly type: 'portGroup'; readonly name: string };
+
 /** A value on the right of a comparison. */
-export type MatchValue =
-  /** A string literal, e.g. a port name: `"web-1"`. */
-  | { readonly type: 'string'; readonly value: string }
-  /** A numeric constant as OVN writes it: `22`, `0x1f`, `10.0.0.0/24`, `fd00::1`, `00:00:00:00:00:01`. */
-  | { readonly type: 'constant'; readonly text: string }
-  /** An address set reference: `$name`. */
-  | { readonly type: 'addressSet'; readonly name: string }
-  /** A port group reference: `@name`. */
-  | { readonly type: 'portGroup'; readonly name: string };
+export type MatchValue = MatchStringValue | MatchConstant | MatchAddressSetRef | MatchPortGroupRef;
 
 /** A match expression tree. */
 export type MatchExpr =
@@ -67,14 +91,90 @@ export type MatchExpr =
 /** What the builders accept as a value: a typed value, a number, or a string (read per field). */
 export type MatchValueInput = MatchValue | number | string;
 
+/** Fields whose bits may be selected (`reg0[0..3]`): every field that is neither a string nor nominal. */
+type SelectableField = {
+  [K in MatchFieldName]: (typeof MATCH_FIELDS)[K] extends
+    | { readonly kind: 'string' }
+    | { readonly level: 'nominal' }
+    ? never
+    : K;
+}[MatchFieldName];
+
+/** A field reference OVN knows: a symbol of {@link MATCH_FIELDS}, or bits of a non-nominal one. */
+export type MatchFieldRef =
+  | MatchFieldName
+  | `${SelectableField}[${number}]`
+  | `${SelectableField}[${number}..${number}]`;
+
+/** The kind of values a field reference takes (selected bits are integers). */
+type KindOf<F extends string> = F extends MatchFieldName
+  ? (typeof MATCH_FIELDS)[F]['kind']
+  : 'subfield';
+
+/**
+ * A field argument: a literal must be a {@link MatchFieldRef} (else the
+ * parameter's type is an error message); a `string` is checked at run time.
+ */
+export type MatchFieldArg<F extends string> = string extends F
+  ? F
+  : F extends MatchFieldRef
+    ? F
+    : F extends `${infer B}[${string}`
+      ? B extends MatchFieldName
+        ? `cannot select bits of ${B}: a string or nominal field`
+        : `unknown OVN match field: ${B}`
+      : `unknown OVN match field: ${F}`;
+
+type OneValue<K> = K extends 'string'
+  ? string | MatchStringValue | MatchPortGroupRef
+  : K extends 'ipv4' | 'ipv6' | 'mac'
+    ? string | number | MatchConstant | MatchAddressSetRef
+    : number | MatchConstant | MatchAddressSetRef;
+
+/**
+ * The values a field takes: strings and `@port_groups` for string fields;
+ * address strings, numbers, constants and `$address_sets` for address
+ * fields; numbers, constants and `$address_sets` for the others.
+ */
+export type MatchValueArg<F extends string> = string extends F
+  ? MatchValueInput | readonly MatchValueInput[]
+  : OneValue<KindOf<F>> | readonly OneValue<KindOf<F>>[];
+
+type CheckOne<K, V> = K extends 'ipv4'
+  ? V extends `${string}:${string}`
+    ? `not an IPv4 address or prefix: ${V}`
+    : V
+  : V;
+
+/** A value argument, with literal IPv6 or Ethernet strings given to an IPv4 field turned into an error message. */
+export type MatchValueCheck<F extends string, V> = string extends F
+  ? V
+  : V extends readonly unknown[]
+    ? { readonly [I in keyof V]: CheckOne<KindOf<F>, V[I]> }
+    : CheckOne<KindOf<F>, V>;
+
+/** The operators a field takes: every one on ordinal fields and selected bits, `==` and `!=` on the rest. */
+export type MatchOperatorArg<F extends string> = string extends F
+  ? MatchOperator
+  : F extends MatchFieldName
+    ? (typeof MATCH_FIELDS)[F]['level'] extends 'ordinal'
+      ? MatchOperator
+      : '==' | '!='
+    : MatchOperator;
+
+/** A field standing alone: any field but a string one. */
+export type MatchAloneArg<F extends string> = string extends F
+  ? F
+  : F extends MatchFieldRef
+    ? KindOf<F> extends 'string'
+      ? `string field ${F} cannot stand alone: compare it`
+      : F
+    : MatchFieldArg<F>;
+
 const IDENT = /^[A-Za-z_][A-Za-z0-9_.]*$/;
 const FIELD = /^[A-Za-z_][A-Za-z0-9_.]*(?:\[(?:0|[1-9]\d*)(?:\.\.(?:0|[1-9]\d*))?\])?$/;
 const HEX = /^0[xX][0-9a-fA-F]+$/;
 const DECIMAL = /^(?:0|[1-9]\d*)$/;
-
-/** Fields whose string values are addresses (IPv4, IPv6, or Ethernet), not string literals. */
-const ADDRESS_FIELD =
-  /^(?:ip4\.(?:src|dst)|ip6\.(?:src|dst)|arp\.(?:spa|tpa|sha|tha)|nd\.(?:target|sll|tll)|eth\.(?:src|dst)|ct_nw_(?:src|dst)|ct_ip6_(?:src|dst)|inner\.(?:ip4|ip6|eth)\.(?:src|dst))$/;
 
 function isOperator(op: unknown): op is MatchOperator {
   return op === '==' || op === '!=' || op === '<' || op === '<=' || op === '>' || op === '>=';
@@ -159,7 +259,7 @@ function checkField(field: unknown): string {
   return field;
 }
 
-function constantFromAddress(what: string, s: string): MatchValue {
+function constantFromAddress(what: string, s: string): MatchConstant {
   const slash = s.indexOf('/');
   const head = slash < 0 ? s : s.slice(0, slash);
   if (isMac(head)) {
@@ -177,11 +277,12 @@ function constantFromAddress(what: string, s: string): MatchValue {
   return { type: 'constant', text: p.hasLength ? `${p.text}/${p.length}` : p.text };
 }
 
-/** Turn a builder input into a {@link MatchValue} for `field`. */
-function toValue(field: string, v: MatchValueInput): MatchValue {
+/** Turn a builder input into a {@link MatchValue} for field `f`: strings are addresses for address fields, string literals otherwise. */
+function toValue(f: ResolvedField, v: MatchValueInput): MatchValue {
   if (typeof v === 'number') return match.int(v);
   if (typeof v === 'string') {
-    return ADDRESS_FIELD.test(field) ? constantFromAddress(field, v) : match.str(v);
+    const address = f.nBits === f.spec.width && ADDRESS_KINDS.has(f.spec.kind);
+    return address ? constantFromAddress(f.name, v) : match.str(v);
   }
   if (v === null || typeof v !== 'object')
     throw new InvalidMatchError('value', v, 'unsupported value');
@@ -199,12 +300,14 @@ function toValue(field: string, v: MatchValueInput): MatchValue {
   }
 }
 
+const ADDRESS_KINDS: ReadonlySet<string> = new Set(['ipv4', 'ipv6', 'mac']);
+
 function compare(
   field: string,
   op: MatchOperator,
   value: MatchValueInput | readonly MatchValueInput[],
 ): MatchExpr {
-  const f = checkField(field);
+  const f = resolveField(field);
   if (!isOperator(op))
     throw new InvalidMatchError('operator', op, 'must be ==, !=, <, <=, > or >=');
   if (Array.isArray(value)) {
@@ -213,13 +316,16 @@ function compare(
     }
     if (value.length === 0)
       throw new InvalidMatchError('set', value, 'a set needs at least one value');
-    return { type: 'compare', field: f, op, value: value.map((v) => toValue(f, v)) };
+    const values = value.map((v) => toValue(f, v));
+    checkComparison(f, op, values, true);
+    return { type: 'compare', field, op, value: values };
   }
   const single = toValue(f, value as MatchValueInput);
+  checkComparison(f, op, [single], false);
   if (op !== '==' && op !== '!=' && single.type !== 'constant') {
     throw new InvalidMatchError('operator', op, `${op} compares numbers only`);
   }
-  return { type: 'compare', field: f, op, value: single };
+  return { type: 'compare', field, op, value: single };
 }
 
 function combine(type: 'and' | 'or', terms: readonly MatchExpr[]): MatchExpr {
@@ -241,10 +347,16 @@ function checkExpr(e: unknown): asserts e is MatchExpr {
 }
 
 /**
- * The match builders. Strings passed as values are string literals, except
- * for address fields (`ip4.src`, `ip6.dst`, `eth.src`, `arp.tpa`, …), where
- * they are addresses, prefixes or Ethernet addresses, checked and written as
- * constants. Numbers are integer constants.
+ * The match builders. Fields are checked against OVN's symbol table
+ * ({@link MATCH_FIELDS}): at compile time when the field is a literal
+ * (an unknown field, a string for an integer field, an IPv6 address for an
+ * IPv4 field, `<` on a nominal field are type errors), at run time always
+ * (`InvalidMatchError` naming the field, the value and why). Strings passed
+ * as values are string literals for string fields (`inport`, `outport`),
+ * addresses, prefixes or Ethernet addresses for address fields (`ip4.src`,
+ * `ip6.dst`, `eth.src`, `arp.tpa`, …), checked and written as constants,
+ * and rejected elsewhere. Numbers are integer constants, checked against
+ * the field's width.
  */
 export const match = {
   /** `a && b && …` (nested `and`s are flattened; no terms is `1`). */
@@ -260,9 +372,14 @@ export const match = {
     checkExpr(term);
     return { type: 'not', term };
   },
-  /** A field or predicate alone, e.g. `match.field('ip4')`. */
-  field(name: string): MatchExpr {
-    return { type: 'field', field: checkField(name) };
+  /**
+   * A field or predicate alone, e.g. `match.field('ip4')`, `match.field('ct.new')`.
+   * A multi-bit field may stand alone only under `!` (`!reg0` is `reg0 == 0`).
+   */
+  field<const F extends string>(name: MatchAloneArg<F>): MatchExpr {
+    const f = resolveField(name);
+    checkAlone(f, undefined);
+    return { type: 'field', field: name };
   },
   /** `1`. */
   always(): MatchExpr {
@@ -273,51 +390,60 @@ export const match = {
     return { type: 'bool', value: false };
   },
   /** `field == value`, or `field == {v1, v2}` for a list. */
-  eq(field: string, value: MatchValueInput | readonly MatchValueInput[]): MatchExpr {
-    return compare(field, '==', value);
-  },
-  /** `field != value`, or `field != {v1, v2}` for a list. */
-  ne(field: string, value: MatchValueInput | readonly MatchValueInput[]): MatchExpr {
-    return compare(field, '!=', value);
-  },
-  /** `field op value`. */
-  compare(
-    field: string,
-    op: MatchOperator,
-    value: MatchValueInput | readonly MatchValueInput[],
+  eq<const F extends string, const V extends MatchValueArg<F>>(
+    field: MatchFieldArg<F>,
+    value: MatchValueCheck<F, V>,
   ): MatchExpr {
-    return compare(field, op, value);
+    return compare(field, '==', value as MatchValueInput | readonly MatchValueInput[]);
+  },
+  /**
+   * `field != value`, or `field != {v1, v2}` for a list. On a nominal field
+   * (`inport`, `ip.proto`, …) OVN takes `!=` only under `!`.
+   */
+  ne<const F extends string, const V extends MatchValueArg<F>>(
+    field: MatchFieldArg<F>,
+    value: MatchValueCheck<F, V>,
+  ): MatchExpr {
+    return compare(field, '!=', value as MatchValueInput | readonly MatchValueInput[]);
+  },
+  /** `field op value`. `<`, `<=`, `>`, `>=` take an ordinal field and one unmasked constant. */
+  compare<const F extends string, const V extends MatchValueArg<F>>(
+    field: MatchFieldArg<F>,
+    op: MatchOperatorArg<F>,
+    value: MatchValueCheck<F, V>,
+  ): MatchExpr {
+    return compare(field, op, value as MatchValueInput | readonly MatchValueInput[]);
   },
   /** `inport == "name"` (or `inport == @pg` for a port group value, or a set for a list). */
-  inport(port: string | MatchValue | readonly (string | MatchValue)[]): MatchExpr {
+  inport(port: MatchValueArg<'inport'>): MatchExpr {
     return compare('inport', '==', port);
   },
   /** `outport == "name"` (or `outport == @pg`, or a set). */
-  outport(port: string | MatchValue | readonly (string | MatchValue)[]): MatchExpr {
+  outport(port: MatchValueArg<'outport'>): MatchExpr {
     return compare('outport', '==', port);
   },
   /** `ip4.src == addr` (an address, a prefix, a list of them, or `$set`). */
-  ip4Src(addr: string | MatchValue | readonly (string | MatchValue)[]): MatchExpr {
-    return compare('ip4.src', '==', addr);
+  ip4Src<const V extends MatchValueArg<'ip4.src'>>(addr: MatchValueCheck<'ip4.src', V>): MatchExpr {
+    return compare('ip4.src', '==', addr as MatchValueInput | readonly MatchValueInput[]);
   },
   /** `ip4.dst == addr`. */
-  ip4Dst(addr: string | MatchValue | readonly (string | MatchValue)[]): MatchExpr {
-    return compare('ip4.dst', '==', addr);
+  ip4Dst<const V extends MatchValueArg<'ip4.dst'>>(addr: MatchValueCheck<'ip4.dst', V>): MatchExpr {
+    return compare('ip4.dst', '==', addr as MatchValueInput | readonly MatchValueInput[]);
   },
   /** `ip6.src == addr`. */
-  ip6Src(addr: string | MatchValue | readonly (string | MatchValue)[]): MatchExpr {
+  ip6Src(addr: MatchValueArg<'ip6.src'>): MatchExpr {
     return compare('ip6.src', '==', addr);
   },
   /** `ip6.dst == addr`. */
-  ip6Dst(addr: string | MatchValue | readonly (string | MatchValue)[]): MatchExpr {
+  ip6Dst(addr: MatchValueArg<'ip6.dst'>): MatchExpr {
     return compare('ip6.dst', '==', addr);
   },
   /** A string literal value. */
-  str(value: string): MatchValue {
+  str(value: string): MatchStringValue {
     return { type: 'string', value: checkString('string', value) };
   },
   /** A non-negative integer constant (`22`), or hex text (`'0x1f'`). */
-  int(value: number | string): MatchValue {
+  int(value: number | string): MatchConstant {
     if (typeof value === 'number') {
       if (!Number.isSafeInteger(value) || value < 0) {
         throw new InvalidMatchError('integer', value, 'must be a non-negative safe integer');
@@ -334,22 +460,22 @@ export const match = {
     return { type: 'constant', text: value };
   },
   /** An IPv4/IPv6 address or prefix, or an Ethernet address (optionally `/mask`), checked. */
-  addr(value: string): MatchValue {
+  addr(value: string): MatchConstant {
     if (typeof value !== 'string')
       throw new InvalidMatchError('address', value, 'must be a string');
     return constantFromAddress('address', value);
   },
   /** Any constant: an integer, address, prefix or Ethernet address (checked). */
-  const(text: string): MatchValue {
+  const(text: string): MatchConstant {
     if (typeof text === 'string' && (HEX.test(text) || DECIMAL.test(text))) return match.int(text);
     return match.addr(text);
   },
   /** `$name`: an address set. */
-  addressSet(name: string): MatchValue {
+  addressSet(name: string): MatchAddressSetRef {
     return { type: 'addressSet', name: checkIdentifier('address set name', name) };
   },
   /** `@name`: a port group. */
-  portGroup(name: string): MatchValue {
+  portGroup(name: string): MatchPortGroupRef {
     return { type: 'portGroup', name: checkIdentifier('port group name', name) };
   },
 } as const;
@@ -400,6 +526,9 @@ function formatExpr(e: MatchExpr): string {
     case 'compare': {
       const field = checkField(e.field);
       if (!isOperator(e.op)) throw new InvalidMatchError('operator', e.op, 'unknown operator');
+      if (Array.isArray(e.value) && e.value.length === 0) {
+        throw new InvalidMatchError('set', e.value, 'a set needs at least one value');
+      }
       const value = Array.isArray(e.value)
         ? `{${(e.value as readonly MatchValue[]).map(formatValue).join(', ')}}`
         : formatValue(e.value as MatchValue);
@@ -411,16 +540,23 @@ function formatExpr(e: MatchExpr): string {
 }
 
 /**
- * Write a match expression as OVN text.
+ * Write a match expression as OVN text, after checking it against OVN's
+ * symbol table and parser rules (`checkMatch`): the rules that depend on
+ * enclosing `!` (`!ip4`, `inport != "a"`, `reg0` alone) are checked here,
+ * the others already by the builders.
  *
  * ```ts
  * formatMatch(match.and(match.outport('p1'), match.or(match.field('tcp'), match.field('udp'))));
  * // outport == "p1" && (tcp || udp)
+ * formatMatch(match.field('ct_mark.obs_stage'), { ovnRelease: '23.03' });
+ * // InvalidMatchError: OVN 23.03 has no field ct_mark.obs_stage
  * ```
- * @throws InvalidMatchError for a malformed tree.
+ * @throws InvalidMatchError for a malformed tree or one OVN would reject.
  */
-export function formatMatch(e: MatchExpr): string {
-  return formatExpr(e);
+export function formatMatch(e: MatchExpr, options: MatchCheckOptions = {}): string {
+  const text = formatExpr(e);
+  checkMatch(e, options);
+  return text;
 }
 
 /** A match given as OVN text (used as is) or as a tree (written with {@link formatMatch}). */

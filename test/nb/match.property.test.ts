@@ -1,6 +1,6 @@
 /**
- * Property test of the match builder: 10,000 random expression trees built
- * from hostile names (quotes, backslashes, `&&`, `||`, newlines, comment
+ * Property test of the match builder: 10,000 random expression trees (that
+ * OVN's rules accept, see `match-check.ts`) built from hostile names (quotes, backslashes, `&&`, `||`, newlines, comment
  * markers, unicode up to astral planes); every one is written out, parsed
  * back by our parser to the same tree, is printable ASCII, and its string
  * literals, read by an independent JSON decoder, are exactly the names put
@@ -124,36 +124,65 @@ const FIELDS = [
   ['eth.src', 'mac'],
 ] as const;
 
-const comparison: fc.Arbitrary<MatchExpr> = fc.constantFrom(...FIELDS).chain(([field, kind]) => {
-  const single = valueFor(kind);
-  const ops =
-    kind === 'int' ? (['==', '!=', '<', '<=', '>', '>='] as const) : (['==', '!='] as const);
-  return fc.oneof(
-    fc.tuple(fc.constantFrom(...ops), single).map(([op, v]) => match.compare(field, op, v)),
-    fc
-      .tuple(fc.constantFrom('==', '!=' as const), fc.array(single, { minLength: 1, maxLength: 4 }))
-      .map(([op, vs]) => match.compare(field, op, vs)),
+/**
+ * A comparison OVN accepts under `negated` enclosing `!`: the nominal
+ * string fields take `==` (or `!=` when negated) only.
+ */
+const comparison = (negated: boolean): fc.Arbitrary<MatchExpr> =>
+  fc.constantFrom(...FIELDS).chain(([field, kind]) => {
+    const single = valueFor(kind);
+    const ops =
+      kind === 'int'
+        ? (['==', '!=', '<', '<=', '>', '>='] as const)
+        : kind === 'port'
+          ? ([negated ? '!=' : '=='] as const)
+          : (['==', '!='] as const);
+    const setOps = kind === 'port' ? ops : (['==', '!='] as const);
+    return fc.oneof(
+      fc
+        .tuple(fc.constantFrom(...ops), single)
+        .map(([op, v]) => match.compare(field as string, op, v)),
+      fc
+        .tuple(fc.constantFrom(...setOps), fc.array(single, { minLength: 1, maxLength: 4 }))
+        .map(([op, vs]) => match.compare(field as string, op, vs)),
+    );
+  });
+
+/** Fields alone: nominal predicates (ip4, ip6, tcp) only positively. */
+const alone = (negated: boolean): fc.Arbitrary<MatchExpr> =>
+  fc
+    .constantFrom(
+      ...(negated
+        ? ['ct.new', 'reg1[5]', 'ip4.mcast']
+        : ['ip4', 'ip6', 'tcp', 'ct.new', 'reg1[5]']),
+    )
+    .map((f) => match.field(f));
+
+const leaf = (negated: boolean): fc.Arbitrary<MatchExpr> =>
+  fc.oneof(
+    { weight: 6, arbitrary: comparison(negated) },
+    { weight: 1, arbitrary: alone(negated) },
+    { weight: 1, arbitrary: fc.boolean().map((b) => (b ? match.always() : match.never())) },
   );
-});
 
-const leaf: fc.Arbitrary<MatchExpr> = fc.oneof(
-  { weight: 6, arbitrary: comparison },
-  {
-    weight: 1,
-    arbitrary: fc.constantFrom('ip4', 'ip6', 'tcp', 'ct.new', 'reg1[5]').map((f) => match.field(f)),
-  },
-  { weight: 1, arbitrary: fc.boolean().map((b) => (b ? match.always() : match.never())) },
-);
-
-const expr: fc.Arbitrary<MatchExpr> = fc.letrec<{ e: MatchExpr }>((tie) => ({
-  e: fc.oneof(
+/** Trees OVN accepts: the polarity of each subtree decides its leaves. */
+const trees = fc.letrec<{ pos: MatchExpr; neg: MatchExpr }>((tie) => ({
+  pos: fc.oneof(
     { depthSize: 'small', withCrossShrink: true },
-    leaf,
-    tie('e').map((e) => match.not(e)),
-    fc.array(tie('e'), { minLength: 2, maxLength: 4 }).map((es) => match.and(...es)),
-    fc.array(tie('e'), { minLength: 2, maxLength: 4 }).map((es) => match.or(...es)),
+    leaf(false),
+    tie('neg').map((e) => match.not(e)),
+    fc.array(tie('pos'), { minLength: 2, maxLength: 4 }).map((es) => match.and(...es)),
+    fc.array(tie('pos'), { minLength: 2, maxLength: 4 }).map((es) => match.or(...es)),
   ),
-})).e;
+  neg: fc.oneof(
+    { depthSize: 'small', withCrossShrink: true },
+    leaf(true),
+    tie('pos').map((e) => match.not(e)),
+    fc.array(tie('neg'), { minLength: 2, maxLength: 4 }).map((es) => match.and(...es)),
+    fc.array(tie('neg'), { minLength: 2, maxLength: 4 }).map((es) => match.or(...es)),
+  ),
+}));
+const expr: fc.Arbitrary<MatchExpr> = trees.pos;
 
 /** The string literals of `text`, found by scanning for quotes and decoded with JSON.parse (an independent decoder). */
 function stringLiterals(text: string): string[] {

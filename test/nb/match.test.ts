@@ -5,7 +5,13 @@
  */
 
 import { describe, expect, it } from 'vitest';
-import { formatMatch, match, parseMatch, quoteMatchString } from '../../src/nb/index.js';
+import {
+  formatMatch,
+  MatchSyntaxError,
+  match,
+  parseMatch,
+  quoteMatchString,
+} from '../../src/nb/index.js';
 
 describe('formatMatch', () => {
   it('writes typical ACL matches', () => {
@@ -93,7 +99,7 @@ describe('parseMatch', () => {
       type: 'not',
       term: { type: 'field', field: 'ct.new' },
     });
-    expect(parseMatch('!ip4.src == 1.2.3.4')).toEqual({
+    expect(parseMatch('!(ip4.src == 1.2.3.4)')).toEqual({
       type: 'not',
       term: {
         type: 'compare',
@@ -112,20 +118,35 @@ describe('parseMatch', () => {
   });
 
   it('keeps parenthesized groups as written (no flattening across parentheses)', () => {
-    const text = 'a && (b && c)';
+    const text = 'ip4 && (tcp && ct.new)';
     expect(parseMatch(text)).toEqual({
       type: 'and',
       terms: [
-        { type: 'field', field: 'a' },
+        { type: 'field', field: 'ip4' },
         {
           type: 'and',
           terms: [
-            { type: 'field', field: 'b' },
-            { type: 'field', field: 'c' },
+            { type: 'field', field: 'tcp' },
+            { type: 'field', field: 'ct.new' },
           ],
         },
       ],
     });
     expect(formatMatch(parseMatch(text))).toBe(text);
+  });
+
+  it('takes after `!` only a field, a constant or a parenthesized expression, as OVN does', () => {
+    for (const text of ['!ip4.src == 1.2.3.4', '!!ip4.mcast', '!tcp.dst < 5']) {
+      expect(() => parseMatch(text), text).toThrow(MatchSyntaxError);
+    }
+    expect(parseMatch('!(!ip4.mcast)')).toEqual({
+      type: 'not',
+      term: { type: 'not', term: { type: 'field', field: 'ip4.mcast' } },
+    });
+  });
+
+  it('rejects an empty set, as OVN does', () => {
+    expect(() => parseMatch('tcp.dst == {}')).toThrow(MatchSyntaxError);
+    expect(parseMatch('tcp.dst == {80,}')).toMatchObject({ value: [{ text: '80' }] });
   });
 });
