@@ -20,6 +20,14 @@ import type {
   TableSchema,
 } from '../../src/ovsdb/schema/schema-types.js';
 import { defaultValue, mapKeyString } from '../../src/ovsdb/values/datum.js';
+import {
+  compareInt64,
+  INT64_MAX,
+  INT64_MIN,
+  type Int64,
+  int64BigInt,
+  toInt64,
+} from '../../src/ovsdb/values/int64.js';
 import { columnValueProblem } from '../../src/ovsdb/values/validators.js';
 
 /** Options shared by the value arbitraries. */
@@ -53,10 +61,7 @@ export function arbitraryAtom(
   if (base.enum !== undefined) return fc.constantFrom(...base.enum);
   switch (base.type) {
     case 'integer':
-      return fc.integer({
-        min: Math.max(base.minInteger ?? Number.MIN_SAFE_INTEGER, Number.MIN_SAFE_INTEGER),
-        max: Math.min(base.maxInteger ?? Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER),
-      });
+      return arbitraryInteger(base.minInteger ?? INT64_MIN, base.maxInteger ?? INT64_MAX);
     case 'real': {
       const constraints: fc.DoubleConstraints = { noNaN: true, noDefaultInfinity: true };
       if (base.minReal !== undefined) constraints.min = base.minReal;
@@ -89,6 +94,49 @@ export function arbitraryAtom(
   }
 }
 
+const SAFE_MAX = BigInt(Number.MAX_SAFE_INTEGER);
+
+/** Integers at which representations change: the int64 bounds and ±(2^53 ± 1). */
+const INTEGER_EDGES: readonly bigint[] = [
+  INT64_MIN,
+  INT64_MIN + 1n,
+  INT64_MAX - 1n,
+  INT64_MAX,
+  -(SAFE_MAX + 2n),
+  -(SAFE_MAX + 1n),
+  -SAFE_MAX,
+  SAFE_MAX,
+  SAFE_MAX + 1n,
+  SAFE_MAX + 2n,
+  -1n,
+  0n,
+  1n,
+];
+
+/**
+ * Any integer in `[lo, hi]` in canonical int64 form (a `number` when safe, a
+ * `bigint` beyond ±(2^53−1)). Within the safe range it is `fc.integer`;
+ * wider ranges mix the whole range, the edges where the representation
+ * changes (and the bounds themselves), and small values.
+ */
+export function arbitraryInteger(lo: Int64, hi: Int64): fc.Arbitrary<Int64> {
+  const min = int64BigInt(lo);
+  const max = int64BigInt(hi);
+  if (typeof lo === 'number' && typeof hi === 'number') return fc.integer({ min: lo, max: hi });
+  const canonical = (b: bigint): Int64 => toInt64(b) as Int64;
+  const edges = [...INTEGER_EDGES, min, max].filter((b) => b >= min && b <= max);
+  const smallMin = min > -1000n ? min : -1000n;
+  const smallMax = max < 1000n ? max : 1000n;
+  const parts: fc.WeightedArbitrary<bigint>[] = [
+    { weight: 4, arbitrary: fc.bigInt({ min, max }) },
+    { weight: 2, arbitrary: fc.constantFrom(...edges) },
+  ];
+  if (smallMin <= smallMax) {
+    parts.push({ weight: 2, arbitrary: fc.bigInt({ min: smallMin, max: smallMax }) });
+  }
+  return fc.oneof(...parts).map(canonical);
+}
+
 /** How many distinct atoms `base` admits (`Infinity` when practically unbounded). */
 function domainSize(base: BaseType): number {
   if (base.enum !== undefined) return base.enum.length;
@@ -96,10 +144,8 @@ function domainSize(base: BaseType): number {
     case 'boolean':
       return 2;
     case 'integer':
-      return (
-        (base.maxInteger ?? Number.POSITIVE_INFINITY) -
-        (base.minInteger ?? Number.NEGATIVE_INFINITY) +
-        1
+      return Number(
+        int64BigInt(base.maxInteger ?? INT64_MAX) - int64BigInt(base.minInteger ?? INT64_MIN) + 1n,
       );
     case 'real':
       return base.minReal !== undefined && base.minReal === base.maxReal
@@ -239,9 +285,14 @@ function invalidAtoms(base: BaseType): InvalidValue[] {
     const values = base.enum;
     let outside: Atom | undefined;
     switch (base.type) {
-      case 'integer':
-        outside = Math.max(...(values as number[])) + 1;
+      case 'integer': {
+        const top = (values as Int64[]).reduce((a, b) => (compareInt64(a, b) >= 0 ? a : b));
+        outside = toInt64(int64BigInt(top) + 1n) ?? toInt64(int64BigInt(top) - 1n);
+        while (outside !== undefined && values.includes(outside)) {
+          outside = toInt64(int64BigInt(outside) - 1n);
+        }
         break;
+      }
       case 'real':
         outside = Math.max(...(values as number[])) + 0.5;
         break;
@@ -262,15 +313,21 @@ function invalidAtoms(base: BaseType): InvalidValue[] {
     return out;
   }
   switch (base.type) {
-    case 'integer':
-      if (base.minInteger !== undefined && base.minInteger - 1 >= Number.MIN_SAFE_INTEGER) {
-        out.push({ rule: 'minInteger', value: base.minInteger - 1, reason: 'below minInteger' });
-      }
-      if (base.maxInteger !== undefined && base.maxInteger + 1 <= Number.MAX_SAFE_INTEGER) {
-        out.push({ rule: 'maxInteger', value: base.maxInteger + 1, reason: 'above maxInteger' });
-      }
-      out.push({ rule: 'safe integer', value: 2 ** 53, reason: 'outside the supported range' });
+    case 'integer': {
+      const below =
+        base.minInteger === undefined ? undefined : toInt64(int64BigInt(base.minInteger) - 1n);
+      if (below !== undefined)
+        out.push({ rule: 'minInteger', value: below, reason: 'below minInteger' });
+      const above =
+        base.maxInteger === undefined ? undefined : toInt64(int64BigInt(base.maxInteger) + 1n);
+      if (above !== undefined)
+        out.push({ rule: 'maxInteger', value: above, reason: 'above maxInteger' });
+      // A rounded JS number is never taken as an integer, and nothing beyond int64 is one.
+      out.push({ rule: 'safe integer', value: 2 ** 53, reason: 'not a safe JS integer' });
+      out.push({ rule: 'int64', value: INT64_MAX + 1n, reason: 'outside the int64 range' });
+      out.push({ rule: 'int64', value: INT64_MIN - 1n, reason: 'outside the int64 range' });
       break;
+    }
     case 'real':
       if (base.minReal !== undefined) {
         out.push({ rule: 'minReal', value: nextDouble(base.minReal, -1), reason: 'below minReal' });
@@ -390,6 +447,8 @@ export function invalidValues(column: ColumnSchema): InvalidValue[] {
       if (k === undefined || v === undefined) break;
       const kStr = mapKeyString(k);
       for (const a of invalidAtoms(type.key)) {
+        // An unsafe number's digits are a valid key: only a JS number is inexact.
+        if (a.rule === 'safe integer') continue;
         // A key must be a string; wrong types become their string form.
         const bad = typeof a.value === 'string' ? a.value : String(a.value);
         out.push({

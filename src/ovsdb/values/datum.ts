@@ -6,7 +6,7 @@
  *
  * | OVSDB                                   | JS                                   |
  * | --------------------------------------- | ------------------------------------ |
- * | `integer`                               | `number`, within ±(2^53−1)           |
+ * | `integer`                               | `Int64`: `number` when safe, `bigint` beyond ±(2^53−1) |
  * | `real`                                  | `number` (finite)                    |
  * | `boolean`                               | `boolean`                            |
  * | `string`                                | `string`                             |
@@ -16,8 +16,14 @@
  * | set column (max > 1)                    | `T[]`                                |
  * | map column (has a value type)           | `Record<K, V>`, a plain object       |
  *
+ * Integers are 64-bit and exact: decoding gives the canonical int64 form (a
+ * safe-integer `number`, or a `bigint` outside ±(2^53−1), never a rounded
+ * number); encoding takes a safe-integer `number` or any `bigint` within
+ * int64. A `number` that is an integer but not a safe one (`2 ** 53 + 1`,
+ * already rounded) is a {@link DatumError}: pass a `bigint` instead.
+ *
  * Map keys are the string form of the key atom: integers and reals as
- * `String(n)` (`"42"`, `"1.5"`), booleans as `"true"`/`"false"`, UUIDs in lower
+ * `String(n)` (`"42"`, `"9223372036854775807"`, `"1.5"`), booleans as `"true"`/`"false"`, UUIDs in lower
  * case. The encoder converts them back using the key's base type and rejects
  * non-canonical forms such as `"042"`. A key named `__proto__` is an own
  * property of the object (set with `Object.defineProperty`), so maps never
@@ -45,6 +51,7 @@ import type { Atom, BaseType, ColumnSchema, TableSchema } from '../schema/schema
 import { DatumError } from '../wire/errors.js';
 import { isPlainObject, setOwn } from '../wire/json.js';
 import { defaultAtom } from './defaults.js';
+import { INT64_MAX, INT64_MIN, toInt64 } from './int64.js';
 import { isUuid } from './uuid.js';
 
 /** Options for encoding values that may reference rows inserted in the same transaction. */
@@ -119,15 +126,34 @@ function describe(json: unknown): string {
   if (json === null) return 'null';
   if (Array.isArray(json)) return 'an array';
   if (typeof json === 'number') return Number.isInteger(json) ? 'an integer' : 'a real';
+  if (typeof json === 'bigint') return 'an integer';
   if (typeof json === 'object') return 'an object';
   return `a ${typeof json}`;
 }
 
-function integerReason(v: unknown): string {
+/** Why `v` is not an integer atom (see {@link integerAtom}). */
+export function integerReason(v: unknown): string {
   if (typeof v === 'number' && Number.isInteger(v)) {
-    return `integer ${v} is outside the supported range ±(2^53−1)`;
+    if (v >= -(2 ** 63) && v < 2 ** 63) {
+      return `integer ${v} is not a safe JS integer (it may already be rounded): pass it as a bigint, e.g. ${BigInt(v)}n`;
+    }
+    return `integer ${v} is outside the int64 range`;
+  }
+  if (typeof v === 'bigint') {
+    return `integer ${v} is outside the int64 range ${INT64_MIN}..${INT64_MAX}`;
   }
   return `expected an integer, got ${describe(v)}`;
+}
+
+/**
+ * The canonical int64 of an integer atom given as a safe-integer `number` or
+ * a `bigint` within int64, or undefined for anything else (a rounded,
+ * unsafe `number` included).
+ */
+export function integerAtom(v: unknown): Atom | undefined {
+  if (typeof v === 'number') return Number.isSafeInteger(v) ? v : undefined;
+  if (typeof v === 'bigint') return toInt64(v);
+  return undefined;
 }
 
 function makeAtomDecoder(base: BaseType, fail: Fail): AtomDecoder {
@@ -135,11 +161,17 @@ function makeAtomDecoder(base: BaseType, fail: Fail): AtomDecoder {
     case 'integer':
       return (j) => {
         if (typeof j === 'number' && Number.isSafeInteger(j)) return j;
+        // The wire decoders give integers beyond ±(2^53−1) as bigints; a
+        // JSON.parse'd value may hold one as an already rounded number.
+        const v = integerAtom(j);
+        if (v !== undefined) return v;
         return fail(j, integerReason(j));
       };
     case 'real':
       return (j) => {
         if (typeof j === 'number' && Number.isFinite(j)) return j;
+        // A real with an integral value beyond 2^53 may come as a long integer token.
+        if (typeof j === 'bigint') return Number(j);
         return fail(j, `expected a real, got ${describe(j)}`);
       };
     case 'boolean':
@@ -189,6 +221,8 @@ function makeAtomEncoder(base: BaseType, fail: Fail): AtomEncoder {
     case 'integer':
       return (v) => {
         if (typeof v === 'number' && Number.isSafeInteger(v)) return v;
+        const a = integerAtom(v);
+        if (a !== undefined) return a;
         return fail(v, integerReason(v));
       };
     case 'real':
@@ -221,8 +255,9 @@ function makeAtomEncoder(base: BaseType, fail: Fail): AtomEncoder {
 }
 
 /**
- * The map-key string of an atom: `String(n)` for numbers, `"true"`/`"false"`
- * for booleans, the string itself for strings and UUIDs.
+ * The map-key string of an atom: `String(n)` for numbers and bigints (the
+ * decimal digits, no `n`), `"true"`/`"false"` for booleans, the string
+ * itself for strings and UUIDs.
  */
 export function mapKeyString(atom: Atom): string {
   return typeof atom === 'string' ? atom : String(atom);
@@ -237,9 +272,10 @@ function makeKeyParser(base: BaseType, fail: Fail): KeyParser {
     case 'integer':
       return (k) => {
         if (INTEGER_KEY_RE.test(k)) {
-          const n = Number(k);
-          if (Number.isSafeInteger(n)) return n;
-          return fail(k, `map key ${JSON.stringify(k)}: ${integerReason(n)}`);
+          if (k.length <= 15) return Number(k);
+          const v = toInt64(BigInt(k));
+          if (v !== undefined) return v;
+          return fail(k, `map key ${JSON.stringify(k)}: integer ${k} is outside the int64 range`);
         }
         return fail(k, `map key ${JSON.stringify(k)} is not an integer in canonical decimal form`);
       };
@@ -361,11 +397,15 @@ function buildColumnCodec(table: string, column: ColumnSchema): ColumnCodec {
         };
       } else {
         // Atoms other than UUIDs are their own JS value: check the elements and
-        // return the wire array itself instead of copying it.
+        // return the wire array itself instead of copying it (unless an integer
+        // was not in canonical form, e.g. a small bigint).
         decode = (j, ctx) => {
           if (isSet(j)) {
             const elems = setElems(j);
-            for (let i = 0; i < elems.length; i++) decodeKey(elems[i], ctx);
+            for (let i = 0; i < elems.length; i++) {
+              const a = decodeKey(elems[i], ctx);
+              if (a !== elems[i]) return elems.map((e) => decodeKey(e, ctx));
+            }
             return elems;
           }
           return [decodeKey(j, ctx)];

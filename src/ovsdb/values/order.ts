@@ -4,7 +4,8 @@
  * map of ovnkit (the replica's rows, the in-memory server's datums, enums in
  * schemas and messages) is in this order.
  *
- * - integers and reals numerically;
+ * - integers and reals numerically (an integer beyond ±(2^53−1) is a
+ *   `bigint`, compared exactly with numbers and bigints);
  * - `false` before `true`;
  * - strings and UUIDs by their UTF-8 bytes (`strcmp`), which is the order of
  *   their Unicode code points.

@@ -17,7 +17,9 @@ import { z } from 'zod';
 import type { Atom, BaseType, ColumnSchema, TableSchema } from '../schema/schema-types.js';
 import { DatumError } from '../wire/errors.js';
 import { isPlainObject } from '../wire/json.js';
-import { parseMapKey } from './datum.js';
+import { stringifyJson } from '../wire/json-text.js';
+import { integerReason, parseMapKey } from './datum.js';
+import { compareInt64, INT64_MAX, INT64_MIN, type Int64 } from './int64.js';
 import { isUuid } from './uuid.js';
 
 /** Returns `undefined` when the value is valid, else the reason it is not. */
@@ -29,7 +31,7 @@ const PREVIEW_MAX = 60;
 function show(v: unknown): string {
   let s: string;
   if (typeof v === 'string') s = JSON.stringify(v);
-  else if (typeof v === 'number' || typeof v === 'boolean') s = String(v);
+  else if (typeof v === 'number' || typeof v === 'boolean' || typeof v === 'bigint') s = String(v);
   else if (v === null) s = 'null';
   else if (v === undefined) s = 'undefined';
   else if (Array.isArray(v)) s = 'an array';
@@ -43,6 +45,7 @@ function kindOf(v: unknown): string {
   if (v === undefined) return 'undefined';
   if (Array.isArray(v)) return 'an array';
   if (typeof v === 'number') return Number.isInteger(v) ? `integer ${v}` : `number ${v}`;
+  if (typeof v === 'bigint') return `integer ${v}`;
   if (typeof v === 'string') return `string ${show(v)}`;
   if (typeof v === 'object') return 'an object';
   return `a ${typeof v}`;
@@ -82,12 +85,15 @@ function typeOnlyCheck(base: BaseType): Check {
   switch (base.type) {
     case 'integer':
       return (v) => {
-        if (typeof v !== 'number' || !Number.isInteger(v)) {
-          return `expected an integer, got ${kindOf(v)}`;
+        if (typeof v === 'number') {
+          if (Number.isSafeInteger(v)) return undefined;
+          if (!Number.isInteger(v)) return `expected an integer, got ${kindOf(v)}`;
+          return integerReason(v);
         }
-        if (!Number.isSafeInteger(v))
-          return `integer ${v} is outside the supported range ±(2^53−1)`;
-        return undefined;
+        if (typeof v === 'bigint') {
+          return v >= INT64_MIN && v <= INT64_MAX ? undefined : integerReason(v);
+        }
+        return `expected an integer, got ${kindOf(v)}`;
       };
     case 'real':
       return (v) => {
@@ -116,19 +122,32 @@ function buildAtomCheck(base: BaseType): Check {
   if (base.enum !== undefined) return enumCheck(base, base.enum);
   const typeCheck = typeOnlyCheck(base);
   switch (base.type) {
-    case 'integer':
+    case 'integer': {
+      const lo = base.minInteger;
+      const hi = base.maxInteger;
+      if (lo === undefined && hi === undefined) return typeCheck;
+      // Exact: a number and a bigint compare as values.
+      return (v) => {
+        const bad = typeCheck(v);
+        if (bad !== undefined) return bad;
+        const n = v as Int64;
+        if (lo !== undefined && compareInt64(n, lo) < 0)
+          return `integer ${n} is below minInteger ${lo}`;
+        if (hi !== undefined && compareInt64(n, hi) > 0)
+          return `integer ${n} is above maxInteger ${hi}`;
+        return undefined;
+      };
+    }
     case 'real': {
-      const lo = base.type === 'integer' ? base.minInteger : base.minReal;
-      const hi = base.type === 'integer' ? base.maxInteger : base.maxReal;
-      const loName = base.type === 'integer' ? 'minInteger' : 'minReal';
-      const hiName = base.type === 'integer' ? 'maxInteger' : 'maxReal';
+      const lo = base.minReal;
+      const hi = base.maxReal;
       if (lo === undefined && hi === undefined) return typeCheck;
       return (v) => {
         const bad = typeCheck(v);
         if (bad !== undefined) return bad;
         const n = v as number;
-        if (lo !== undefined && n < lo) return `${base.type} ${n} is below ${loName} ${lo}`;
-        if (hi !== undefined && n > hi) return `${base.type} ${n} is above ${hiName} ${hi}`;
+        if (lo !== undefined && n < lo) return `real ${n} is below minReal ${lo}`;
+        if (hi !== undefined && n > hi) return `real ${n} is above maxReal ${hi}`;
         return undefined;
       };
     }
@@ -398,7 +417,7 @@ const PLURAL: Readonly<Record<BaseType['type'], string>> = {
   uuid: 'uuids',
 };
 
-function range(lo: number | undefined, hi: number | undefined): string {
+function range(lo: Int64 | undefined, hi: Int64 | undefined): string {
   if (lo !== undefined && hi !== undefined) return lo === hi ? ` ${lo}` : ` ${lo}–${hi}`;
   if (lo !== undefined) return ` ≥ ${lo}`;
   if (hi !== undefined) return ` ≤ ${hi}`;
@@ -408,7 +427,7 @@ function range(lo: number | undefined, hi: number | undefined): string {
 function describeBase(base: BaseType, plural: boolean): string {
   const name = plural ? PLURAL[base.type] : base.type;
   if (base.enum !== undefined) {
-    return `${name} ∈ {${base.enum.map((a) => JSON.stringify(a)).join(', ')}}`;
+    return `${name} ∈ {${base.enum.map((a) => stringifyJson(a)).join(', ')}}`;
   }
   switch (base.type) {
     case 'integer':

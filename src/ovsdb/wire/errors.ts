@@ -5,6 +5,7 @@
  */
 
 import { preview } from './json.js';
+import { stringifyJson } from './json-text.js';
 
 /** Base class of every error ovnkit throws. */
 export class OvsdbError extends Error {
@@ -119,5 +120,5 @@ function rpcErrorText(error: unknown): string {
     const d = (error as { details?: unknown }).details;
     return typeof d === 'string' ? `${String(e)}: ${d}` : String(e);
   }
-  return JSON.stringify(error);
+  return stringifyJson(error);
 }

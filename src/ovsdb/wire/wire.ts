@@ -12,8 +12,11 @@ export type WireUuid = readonly [tag: 'uuid', uuid: string];
 /** `["named-uuid", "<name>"]`: a reference to a row inserted in the same transaction. */
 export type WireNamedUuid = readonly [tag: 'named-uuid', name: string];
 
-/** An atom: integer or real (`number`), `boolean`, `string`, or a UUID reference. */
-export type WireAtom = string | number | boolean | WireUuid | WireNamedUuid;
+/**
+ * An atom: integer or real (`number`; an integer beyond ±(2^53−1) is a
+ * `bigint`, exact on the wire), `boolean`, `string`, or a UUID reference.
+ */
+export type WireAtom = string | number | bigint | boolean | WireUuid | WireNamedUuid;
 
 /** `["set", [atom, …]]`. A one-element set may also travel as the bare atom. */
 export type WireSet = readonly [tag: 'set', atoms: readonly WireAtom[]];

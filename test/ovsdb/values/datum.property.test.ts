@@ -1,8 +1,8 @@
 import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { parseSchemaText } from '../../../src/ovsdb/schema/schema.js';
+import { parseSchema } from '../../../src/ovsdb/schema/schema.js';
 import type { ColumnSchema, DatabaseSchema } from '../../../src/ovsdb/schema/schema-types.js';
 import {
   compileColumnCodec,
@@ -15,13 +15,27 @@ import {
   validateRow,
 } from '../../../src/ovsdb/values/validators.js';
 import { DatumError } from '../../../src/ovsdb/wire/errors.js';
+import { parseJson, stringifyJson } from '../../../src/ovsdb/wire/json-text.js';
 import { arbitraryRow, arbitraryValue, invalidValues } from '../../helpers/arbitraries.js';
 
+/** A schema file, its integers read exactly. */
+function readSchema(path: string): DatabaseSchema {
+  return parseSchema(parseJson(readFileSync(path, 'utf8')));
+}
+
 const FIXTURES = join(import.meta.dirname, '../../fixtures/schemas');
-const schemas: [string, DatabaseSchema][] = readdirSync(FIXTURES)
-  .filter((f) => f.endsWith('.ovsschema'))
-  .sort()
-  .map((f) => [f, parseSchemaText(readFileSync(join(FIXTURES, f), 'utf8'))]);
+/** A schema of 64-bit integer columns: unbounded, bounded, bounds beyond 2^53, maps and sets. */
+const INT64_SCHEMA = join(import.meta.dirname, '../../fixtures/int64-client.ovsschema');
+const schemas: [string, DatabaseSchema][] = [
+  ...readdirSync(FIXTURES)
+    .filter((f) => f.endsWith('.ovsschema'))
+    .sort()
+    .map((f) => join(FIXTURES, f)),
+  INT64_SCHEMA,
+].map((path): [string, DatabaseSchema] => [basename(path), readSchema(path)]);
+
+/** Wire text and back, as the peer and the framer do it (exact for 64-bit integers). */
+const viaWire = (v: unknown): unknown => parseJson(stringifyJson(v));
 
 /** Every column of every table of a schema, implicit ones included. */
 function columnsOf(schema: DatabaseSchema): [string, ColumnSchema][] {
@@ -63,7 +77,7 @@ describe.each(schemas)('%s', (_file, schema) => {
       fc.assert(
         fc.property(arbitraryValue(column), (value) => {
           expect(columnValueProblem(column, value)).toBeUndefined();
-          const wire: unknown = JSON.parse(JSON.stringify(codec.encode(value)));
+          const wire = viaWire(codec.encode(value));
           expect(codec.decode(wire)).toEqual(value);
         }),
         { numRuns: RUNS, seed: 1 },
@@ -79,7 +93,7 @@ describe.each(schemas)('%s', (_file, schema) => {
         fc.property(arbitraryValue(column), (value) => {
           const elems = Array.isArray(value) ? value : value === null ? [] : [value];
           if (elems.length !== 1) return;
-          const bare: unknown = JSON.parse(JSON.stringify(encodeAtom(column.type.key, elems[0])));
+          const bare = viaWire(encodeAtom(column.type.key, elems[0]));
           expect(codec.decode(bare)).toEqual(value);
           expect(codec.decode(['set', [bare]])).toEqual(value);
         }),
@@ -94,7 +108,7 @@ describe.each(schemas)('%s', (_file, schema) => {
       fc.assert(
         fc.property(arbitraryRow(table, 'insert'), (row) => {
           validateRow(table, row, 'insert');
-          const wire = JSON.parse(JSON.stringify(codec.encodeRow(row))) as Record<string, unknown>;
+          const wire = viaWire(codec.encodeRow(row)) as Record<string, unknown>;
           expect(codec.decodeRow(wire)).toEqual(row);
         }),
         { numRuns: 3, seed: 3 },
@@ -123,5 +137,103 @@ describe.each(schemas)('%s', (_file, schema) => {
       }
     }
     expect(checked).toBeGreaterThan(0);
+  });
+});
+
+describe('64-bit integers', () => {
+  const schema = readSchema(INT64_SCHEMA);
+  const table = schema.tables['Counter'];
+  if (table === undefined) throw new Error('no Counter table');
+  const codec = compileTableCodec(table);
+
+  it('generated integer values cover the whole int64 range, as numbers when safe and bigints beyond', () => {
+    const column = table.columns['value'] as ColumnSchema;
+    const values = fc.sample(arbitraryValue(column), { numRuns: 2000, seed: 5 });
+    const bigs = values.filter((v) => typeof v === 'bigint') as bigint[];
+    expect(bigs.length).toBeGreaterThan(100);
+    expect(values.filter((v) => typeof v === 'number').length).toBeGreaterThan(100);
+    for (const b of bigs)
+      expect(b > BigInt(Number.MAX_SAFE_INTEGER) || b < -BigInt(Number.MAX_SAFE_INTEGER)).toBe(
+        true,
+      );
+    expect(values).toContain(2n ** 63n - 1n);
+    expect(values).toContain(-(2n ** 63n));
+  });
+
+  it('rows with 64-bit integers round-trip exactly through the wire text', () => {
+    fc.assert(
+      fc.property(arbitraryRow(table, 'full'), (row) => {
+        validateRow(table, row, 'insert');
+        const wire = viaWire(codec.encodeRow(row)) as Record<string, unknown>;
+        const back = codec.decodeRow(wire);
+        expect(back).toEqual(row);
+      }),
+      { numRuns: 300, seed: 6 },
+    );
+  });
+
+  it('an unsafe JS number is a DatumError naming table.column, never a rounded value', () => {
+    const e = (() => {
+      try {
+        codec.encodeRow({ value: 2 ** 53 + 1 });
+      } catch (err) {
+        return err;
+      }
+      return undefined;
+    })();
+    expect(e).toBeInstanceOf(DatumError);
+    expect((e as DatumError).message).toMatch(
+      /^Counter\.value: integer 9007199254740992 is not a safe JS integer .*pass it as a bigint/,
+    );
+    expect(() =>
+      validateColumnValue('Counter', table.columns['counts'] as ColumnSchema, { a: 2 ** 60 }),
+    ).toThrow(
+      /Counter\.counts: value of map key "a": integer 1152921504606847000 is not a safe JS integer .*e.g. 1152921504606846976n/,
+    );
+  });
+
+  it('checks bounds beyond 2^53 exactly', () => {
+    const wide = table.columns['wide'] as ColumnSchema;
+    expect(columnValueProblem(wide, 2n ** 62n)).toBeUndefined();
+    expect(columnValueProblem(wide, 2n ** 62n + 1n)).toBe(
+      'integer 4611686018427387905 is above maxInteger 4611686018427387904',
+    );
+    expect(columnValueProblem(wide, -(2n ** 62n))).toBeUndefined();
+    expect(columnValueProblem(wide, -(2n ** 62n) - 1n)).toMatch(
+      /below minInteger -4611686018427387904/,
+    );
+    const value = table.columns['value'] as ColumnSchema;
+    expect(columnValueProblem(value, 2n ** 63n - 1n)).toBeUndefined();
+    expect(columnValueProblem(value, 2n ** 63n)).toMatch(/outside the int64 range/);
+    // A bigint within ±(2^53−1) is accepted and encoded in canonical form.
+    expect(compileColumnCodec('Counter', value).encode(5n)).toBe(5);
+    expect(compileColumnCodec('Counter', value).decode(2n ** 53n)).toBe(2n ** 53n);
+  });
+
+  it('integer map keys beyond 2^53 decode and encode exactly', () => {
+    const byId = compileColumnCodec('Counter', table.columns['by_id'] as ColumnSchema);
+    const wire = [
+      'map',
+      [
+        [-(2n ** 63n), 'min'],
+        [2n ** 53n + 1n, 'x'],
+        [7, 'seven'],
+      ],
+    ];
+    const value = byId.decode(wire) as Record<string, string>;
+    expect(value).toStrictEqual({
+      '-9223372036854775808': 'min',
+      '9007199254740993': 'x',
+      '7': 'seven',
+    });
+    expect(byId.encode(value)).toStrictEqual([
+      'map',
+      [
+        [7, 'seven'],
+        [-(2n ** 63n), 'min'],
+        [2n ** 53n + 1n, 'x'],
+      ],
+    ]);
+    expect(() => byId.encode({ '9223372036854775808': 'x' })).toThrow(/outside the int64 range/);
   });
 });

@@ -122,8 +122,15 @@ describe('scalar columns', () => {
 
 describe('integer range', () => {
   it.each([
-    [2 ** 53, 'integer 9007199254740992 is outside the supported range ±(2^53−1)'],
-    [-(2 ** 53), 'integer -9007199254740992 is outside the supported range ±(2^53−1)'],
+    [
+      2 ** 53,
+      'integer 9007199254740992 is not a safe JS integer (it may already be rounded): pass it as a bigint, e.g. 9007199254740992n',
+    ],
+    [
+      -(2 ** 53),
+      'integer -9007199254740992 is not a safe JS integer (it may already be rounded): pass it as a bigint, e.g. -9007199254740992n',
+    ],
+    [2 ** 64, 'integer 18446744073709552000 is outside the int64 range'],
     [1.5, 'expected an integer, got a real'],
     ['1', 'expected an integer, got a string'],
   ])('decode rejects %j', (wire, reason) => {
@@ -131,17 +138,44 @@ describe('integer range', () => {
     expect([e.table, e.column, e.value, e.reason]).toEqual(['T', 'i', wire, reason]);
   });
 
-  it('accepts ±(2^53−1)', () => {
+  it('accepts ±(2^53−1) as numbers and the rest of int64 as bigints, in canonical form', () => {
     expect(codec('i').decode(Number.MAX_SAFE_INTEGER)).toBe(Number.MAX_SAFE_INTEGER);
     expect(codec('i').encode(Number.MIN_SAFE_INTEGER)).toBe(Number.MIN_SAFE_INTEGER);
+    expect(codec('i').decode(2n ** 63n - 1n)).toBe(2n ** 63n - 1n);
+    expect(codec('i').decode(-(2n ** 63n))).toBe(-(2n ** 63n));
+    expect(codec('i').encode(2n ** 53n + 1n)).toBe(2n ** 53n + 1n);
+    // A bigint that is a safe integer becomes the number.
+    expect(codec('i').encode(-42n)).toBe(-42);
+    expect(codec('i').decode(42n)).toBe(42);
+    expect(codec('si').decode(['set', [1n, 2n ** 60n]])).toStrictEqual([1, 2n ** 60n]);
   });
 
-  it('rejects 2^53 on encode, and 2^53+1 after JSON.parse', () => {
-    expect(datumError(() => codec('i').encode(2 ** 53)).reason).toBe(
-      'integer 9007199254740992 is outside the supported range ±(2^53−1)',
+  it('rejects a bigint beyond int64', () => {
+    for (const v of [2n ** 63n, -(2n ** 63n) - 1n]) {
+      for (const e of [
+        datumError(() => codec('i').decode(v)),
+        datumError(() => codec('i').encode(v)),
+      ]) {
+        expect([e.table, e.column, e.value, e.reason]).toEqual([
+          'T',
+          'i',
+          v,
+          `integer ${v} is outside the int64 range -9223372036854775808..9223372036854775807`,
+        ]);
+      }
+    }
+  });
+
+  it('rejects an unsafe number on encode, and a number JSON.parse rounded on decode', () => {
+    expect(datumError(() => codec('i').encode(2 ** 53)).reason).toMatch(
+      /^integer 9007199254740992 is not a safe JS integer .*: pass it as a bigint/,
     );
     const parsed: unknown = JSON.parse('9007199254740993');
     expect(() => codec('i').decode(parsed)).toThrow(DatumError);
+  });
+
+  it('decodes a real sent as a long integer token (a bigint) as its number', () => {
+    expect(codec('r').decode(2n ** 60n)).toBe(2 ** 60);
   });
 
   it('rejects non-finite reals on encode', () => {
@@ -218,8 +252,8 @@ describe('wrong types', () => {
     ['mis', { a: 'x' }, 'map key "a" is not an integer in canonical decimal form'],
     [
       'mis',
-      { '9007199254740993': 'x' },
-      'map key "9007199254740993": integer 9007199254740992 is outside the supported range ±(2^53−1)',
+      { '9223372036854775808': 'x' },
+      'map key "9223372036854775808": integer 9223372036854775808 is outside the int64 range',
     ],
     ['mrb', { '1.50': true }, 'map key "1.50" is not a real in canonical form (String(n))'],
     ['mbi', { yes: 1 }, 'map key "yes" is not "true" or "false"'],

@@ -17,6 +17,7 @@ import { parseSchema } from '../../../src/ovsdb/schema/schema.js';
 import type { Atom, BaseType, TableSchema } from '../../../src/ovsdb/schema/schema-types.js';
 import { compileColumnCodec, parseMapKey } from '../../../src/ovsdb/values/datum.js';
 import { isDefaultDatum } from '../../../src/ovsdb/values/defaults.js';
+import { toInt64 } from '../../../src/ovsdb/values/int64.js';
 import { compareAtoms, compareStrings } from '../../../src/ovsdb/values/order.js';
 import {
   applyMapDiff,
@@ -34,6 +35,29 @@ import {
 } from '../../../src/ovsdb/values/sorted-datum.js';
 import type { WireRow } from '../../../src/ovsdb/wire/wire.js';
 import { datumToWire, parseDatum } from '../../../src/server/engine/values.js';
+
+/**
+ * 64-bit integers in canonical form from a small pool (so sets overlap):
+ * both sides of ±(2^53−1), the int64 bounds, small values.
+ */
+const int64Atom: fc.Arbitrary<Atom> = fc
+  .constantFrom(
+    -(2n ** 63n),
+    -(2n ** 63n) + 1n,
+    -(2n ** 53n) - 1n,
+    -(2n ** 53n),
+    -(2n ** 53n) + 1n,
+    -1n,
+    0n,
+    1n,
+    2n ** 53n - 1n,
+    2n ** 53n,
+    2n ** 53n + 1n,
+    2n ** 62n,
+    2n ** 63n - 2n,
+    2n ** 63n - 1n,
+  )
+  .map((b) => toInt64(b) as Atom);
 
 /** UTF-8 byte order, the reference. */
 function byteOrder(a: string, b: string): number {
@@ -105,6 +129,17 @@ describe('one atom order', () => {
     expect(compareAtoms(false, true)).toBe(-1);
     expect(compareAtoms(true, false)).toBe(1);
     expect(compareAtoms(true, true)).toBe(0);
+  });
+
+  it('compares 64-bit integers (numbers and bigints in canonical form) by value', () => {
+    fc.assert(
+      fc.property(int64Atom, int64Atom, (a, b) => {
+        const x = BigInt(a as number | bigint);
+        const y = BigInt(b as number | bigint);
+        expect(Math.sign(compareAtoms(a, b))).toBe(x < y ? -1 : x > y ? 1 : 0);
+      }),
+      { numRuns: 3000 },
+    );
   });
 
   it('sorts "\\uFFFD" before "\\u{1F600}" (UTF-8 EF BF BD < F0 9F 98 80), on both sides', () => {
@@ -194,6 +229,7 @@ describe('replica and server build the same sets', () => {
   it('of strings, small', () => checkSets(STRING, anyString, 12, 400));
   it('of strings, large (bisection, twins)', () => checkSets(STRING, anyString, 400, 40));
   it('of integers', () => checkSets(INTEGER, fc.integer({ min: -40, max: 40 }), 40, 300));
+  it('of 64-bit integers', () => checkSets(INTEGER, int64Atom, 40, 300));
   it('of UUIDs', () => {
     const pool = fc.sample(fc.uuid(), 30);
     checkSets({ type: 'uuid' }, fc.constantFrom(...pool), 30, 200);
@@ -255,6 +291,7 @@ function checkMaps(key: BaseType, atom: fc.Arbitrary<Atom>, size: number, numRun
 describe('replica and server build the same maps', () => {
   it('with string keys', () => checkMaps(STRING, anyString, 20, 300));
   it('with integer keys', () => checkMaps(INTEGER, fc.integer({ min: -20, max: 20 }), 20, 200));
+  it('with 64-bit integer keys', () => checkMaps(INTEGER, int64Atom, 20, 200));
 });
 
 const SCHEMA = parseSchema({

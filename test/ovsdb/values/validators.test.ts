@@ -129,8 +129,17 @@ describe('atomic types and ranges', () => {
   it.each([
     ['i', 1.5, 'expected an integer, got number 1.5'],
     ['i', '1', 'expected an integer, got string "1"'],
-    ['i', 2 ** 53, 'integer 9007199254740992 is outside the supported range ±(2^53−1)'],
-    ['i', -(2 ** 53), 'integer -9007199254740992 is outside the supported range ±(2^53−1)'],
+    [
+      'i',
+      2 ** 53,
+      'integer 9007199254740992 is not a safe JS integer (it may already be rounded): pass it as a bigint, e.g. 9007199254740992n',
+    ],
+    [
+      'i',
+      -(2 ** 53),
+      'integer -9007199254740992 is not a safe JS integer (it may already be rounded): pass it as a bigint, e.g. -9007199254740992n',
+    ],
+    ['i', '-9223372036854775809n', 'expected an integer, got string "-9223372036854775809n"'],
     ['r', Number.NaN, 'real NaN is not finite'],
     ['r', 2.6, 'real 2.6 is above maxReal 2.5'],
     ['r', -1.6, 'real -1.6 is below minReal -1.5'],
@@ -167,6 +176,17 @@ describe('atomic types and ranges', () => {
     ['o', -3],
   ])('%s accepts %j', (name, value) => {
     expect(columnValueProblem(c(name), value)).toBeUndefined();
+  });
+
+  it('takes bigints for integers within int64, and no further', () => {
+    expect(columnValueProblem(c('i'), 2n ** 63n - 1n)).toBeUndefined();
+    expect(columnValueProblem(c('i'), -(2n ** 63n))).toBeUndefined();
+    expect(columnValueProblem(c('i'), 7n)).toBeUndefined();
+    expect(columnValueProblem(c('i'), -(2n ** 63n) - 1n)).toBe(
+      'integer -9223372036854775809 is outside the int64 range -9223372036854775808..9223372036854775807',
+    );
+    expect(columnValueProblem(c('i'), 2n ** 63n)).toMatch(/outside the int64 range/);
+    expect(columnValueProblem(c('o'), 2n ** 60n)).toBeUndefined();
   });
 });
 
