@@ -13,6 +13,7 @@ import { parseSchema } from '../ovsdb/schema/schema.js';
 import type { DatabaseSchema } from '../ovsdb/schema/schema-types.js';
 import type { DialedTransport } from '../ovsdb/transport/dial.js';
 import { ConnectionClosedError, OvsdbError, RequestTimeoutError } from '../ovsdb/wire/errors.js';
+import { stringifyJson } from '../ovsdb/wire/json-text.js';
 import type { Operation, OperationResult, TableUpdates2 } from '../ovsdb/wire/wire.js';
 import {
   decodeServerDatabaseRow,
@@ -217,7 +218,7 @@ async function setUp<DB extends TableMap>(host: SessionHost<DB>, s: Session): Pr
 function noteCompat<DB extends TableMap>(host: SessionHost<DB>, report: CompatReport): void {
   const before = host.compat;
   host.compat = report;
-  if (report.identical || JSON.stringify(before) === JSON.stringify(report)) return;
+  if (report.identical || stringifyJson(before) === stringifyJson(report)) return;
   const missingColumns = Object.entries(report.missingColumns)
     .map(([t, cs]) => `${t}.{${cs.join(',')}}`)
     .join(' ');

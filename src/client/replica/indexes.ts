@@ -14,11 +14,18 @@
  */
 
 import type { TableSchema } from '../../ovsdb/schema/schema-types.js';
+import { toInt64 } from '../../ovsdb/values/int64.js';
 import { OvsdbError } from '../../ovsdb/wire/errors.js';
+import { stringifyJson } from '../../ovsdb/wire/json-text.js';
 import type { Row } from './row-codec.js';
 
-/** A value an index maps from: an atom. */
-export type IndexValue = string | number | boolean;
+/** A value an index maps from: an atom (an integer beyond ±(2^53−1) is a bigint). */
+export type IndexValue = string | number | bigint | boolean;
+
+/** A looked-up value in canonical form: a bigint that is a safe integer becomes its number. */
+function lookupValue<T>(v: T): T {
+  return typeof v === 'bigint' ? ((toInt64(v) ?? v) as T) : v;
+}
 
 /**
  * How a client index computes its values from a row:
@@ -51,18 +58,18 @@ export class IndexError extends OvsdbError {
   }
 }
 
-/** Canonical JSON of a JS value: set elements and map keys sorted. */
-function canonical(value: unknown): string {
+/** Canonical JSON of a JS value: set elements and map keys sorted (integers exact). */
+function canonical(value: unknown): string | undefined {
   if (Array.isArray(value)) {
-    const parts = value.map((v) => JSON.stringify(v)).sort();
+    const parts = value.map((v) => stringifyJson(v)).sort();
     return `[${parts.join(',')}]`;
   }
   if (value !== null && typeof value === 'object') {
     const keys = Object.keys(value).sort();
     const v = value as Record<string, unknown>;
-    return `{${keys.map((k) => `${JSON.stringify(k)}:${JSON.stringify(v[k])}`).join(',')}}`;
+    return `{${keys.map((k) => `${JSON.stringify(k)}:${stringifyJson(v[k])}`).join(',')}}`;
   }
-  return JSON.stringify(value);
+  return value === undefined ? undefined : stringifyJson(value);
 }
 
 /**
@@ -100,7 +107,7 @@ export class UniqueIndex {
 
   /** The key of the index columns' values in `values` (a row or a partial row). */
   keyOf(values: Readonly<Record<string, unknown>>): unknown {
-    if (this.single !== undefined) return values[this.single];
+    if (this.single !== undefined) return lookupValue(values[this.single]);
     if (this.columns.length === 1) return canonical(values[this.columns[0]!]);
     return this.columns.map((c) => canonical(values[c])).join('\u0000');
   }
@@ -230,6 +237,11 @@ export class MultiIndex {
     return this.column;
   }
 
+  /** The values `row` is indexed under (what a lookup of any of them finds it by). */
+  valuesFor(row: Row): readonly IndexValue[] {
+    return this.valuesOf(row);
+  }
+
   /** Index `row` under `uuid`. */
   add(uuid: string, row: Row): void {
     for (const v of this.valuesOf(row)) this.addOne(v, uuid);
@@ -253,7 +265,7 @@ export class MultiIndex {
 
   /** The UUIDs of the rows indexed under `value` (in no particular order). */
   get(value: IndexValue): string[] {
-    const e = this.map.get(value);
+    const e = this.map.get(lookupValue(value));
     if (e === undefined) return [];
     return typeof e === 'string' ? [e] : [...e];
   }

@@ -11,6 +11,7 @@
 import { ZERO_UUID } from '../values/uuid.js';
 import { ProtocolError, TransactionError } from '../wire/errors.js';
 import { isObject, preview } from '../wire/json.js';
+import { stringifyJson } from '../wire/json-text.js';
 import { JsonRpcPeer, type PeerOptions, type RequestOptions } from '../wire/rpc.js';
 import type { Transport } from '../wire/transport.js';
 import type {
@@ -224,7 +225,7 @@ export class OvsdbConnection {
         const details = typeof r['details'] === 'string' ? r['details'] : undefined;
         throw new TransactionError(
           i,
-          typeof r['error'] === 'string' ? r['error'] : JSON.stringify(r['error']),
+          typeof r['error'] === 'string' ? r['error'] : stringifyJson(r['error']),
           details,
           i >= ops.length,
           op?.op,

@@ -29,6 +29,34 @@ const codec = compileRowCodec(T);
 const row = (uuid: string, wire: Record<string, unknown>) => codec.decodeRow(uuid, wire as never);
 
 describe('UniqueIndex', () => {
+  it('indexes 64-bit values (bigints beyond ±(2^53−1)) exactly, alone and with other columns', () => {
+    const byA = new UniqueIndex(T, ['a']);
+    const byAB = new UniqueIndex(T, ['a', 'b']);
+    const r1 = row('u1', { a: 2n ** 53n + 1n, b: 'q' });
+    const r2 = row('u2', { a: 2n ** 53n, b: 'q' });
+    const r3 = row('u3', { a: 5, b: 'q' });
+    for (const [u, r] of [
+      ['u1', r1],
+      ['u2', r2],
+      ['u3', r3],
+    ] as const) {
+      byA.add(u, r);
+      byAB.add(u, r);
+    }
+    expect(byA.get({ a: 2n ** 53n + 1n })).toBe('u1');
+    expect(byA.get({ a: 2n ** 53n })).toBe('u2');
+    expect(byAB.get({ a: 2n ** 53n + 1n, b: 'q' })).toBe('u1');
+    expect(byAB.get({ a: 2n ** 53n, b: 'q' })).toBe('u2');
+    // A safe value looked up as a bigint is found as the number it is.
+    expect(byA.get({ a: 5n })).toBe('u3');
+    expect(byAB.get({ a: 5n, b: 'q' })).toBe('u3');
+    const multi = new MultiIndex('a', T, { column: 'a' });
+    multi.add('u1', r1);
+    multi.add('u3', r3);
+    expect(multi.get(2n ** 53n + 1n)).toEqual(['u1']);
+    expect(multi.get(5n)).toEqual(['u3']);
+  });
+
   it('finds rows by one or several columns', () => {
     const byName = new UniqueIndex(T, ['name']);
     const byAB = new UniqueIndex(T, ['a', 'b']);

@@ -17,12 +17,15 @@ import {
   rowDiff,
 } from '../../../src/client/replica/row-codec.js';
 import { parseSchema } from '../../../src/ovsdb/schema/schema.js';
+import { type Int64, toInt64 } from '../../../src/ovsdb/values/int64.js';
+import { compareAtoms } from '../../../src/ovsdb/values/order.js';
 import {
   applyMapDiff,
   applySetDiff,
   EMPTY_MAP,
   EMPTY_SET,
 } from '../../../src/ovsdb/values/set-map.js';
+import { parseJson, stringifyJson } from '../../../src/ovsdb/wire/json-text.js';
 
 const SCHEMA = parseSchema({
   name: 'D',
@@ -266,6 +269,85 @@ describe('property: applying columnDiff(before, after) to before gives after', (
         else expect([...d![1]].sort()).toEqual(expected);
       }),
     );
+  });
+});
+
+/** 64-bit integers from a small pool (so sets overlap), canonical: bigints beyond ±(2^53−1). */
+const int64 = fc
+  .constantFrom(
+    -(2n ** 63n),
+    -(2n ** 53n) - 1n,
+    -(2n ** 53n),
+    -1n,
+    0n,
+    2n ** 53n - 1n,
+    2n ** 53n,
+    2n ** 53n + 1n,
+    2n ** 63n - 1n,
+  )
+  .map((b) => toInt64(b) as Int64);
+const row64 = fc.record({
+  i: int64,
+  // In the order ovsdb-server sends sets: ascending.
+  is: fc.uniqueArray(int64, { maxLength: 8 }).map((xs) => xs.sort((x, y) => compareAtoms(x, y))),
+  im: fc.uniqueArray(fc.tuple(int64, fc.constantFrom('a', 'b')), {
+    maxLength: 5,
+    selector: ([k]) => k,
+  }),
+});
+
+describe('64-bit integers in rows', () => {
+  const sub = compileRowCodec(T, ['i', 'is', 'im']);
+  /** A row as the framer gives it: the wire text of the values, parsed exactly. */
+  const decode = (r: { i: Int64; is: Int64[]; im: [Int64, string][] }) =>
+    sub.decodeRow(
+      U1,
+      parseJson(stringifyJson({ i: r.i, is: ['set', r.is], im: ['map', r.im] })) as never,
+    );
+
+  it('decode exactly, in canonical order, and diffs between them apply exactly', () => {
+    fc.assert(
+      fc.property(row64, row64, (a, b) => {
+        const before = decode(a);
+        const after = decode(b);
+        expect(before['i']).toBe(a.i);
+        expect(before['is']).toEqual(a.is);
+        const diff = rowDiff(sub, before, after);
+        // The diff goes over the wire too.
+        const wire = diff === undefined ? undefined : (parseJson(stringifyJson(diff)) as never);
+        const applied = wire === undefined ? before : sub.applyModify(before, wire);
+        expect(sub.equalRows(applied, after)).toBe(true);
+        expect(applied).toEqual(after);
+        expect(diff === undefined).toBe(sub.equalRows(before, after));
+        // A plain `update` (old/new) gives the same row.
+        const viaNew = applyRowUpdate(sub, U1, before, {
+          old: {},
+          new: parseJson(stringifyJson({ i: b.i, is: ['set', b.is], im: ['map', b.im] })) as never,
+        });
+        expect(viaNew).toEqual(after);
+      }),
+      { numRuns: 400 },
+    );
+  });
+
+  it('never rounds: neighbours of 2^53 and the int64 limits stay distinct', () => {
+    const row = decode({
+      i: 2n ** 53n + 1n,
+      is: [-(2n ** 63n), 2 ** 53 - 1, 2n ** 53n, 2n ** 53n + 1n, 2n ** 63n - 1n],
+      im: [
+        [2n ** 53n + 1n, 'a'],
+        [2n ** 53n, 'b'],
+      ],
+    });
+    expect(row['i']).toBe(2n ** 53n + 1n);
+    expect(row['is']).toEqual([
+      -(2n ** 63n),
+      2 ** 53 - 1,
+      2n ** 53n,
+      2n ** 53n + 1n,
+      2n ** 63n - 1n,
+    ]);
+    expect(row['im']).toEqual({ '9007199254740993': 'a', '9007199254740992': 'b' });
   });
 });
 
