@@ -21,6 +21,7 @@ import { compileTableCodec, defaultValue, type EncodeContext } from '../ovsdb/va
 import { isUuid, newUuid, type Uuid } from '../ovsdb/values/uuid.js';
 import { columnValueProblem, validateRow } from '../ovsdb/values/validators.js';
 import { DatumError, OvsdbError, ProtocolError } from '../ovsdb/wire/errors.js';
+import { preview } from '../ovsdb/wire/json.js';
 import type { Operation, WireRow } from '../ovsdb/wire/wire.js';
 import { compileWhere, type Where } from './conditions.js';
 import type { ReplicaReader } from './executor.js';
@@ -138,9 +139,7 @@ function setMember(obj: Record<string, unknown>, key: string, value: unknown): v
 function countOf(result: Readonly<Record<string, unknown>>): number {
   const n = result['count'];
   if (typeof n !== 'number') {
-    throw new ProtocolError(
-      `expected a "count" in the operation's result, got ${JSON.stringify(result)}`,
-    );
+    throw new ProtocolError(`expected a "count" in the operation's result, got ${preview(result)}`);
   }
   return n;
 }
@@ -368,9 +367,7 @@ export class TransactionBuilder<DB extends TableMap> {
     return this.push(op, (result) => {
       const rows = result['rows'];
       if (!Array.isArray(rows)) {
-        throw new ProtocolError(
-          `expected "rows" in the select result, got ${JSON.stringify(result)}`,
-        );
+        throw new ProtocolError(`expected "rows" in the select result, got ${preview(result)}`);
       }
       return rows.map((r: Readonly<Record<string, unknown>>) => codec.decodeRow(r));
     });

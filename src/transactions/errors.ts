@@ -12,6 +12,7 @@
  */
 
 import { OvsdbError, TransactionError } from '../ovsdb/wire/errors.js';
+import { stringifyJson } from '../ovsdb/wire/json-text.js';
 
 /** What happened to a transaction. */
 export type Outcome = 'committed' | 'not committed' | 'unknown';
@@ -49,7 +50,7 @@ export class DuplicateIndexError extends TransactionError {
     results: readonly unknown[] | undefined,
   ) {
     super(opIndex, 'constraint violation', details, true, op, table, results);
-    const shown = value === undefined ? `(${valueText})` : JSON.stringify(value);
+    const shown = value === undefined ? `(${valueText})` : stringifyJson(value);
     this.message = `commit failed: constraint violation: ${table} rows ${rows[0]} and ${rows[1]} would have the same value ${shown} for the unique index (${index.join(', ')})`;
   }
 }

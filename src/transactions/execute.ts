@@ -69,7 +69,7 @@ import {
   RequestTimeoutError,
   type TransactionError,
 } from '../ovsdb/wire/errors.js';
-import { errorText } from '../ovsdb/wire/json.js';
+import { errorText, preview } from '../ovsdb/wire/json.js';
 import type { Operation } from '../ovsdb/wire/wire.js';
 import type { CompiledTransaction, VerifiedRow } from './builder.js';
 import { compileTransaction, type TransactionCallback } from './compile.js';
@@ -407,7 +407,7 @@ function committed<R>(
       const r = results[h.index];
       if (typeof r !== 'object' || r === null) {
         throw new ProtocolError(
-          `operation ${h.index}: expected an object result, got ${JSON.stringify(r)}`,
+          `operation ${h.index}: expected an object result, got ${preview(r)}`,
         );
       }
       return h.decode(r as Readonly<Record<string, unknown>>);

@@ -9,6 +9,7 @@ import type { DatabaseModel, TableMap } from '../ovsdb/schema/model.js';
 import { defaultValue } from '../ovsdb/values/datum.js';
 import { TransactionError } from '../ovsdb/wire/errors.js';
 import { isObject } from '../ovsdb/wire/json.js';
+import { stringifyJson } from '../ovsdb/wire/json-text.js';
 import type { CompiledTransaction } from './builder.js';
 import { DuplicateIndexError } from './errors.js';
 import type { ReplicaReader } from './executor.js';
@@ -24,7 +25,7 @@ export function firstError(
       const d = r['details'];
       return {
         index: i,
-        error: typeof e === 'string' ? e : JSON.stringify(e),
+        error: typeof e === 'string' ? e : stringifyJson(e),
         details: typeof d === 'string' ? d : undefined,
       };
     }

@@ -7,6 +7,7 @@
  */
 
 import type { ColumnSchema, TableSchema } from '../ovsdb/schema/schema-types.js';
+import { type Int64, type Int64Operator, int64Arith, toInt64 } from '../ovsdb/values/int64.js';
 
 /** A row or a map value, as the replica holds it. */
 export type Rec = Record<string, unknown>;
@@ -100,7 +101,26 @@ export function refSites(tables: Readonly<Record<string, TableSchema>>): Map<str
   return sites;
 }
 
-/** The value of `column` after applying `mutator` with `value` to `current`. */
+/** `v` in canonical form: a bigint that is a safe integer becomes its number. */
+function canonical(v: unknown): unknown {
+  return typeof v === 'bigint' ? (toInt64(v) ?? v) : v;
+}
+
+/**
+ * `x op n` on integers as ovsdb-server computes it (exact over int64); `x`
+ * unchanged when the server would fail the transaction (`range error`,
+ * `domain error`).
+ */
+function integerArith(op: Int64Operator, x: Int64, n: Int64): Int64 {
+  const r = int64Arith(op, x, n);
+  return typeof r === 'object' ? r.value : x;
+}
+
+/**
+ * The value of `column` after applying `mutator` with `value` to `current`.
+ * Integer arithmetic is exact over int64; a result the server would reject
+ * (out of range, division by zero) leaves the value as it was.
+ */
 export function applyMutation(
   column: ColumnSchema,
   current: unknown,
@@ -112,12 +132,13 @@ export function applyMutation(
     const out: Rec = { ...(current as Rec) };
     if (mutator === 'insert') {
       for (const [k, v] of Object.entries(value as Rec))
-        if (!Object.hasOwn(out, k)) setMember(out, k, v);
+        if (!Object.hasOwn(out, k)) setMember(out, k, canonical(v));
     } else if (mutator === 'delete') {
       if (Array.isArray(value)) {
         for (const k of value) delete out[String(k)];
       } else {
-        for (const [k, v] of Object.entries(value as Rec)) if (out[k] === v) delete out[k];
+        for (const [k, v] of Object.entries(value as Rec))
+          if (out[k] === canonical(v)) delete out[k];
       }
     }
     return out;
@@ -133,9 +154,14 @@ export function applyMutation(
   let next: unknown[];
   if (mutator === 'insert') {
     next = [...list];
-    for (const v of value as unknown[]) if (!next.includes(v)) next.push(v);
+    for (const v of (value as unknown[]).map(canonical)) if (!next.includes(v)) next.push(v);
   } else if (mutator === 'delete') {
-    next = list.filter((v) => !(value as unknown[]).includes(v));
+    const gone = (value as unknown[]).map(canonical);
+    next = list.filter((v) => !gone.includes(v));
+  } else if (t.key.type === 'integer') {
+    const op = mutator.slice(0, 1) as Int64Operator;
+    const n = canonical(value) as Int64;
+    next = list.map((v) => integerArith(op, v as Int64, n));
   } else {
     const n = value as number;
     next = list.map((v) => {
@@ -148,7 +174,7 @@ export function applyMutation(
         case '*=':
           return x * n;
         case '/=':
-          return t.key.type === 'integer' ? Math.trunc(x / n) : x / n;
+          return x / n;
         default:
           return x % n;
       }

@@ -3,8 +3,10 @@ import { NB, type NBTables } from '../../src/nb/generated/index.js';
 import type { RowOf, TableName } from '../../src/ovsdb/schema/model.js';
 import { asUuid, type Uuid } from '../../src/ovsdb/values/uuid.js';
 import { DatumError, OvsdbError } from '../../src/ovsdb/wire/errors.js';
+import { stringifyJson } from '../../src/ovsdb/wire/json-text.js';
 import { compileTransaction } from '../../src/transactions/compile.js';
 import { type ReplicaReader, TransactionBuilder } from '../../src/transactions/index.js';
+import { applyMutation } from '../../src/transactions/view-rows.js';
 import { Test, type TestTables } from './fixtures/test-model/index.js';
 
 const SW = asUuid<'Logical_Switch'>('11111111-2222-4333-8444-555555555555');
@@ -422,5 +424,78 @@ describe('compileTransaction', () => {
     });
     expect(() => kept!.comment('late')).toThrow(/already built/);
     expect(() => compileTransaction(NB, async () => {})).toThrow(/must be synchronous/);
+  });
+});
+
+describe('64-bit integers', () => {
+  const MAX = 2n ** 63n - 1n;
+  const MIN = -(2n ** 63n);
+  const P53 = 2n ** 53n + 1n;
+
+  it('insert, update, conditions and mutations send bigints exactly and safe values as numbers', () => {
+    const tx = test();
+    tx.insert('Root', {
+      name: 'r',
+      oi: MAX,
+      bmap: { true: MIN, false: 5n },
+      imap: { '9007199254740993': 'x', 7: 'y' },
+    });
+    tx.update('Root', [['oi', '>=', P53]], { oi: -P53 });
+    tx.mutate(
+      'Root',
+      [['oi', '==', 5n]],
+      [
+        ['oi', '+=', 2n ** 62n],
+        ['oi', '*=', -1],
+      ],
+    );
+    tx.delete('Root', { oi: MIN });
+    const { ops } = tx.build();
+    expect(stringifyJson(ops.map((o) => ({ ...o, uuid: undefined })))).toBe(
+      '[{"op":"insert","table":"Root","row":{"name":"r","oi":9223372036854775807,' +
+        '"bmap":["map",[[true,-9223372036854775808],[false,5]]],' +
+        '"imap":["map",[[7,"y"],[9007199254740993,"x"]]]},"uuid-name":"row0"},' +
+        '{"op":"update","table":"Root","where":[["oi",">=",9007199254740993]],"row":{"oi":-9007199254740993}},' +
+        '{"op":"mutate","table":"Root","where":[["oi","==",5]],' +
+        '"mutations":[["oi","+=",4611686018427387904],["oi","*=",-1]]},' +
+        '{"op":"delete","table":"Root","where":[["oi","==",-9223372036854775808]]}]',
+    );
+  });
+
+  it('an unsafe JS number is a DatumError naming table.column, before anything is built', () => {
+    for (const f of [
+      () => test().insert('Root', { name: 'r', oi: 2 ** 53 + 1 }),
+      () => test().update('Root', [], { bmap: { true: 2 ** 60 } }),
+      () => test().delete('Root', [['oi', '<', 2 ** 53]]),
+      () => test().mutate('Root', [], [['oi', '+=', 2 ** 53]]),
+    ]) {
+      const e = datumError(f);
+      expect(e.table).toBe('Root');
+      expect(e.message).toMatch(
+        /^Root\.(oi|bmap): .*is not a safe JS integer .*pass it as a bigint/,
+      );
+    }
+    expect(datumError(() => test().insert('Root', { name: 'r', oi: 2n ** 63n })).reason).toMatch(
+      /outside the int64 range/,
+    );
+    expect(datumError(() => test().mutate('Root', [], [['oi', '/=', 0n]])).reason).toContain(
+      'division by zero',
+    );
+  });
+
+  it('the transaction view applies integer mutations exactly, as the server does', () => {
+    const oi = Test.schema.tables['Root']!.columns['oi']!;
+    expect(applyMutation(oi, MAX - 1n, '+=', 1)).toBe(MAX);
+    expect(applyMutation(oi, 2 ** 52, '*=', 4n)).toBe(2n ** 54n);
+    expect(applyMutation(oi, P53, '-=', 2n)).toBe(2 ** 53 - 1);
+    expect(applyMutation(oi, MIN, '/=', 3)).toBe(MIN / 3n);
+    expect(applyMutation(oi, -7, '%=', 2n)).toBe(-1);
+    // What the server would refuse (range error) leaves the value.
+    expect(applyMutation(oi, MAX, '+=', 1)).toBe(MAX);
+    const iset = Test.schema.tables['Root']!.columns['bmap']!;
+    expect(applyMutation(iset, { true: 1 }, 'insert', { false: 5n, true: 2 })).toEqual({
+      true: 1,
+      false: 5,
+    });
   });
 });
