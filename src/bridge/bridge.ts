@@ -18,7 +18,8 @@
  * and checks it (members, {@link BridgePolicy}) and forwards it re-serialized,
  * so the server never sees what the bridge did not check. The server's byte
  * stream is cut back into messages with the `JsonStreamFramer` and each
- * one is sent in its own text frame.
+ * one's text is sent, as received, in its own text frame. 64-bit integers
+ * pass through exactly in both directions.
  *
  * ## Closing
  * The bridge closes a client's WebSocket with a code and a reason:

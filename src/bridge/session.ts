@@ -1,9 +1,13 @@
 /**
  * One client of the bridge: a WebSocket client and its own connection to
  * the OVSDB server. Frames from the client are parsed, checked (JSON-RPC
- * members, the {@link BridgePolicy}) and forwarded re-serialized; the
- * server's byte stream is cut back into messages and each one sent in its
- * own text frame. Both directions are flow-controlled (see `bridge.ts`).
+ * members, the {@link BridgePolicy}) and forwarded re-serialized, so the
+ * server gets exactly the message the policy checked; the server's byte
+ * stream is cut back into messages and each one's text sent unchanged in its
+ * own text frame (re-serialized only when a `list_dbs` reply is filtered).
+ * Integers are exact both ways: 64-bit values beyond ±(2^53−1) are parsed
+ * as bigints and written back as their digits. Both directions are
+ * flow-controlled (see `bridge.ts`).
  * @module
  */
 
@@ -11,7 +15,8 @@ import type * as net from 'node:net';
 import type { RawData, WebSocket } from 'ws';
 import type { SocketRemote } from '../ovsdb/transport/remote.js';
 import { ProtocolError } from '../ovsdb/wire/errors.js';
-import { JsonStreamFramer } from '../ovsdb/wire/framer.js';
+import { type FramedMessage, JsonStreamFramer } from '../ovsdb/wire/framer.js';
+import { parseJson, stringifyJson } from '../ovsdb/wire/json-text.js';
 import type { BridgeLogger, BridgeOptions, BridgeStats } from './bridge.js';
 import type { BridgePolicy } from './policy.js';
 import { connectUpstream } from './upstream.js';
@@ -193,7 +198,7 @@ export class BridgeSession {
     const text = rawText(data);
     let message: unknown;
     try {
-      message = JSON.parse(text);
+      message = parseJson(text);
     } catch {
       this.close(1007, 'invalid JSON: each frame must hold one JSON-RPC message');
       return;
@@ -215,7 +220,7 @@ export class BridgeSession {
         this.core.log('info', `${this.name}: refused ${method}: ${decision.details}`);
         if (id !== null) {
           this.sendToClient(
-            JSON.stringify({
+            stringifyJson({
               id,
               result: null,
               error: { error: 'permission error', details: decision.details },
@@ -225,11 +230,11 @@ export class BridgeSession {
         return;
       }
       if (method === 'list_dbs' && id !== null && this.core.policy.allowDbs !== undefined) {
-        const key = JSON.stringify(id);
+        const key = stringifyJson(id);
         this.listDbsIds.set(key, (this.listDbsIds.get(key) ?? 0) + 1);
       }
     }
-    const out = JSON.stringify(message);
+    const out = stringifyJson(message);
     if (this.early) this.early.push(out);
     else this.forwardToServer(out);
   }
@@ -249,10 +254,10 @@ export class BridgeSession {
 
   private onServerData(chunk: Buffer): void {
     if (this.closed) return;
-    const messages: unknown[] = [];
+    const messages: FramedMessage[] = [];
     let failure: unknown;
     try {
-      this.framer.pushInto(chunk, messages);
+      this.framer.pushFramesInto(chunk, messages);
     } catch (e) {
       failure = e;
     }
@@ -274,19 +279,23 @@ export class BridgeSession {
     }
   }
 
-  private forwardToClient(message: unknown): void {
-    if (this.listDbsIds.size > 0) this.filterListDbs(message);
-    this.sendToClient(JSON.stringify(message));
+  /** Forward one server message: its text as received, unless a `list_dbs` reply is filtered. */
+  private forwardToClient(message: FramedMessage): void {
+    if (this.listDbsIds.size > 0 && this.filterListDbs(message.value)) {
+      this.sendToClient(stringifyJson(message.value));
+    } else {
+      this.sendToClient(message.text);
+    }
   }
 
-  /** Keep only allowed databases in a `list_dbs` reply. */
-  private filterListDbs(message: unknown): void {
-    if (typeof message !== 'object' || message === null) return;
+  /** Keep only allowed databases in a `list_dbs` reply; true when `message` was one. */
+  private filterListDbs(message: unknown): boolean {
+    if (typeof message !== 'object' || message === null) return false;
     const m = message as Record<string, unknown>;
-    if (Object.hasOwn(m, 'method')) return;
-    const key = JSON.stringify(m['id'] ?? null);
+    if (Object.hasOwn(m, 'method')) return false;
+    const key = stringifyJson(m['id'] ?? null);
     const n = this.listDbsIds.get(key);
-    if (n === undefined) return;
+    if (n === undefined) return false;
     if (n <= 1) this.listDbsIds.delete(key);
     else this.listDbsIds.set(key, n - 1);
     const result = m['result'];
@@ -295,6 +304,7 @@ export class BridgeSession {
         (db) => typeof db === 'string' && this.core.policy.allowsDatabase(db),
       );
     }
+    return true;
   }
 
   private sendToClient(text: string): void {
