@@ -47,14 +47,12 @@ export { type HistoryEntry, TxnHistory } from './monitor/history.js';
 export { Monitor, type MonitorUpdates, type MonitorVersion } from './monitor/monitor.js';
 export { MonitorCondition } from './monitor/monitor-condition.js';
 export {
-  makeSnapshot,
   readSnapshot,
   restoreRows,
   SNAPSHOT_FORMAT,
   type Snapshot,
   SnapshotError,
   type SnapshotRows,
-  writeSnapshot,
 } from './persistence.js';
 export type { ChannelHandlers, SessionChannel } from './rpc/channel.js';
 export { type LockMode, type LockOutcome, LockTable } from './rpc/locks.js';
@@ -68,3 +66,16 @@ export {
   type ServerTlsOptions,
 } from './server.js';
 export { ServerDatabase } from './server-db.js';
+export {
+  type CompactionOptions,
+  type DbFileOptions,
+  DbStorage,
+  type OpenDbFileOptions,
+} from './storage/db-file.js';
+export { composeRecord, DbFileError, scanLog } from './storage/log.js';
+export {
+  applyTxnRecord,
+  convertDatabase,
+  snapshotRecord,
+  txnRecord,
+} from './storage/records.js';

@@ -10,12 +10,14 @@
  * const server = await createServer({
  *   databases: [nbSchemaJson],
  *   listen: ['ptcp:6641:127.0.0.1'],
- *   dbFile: '/var/lib/demo/nb.json', // optional persistence
+ *   dbFile: '/var/lib/demo/nb.db', // optional: an OVSDB database file, as ovsdb-server keeps
  * });
  * console.log(server.remotes); // ['tcp:127.0.0.1:6641']
  * ```
  *
- * The same server runs as a program: `ovnkit-server --schema FILE --listen REMOTE`.
+ * The same server runs as a program, started as ovsdb-server is:
+ * `ovnkit-server --remote=punix:/tmp/nb.sock nb.db` (a file made by
+ * `ovsdb-tool create`), or `ovnkit-server --schema FILE --listen REMOTE`.
  * For tests, `ovnkit/testing` wraps it in `startMemoryServer` and
  * `createTestDatabase`.
  * @module
@@ -42,3 +44,5 @@ export {
   OvsdbServer,
   type ServerTlsOptions,
 } from './server.js';
+export type { CompactionOptions } from './storage/db-file.js';
+export { DbFileError } from './storage/log.js';

@@ -1,12 +1,8 @@
 /**
- * Optional persistence for the in-memory server: the whole contents of its
- * databases saved as one JSON snapshot file, so that state survives a
- * restart.
- *
- * Writes are atomic: the snapshot goes to a temporary file in the same
- * directory, is flushed to disk (`fsync`), then renamed over the old one, so
- * a crash leaves either the previous snapshot or the new one, never half of
- * one.
+ * The JSON snapshot that earlier versions of the in-memory server kept
+ * (`dbFile`, format `ovnkit-ovsdb-snapshot`): read once, when such a file is
+ * opened, to convert it into an OVSDB database file (see
+ * `storage/db-file.ts`). Nothing writes this format any more.
  *
  * The file:
  * ```json
@@ -14,26 +10,23 @@
  *   "databases": { "OVN_Northbound": { "schema": {…},
  *     "rows": { "Logical_Switch": { "<uuid>": { "_version": ["uuid", "…"], "name": "sw0", … } } } } } }
  * ```
- * Rows are in wire notation, integers exact (beyond ±(2^53−1) too). On
- * load, each row is checked against the schema the server runs with (which
- * may be newer than the one saved): columns the schema no longer has are
- * dropped and missing ones take their default.
+ * Rows are in wire notation. On load, each row is checked against the schema
+ * the server runs with (which may be newer than the one saved): columns the
+ * schema no longer has are dropped and missing ones take their default.
  * @module
  */
 
-import { closeSync, fsyncSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import type { BaseType } from '../ovsdb/schema/schema-types.js';
 import { defaultDatum } from '../ovsdb/values/defaults.js';
 import type { Datum } from '../ovsdb/values/sorted-datum.js';
 import { newUuid } from '../ovsdb/values/uuid.js';
-import { parseJson, stringifyJson } from '../ovsdb/wire/json-text.js';
-import { columnType, type Database, type Row, rowToWire } from './engine/database.js';
+import { parseJson } from '../ovsdb/wire/json-text.js';
+import { columnType, type Database, type Row } from './engine/database.js';
 import { OpError } from './engine/op-error.js';
-import { schemaToJson } from './engine/schema-json.js';
 import { parseDatum } from './engine/values.js';
 
-/** The `format` member of a snapshot file. */
+/** The `format` member of an ovnkit JSON snapshot (converted into a database file when opened). */
 export const SNAPSHOT_FORMAT = 'ovnkit-ovsdb-snapshot';
 
 /** The rows of one database in a snapshot: table → UUID → wire row. */
@@ -57,39 +50,6 @@ export class SnapshotError extends Error {
   ) {
     super(`snapshot ${path}: ${reason}`);
   }
-}
-
-/** Serialize databases to a snapshot object. */
-export function makeSnapshot(databases: readonly Database[]): Snapshot {
-  const out: Record<string, { schema: unknown; rows: SnapshotRows }> = {};
-  for (const db of databases) {
-    const rows: SnapshotRows = {};
-    for (const [name, store] of db.tables) {
-      const table: Record<string, Record<string, unknown>> = {};
-      for (const row of store.rows.values()) {
-        const wire = rowToWire(store.schema, row);
-        delete wire._uuid;
-        table[row.uuid] = wire;
-      }
-      rows[name] = table;
-    }
-    out[db.schema.name] = { schema: schemaToJson(db.schema), rows };
-  }
-  return { format: SNAPSHOT_FORMAT, version: 1, databases: out };
-}
-
-/** Write `databases` to `path` atomically (temporary file, fsync, rename). */
-export function writeSnapshot(path: string, databases: readonly Database[]): void {
-  const text = stringifyJson(makeSnapshot(databases));
-  const tmp = join(dirname(path), `.${basename(path)}.${process.pid}.tmp`);
-  const fd = openSync(tmp, 'w', 0o600);
-  try {
-    writeSync(fd, text);
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-  renameSync(tmp, path);
 }
 
 /**

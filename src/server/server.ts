@@ -46,6 +46,19 @@
  * - Databases can be added and removed at run time ({@link OvsdbServer.addDatabase},
  *   {@link OvsdbServer.removeDatabase}) as with `ovsdb-server/add-db` and
  *   `ovsdb-server/remove-db`, with the same effect on sessions.
+ * - When a database file cannot be written (a full disk, an I/O error), the
+ *   server stops at once, as if killed: no reply is sent for a transaction
+ *   whose record is not in the file, so nothing acknowledged is lost.
+ *   ovsdb-server instead fails that transaction and goes on.
+ *
+ * ## Database files
+ * A database served from a file ({@link CreateServerOptions.dbFiles},
+ * {@link CreateServerOptions.dbFile}) is kept in ovsdb-server's standalone
+ * format (see `storage/db-file.ts`): every commit appends its record, and
+ * the records of the commits so far are written before any byte leaves
+ * the server (gathered into one write per batch of pipelined requests),
+ * flushed to disk first when a commit was `durable`. The file is compacted
+ * as ovsdb-server compacts it, and on demand ({@link OvsdbServer.compact}).
  * @module
  */
 
@@ -57,7 +70,6 @@ import type { TxnChanges } from './engine/executor.js';
 import { createInProcessPair, type InProcessTransport } from './listeners/in-process-transport.js';
 import { type ListenAddress, Listeners, type ServerTlsOptions } from './listeners/listen.js';
 import { MonitorHub } from './monitor/monitor-hub.js';
-import { readSnapshot, restoreRows, writeSnapshot } from './persistence.js';
 import { asDatabase, DatabaseRegistry, type Served, type Trigger } from './registry.js';
 import type { SessionChannel } from './rpc/channel.js';
 import { LockTable } from './rpc/locks.js';
@@ -65,13 +77,26 @@ import { dispatchNotification, dispatchRequest, type MethodContext } from './rpc
 import { ServerLog } from './rpc/server-log.js';
 import { Session, type SessionHost } from './rpc/session.js';
 import { Transactions } from './rpc/transact.js';
+import { type CompactionOptions, DbStorage } from './storage/db-file.js';
+import { DbFileError } from './storage/log.js';
 
 export type { ListenAddress, ServerTlsOptions } from './listeners/listen.js';
 
 /** Options of {@link createServer}. */
 export interface CreateServerOptions {
-  /** The databases to serve: parsed schemas, `.ovsschema` JSON objects, or engine {@link Database}s (served with their contents). */
-  readonly databases: readonly (DatabaseSchema | Database | object)[];
+  /**
+   * The databases to serve from memory: parsed schemas, `.ovsschema` JSON
+   * objects, or engine {@link Database}s (served with their contents).
+   * With {@link CreateServerOptions.dbFile}, the one database kept in that file.
+   */
+  readonly databases?: readonly (DatabaseSchema | Database | object)[] | undefined;
+  /**
+   * Database files to open and serve, as ovsdb-server's positional
+   * arguments: standalone OVSDB files (made by `ovsdb-tool create`, written
+   * by ovsdb-server or by this server), each served with its own schema and
+   * kept up to date.
+   */
+  readonly dbFiles?: readonly string[] | undefined;
   /**
    * Passive remotes to listen on: `punix:<path>`, `ptcp:<port>[:<ip>]`,
    * `pssl:<port>[:<ip>]`, and WebSocket endpoints `ws:<ip>:<port>[/<path>]`
@@ -85,10 +110,27 @@ export interface CreateServerOptions {
    * default is 5000); 0 disables it. Unix and in-process sessions are never probed.
    */
   readonly probeIntervalMs?: number | undefined;
-  /** Persist the databases to this JSON snapshot file (loaded at start when it exists). */
+  /**
+   * Keep the one database of `databases` in this OVSDB database file: it is
+   * created from the schema when missing, its data is converted when the
+   * file holds another version of the schema (as `ovsdb-tool convert`), and
+   * an ovnkit JSON snapshot of earlier versions is converted into a
+   * database file once.
+   */
   readonly dbFile?: string | undefined;
-  /** How long to gather commits before writing the snapshot, in ms (default 100). A durable commit writes at once. */
-  readonly saveDelayMs?: number | undefined;
+  /**
+   * Database files: write changed set and map columns as diffs (default
+   * true, as ovsdb-server; false as its `--disable-file-column-diff`), and
+   * when to compact (default ovsdb-server's rule; `false`: only on demand).
+   */
+  readonly storage?:
+    | { readonly columnDiff?: boolean | undefined; readonly compaction?: CompactionOptions | false }
+    | undefined;
+  /**
+   * Called when the server stopped because a database file could not be
+   * written (after the error is logged and every connection dropped).
+   */
+  readonly onFatal?: ((error: Error) => void) | undefined;
   /** How many transactions each database keeps for `monitor_cond_since` (default 100; 0 disables resuming). */
   readonly historyLength?: number | undefined;
   /** Certificates for `pssl:` and `wss:` listeners. */
@@ -116,8 +158,13 @@ export class OvsdbServer implements SessionHost {
   private readonly methods: MethodContext;
   private readonly listeners: Listeners;
   private readonly probeIntervalMs: number;
-  private saveTimer: ReturnType<typeof setTimeout> | undefined;
+  /** The files of the databases kept in one, by database name. */
+  private readonly storages = new Map<string, DbStorage>();
+  /** Whether a storage has records waiting. */
+  private dirty = false;
+  private flushScheduled = false;
   private closing = false;
+  private fatal: Error | undefined;
 
   /** @internal Use {@link createServer}. */
   constructor(private readonly options: CreateServerOptions) {
@@ -144,12 +191,24 @@ export class OvsdbServer implements SessionHost {
       closing: () => this.closing,
       startSession: (channel) => this.startSession(channel),
     });
-    const databases = options.databases.map(asDatabase);
-    const snapshot = options.dbFile === undefined ? undefined : readSnapshot(options.dbFile);
-    for (const db of databases) {
-      const saved = snapshot?.databases[db.schema.name];
-      if (saved !== undefined) restoreRows(db, saved.rows, options.dbFile as string);
-      this.addServed(db);
+    const databases = (options.databases ?? []).map(asDatabase);
+    try {
+      if (options.dbFile !== undefined) {
+        const [only, ...more] = databases;
+        if (only === undefined || more.length > 0) {
+          throw new DbFileError(
+            options.dbFile,
+            `dbFile keeps one database, and ${databases.length} are given: give database files in dbFiles instead`,
+          );
+        }
+        databases.shift();
+        this.addStorage(this.openStorage(options.dbFile, only.schema));
+      }
+      for (const file of options.dbFiles ?? []) this.addStorage(this.openStorage(file, undefined));
+      for (const db of databases) this.addServed(db);
+    } catch (e) {
+      for (const st of this.storages.values()) st.close();
+      throw e;
     }
     this.databases.addServerDatabase();
   }
@@ -192,6 +251,14 @@ export class OvsdbServer implements SessionHost {
    */
   listen(remote: string): Promise<ListenAddress> {
     return this.listeners.listen(remote);
+  }
+
+  /**
+   * Stop listening on `remote` (as given to {@link OvsdbServer.listen}), as
+   * `ovsdb-server/remove-remote` does. Resolves false when no listener has it.
+   */
+  unlisten(remote: string): Promise<boolean> {
+    return this.listeners.unlisten(remote);
   }
 
   /**
@@ -239,6 +306,15 @@ export class OvsdbServer implements SessionHost {
     for (const m of [...served.monitors]) this.monitors.destroy(m, true);
     for (const t of [...served.triggers]) this.transactions.cancel(t, true);
     this.reconnectUnaware(`removing ${name} database by user request`);
+    const storage = this.storages.get(name);
+    if (storage !== undefined) {
+      this.storages.delete(name);
+      try {
+        storage.close();
+      } catch (e) {
+        this.fail(e as Error);
+      }
+    }
     const change = this.databases.remove(name);
     if (change !== undefined) {
       this.committed(this.databases.get('_Server') as Served, change, false);
@@ -247,35 +323,114 @@ export class OvsdbServer implements SessionHost {
     return served.db;
   }
 
-  /** Write the snapshot now (when `dbFile` is set). */
-  save(): void {
-    if (this.saveTimer !== undefined) clearTimeout(this.saveTimer);
-    this.saveTimer = undefined;
-    const file = this.options.dbFile;
-    if (file === undefined) return;
-    try {
-      writeSnapshot(
-        file,
-        [...this.databases.all()].filter((s) => !s.reserved).map((s) => s.db),
-      );
-    } catch (e) {
-      this.log.write(
-        'ovsdb_server',
-        'ERR',
-        `${file}: cannot save snapshot: ${(e as Error).message}`,
-      );
+  /**
+   * Open the database file `path` and serve it (as `ovsdb-server/add-db`).
+   * Sessions that are not db-change-aware are disconnected.
+   * @throws DbFileError when the file cannot be opened or does not replay;
+   *   Error when a database of that name is already served.
+   */
+  openDatabase(path: string): Database {
+    const storage = this.openStorage(path, undefined);
+    if (this.databases.has(storage.db.schema.name)) {
+      storage.close();
+      throw new Error(`${storage.db.schema.name}: duplicate database name`);
+    }
+    this.reconnectUnaware(`adding ${storage.db.schema.name} database`);
+    this.addStorage(storage);
+    this.flushAll();
+    return storage.db;
+  }
+
+  /** The database file of database `name`, when it is kept in one. */
+  databaseFile(name: string): string | undefined {
+    return this.storages.get(name)?.path;
+  }
+
+  /**
+   * Write the records of every commit so far to the database files (at once;
+   * the server does so before it sends anything). When a file cannot be
+   * written the server stops (see the module documentation).
+   */
+  persist(): void {
+    if (!this.dirty) return;
+    this.dirty = false;
+    for (const st of this.storages.values()) {
+      try {
+        st.flush();
+      } catch (e) {
+        this.fail(e as Error);
+        return;
+      }
     }
   }
 
-  /** Stop listening, close every session and write the snapshot. */
+  /**
+   * Compact the file of database `name` (every file when omitted), as
+   * `ovs-appctl ovsdb-server/compact` does: it is rewritten as its schema and
+   * its rows, replacing the old file atomically.
+   * @throws Error when `name` is not kept in a file; DbFileError when the
+   *   new file cannot be written (the old one is kept).
+   */
+  compact(name?: string): void {
+    const targets =
+      name === undefined ? [...this.storages.values()] : [this.storages.get(name)].filter((s) => s);
+    if (name !== undefined && targets.length === 0) {
+      throw new Error(
+        name.startsWith('_')
+          ? 'cannot compact built-in databases'
+          : this.databases.has(name)
+            ? `${name} is not kept in a file`
+            : 'no database by that name',
+      );
+    }
+    this.persist();
+    if (this.fatal !== undefined) throw this.fatal;
+    for (const st of targets as DbStorage[]) {
+      this.log.write(
+        'ovsdb_server',
+        'INFO',
+        `compacting ${st.db.schema.name} database by user request`,
+      );
+      st.compact();
+    }
+  }
+
+  /**
+   * Figures that track memory use, as `ovs-appctl memory/show` reports them:
+   * `atoms`, `cells` (rows × columns), `monitors` and `sessions`.
+   */
+  memoryUsage(): Record<string, number> {
+    let cells = 0;
+    let atoms = 0;
+    for (const served of this.databases.all()) {
+      if (served.reserved) continue;
+      for (const store of served.db.tables.values()) {
+        const columns = Object.keys(store.schema.columns);
+        cells += store.rows.size * columns.length;
+        for (const row of store.rows.values()) {
+          for (const c of columns) atoms += row.fields[c]?.keys.length ?? 0;
+        }
+      }
+    }
+    let monitors = 0;
+    for (const s of this.sessions) monitors += s.monitors().length;
+    return { atoms, cells, monitors, sessions: this.sessions.size };
+  }
+
+  /** The error that stopped the server, if a database file could not be written. */
+  get failure(): Error | undefined {
+    return this.fatal;
+  }
+
+  /** Stop listening, close every session, and write and close the database files. */
   async close(): Promise<void> {
     await this.shutdown(false);
   }
 
   /**
    * Stop at once, as a killed server does: every connection is dropped
-   * (reset), nothing more is sent, and the snapshot is written only if
-   * `save` is true.
+   * (reset) and nothing more is sent. Records not yet written (no reply has
+   * shown their commits) are dropped, unless `save` is true.
    */
   async abort(save = false): Promise<void> {
     await this.shutdown(true, save);
@@ -321,6 +476,40 @@ export class OvsdbServer implements SessionHost {
 
   // ---- internals ----------------------------------------------------------
 
+  private openStorage(path: string, schema: DatabaseSchema | undefined): DbStorage {
+    return DbStorage.open(path, {
+      schema,
+      columnDiff: this.options.storage?.columnDiff,
+      compaction: this.options.storage?.compaction,
+      log: (module, level, text) => this.log.write(module, level, text),
+    });
+  }
+
+  private addStorage(storage: DbStorage): void {
+    const name = storage.db.schema.name;
+    if (this.databases.has(name) || this.storages.has(name)) {
+      storage.close();
+      throw new Error(`${storage.path}: database ${name} is already served`);
+    }
+    this.storages.set(name, storage);
+    this.addServed(storage.db);
+  }
+
+  /**
+   * A database file could not be written: stop as a killed server would, so
+   * that nothing unwritten is acknowledged.
+   */
+  private fail(e: Error): void {
+    if (this.fatal !== undefined) return;
+    this.fatal = e;
+    this.log.write(
+      'ovsdb_server',
+      'ERR',
+      `${e.message}; stopping: connections are dropped without a reply to the transactions not written`,
+    );
+    void this.shutdown(true, false).then(() => this.options.onFatal?.(e));
+  }
+
   private addServed(db: Database): void {
     const change = this.databases.add(db);
     const serverServed = this.databases.get('_Server');
@@ -333,13 +522,38 @@ export class OvsdbServer implements SessionHost {
    * flushed (see {@link OvsdbServer.flush}).
    */
   private committed(served: Served, changes: TxnChanges, durable: boolean): void {
+    const storage = served.reserved ? undefined : this.storages.get(served.name);
+    if (storage !== undefined && storage.db === served.db) {
+      storage.record(changes, durable);
+      if (storage.dirty) this.markDirty();
+    }
     const id = served.history.add(changes);
     this.monitors.queue(served, id, changes);
-    if (this.options.dbFile !== undefined && !served.reserved) {
-      if (durable) this.save();
-      else if (this.saveTimer === undefined && !this.closing) {
-        this.saveTimer = setTimeout(() => this.save(), this.options.saveDelayMs ?? 100);
-        this.saveTimer.unref?.();
+  }
+
+  /** Records wait: write them before anything is sent, and soon in any case. */
+  private markDirty(): void {
+    this.dirty = true;
+    if (this.flushScheduled || this.closing) return;
+    this.flushScheduled = true;
+    setImmediate(() => {
+      this.flushScheduled = false;
+      if (this.closing) return;
+      this.persist();
+      this.compactIfDue();
+    });
+  }
+
+  /** Compact the files that ovsdb-server's rule says to (see `storage/db-file.ts`). */
+  private compactIfDue(): void {
+    const now = Date.now();
+    for (const st of this.storages.values()) {
+      if (!st.shouldCompact(now)) continue;
+      try {
+        st.compact();
+      } catch (e) {
+        // The old file is kept; ovsdb-server retries a minute or two later.
+        this.log.write('ovsdb', 'ERR', (e as Error).message);
       }
     }
   }
@@ -382,8 +596,14 @@ export class OvsdbServer implements SessionHost {
     for (const served of this.databases.all()) {
       for (const t of served.triggers) if (t.timer !== undefined) clearTimeout(t.timer);
     }
-    if (save) this.save();
-    else if (this.saveTimer !== undefined) clearTimeout(this.saveTimer);
+    if (!save) for (const st of this.storages.values()) st.discard();
+    for (const st of this.storages.values()) {
+      try {
+        st.close();
+      } catch (e) {
+        this.log.write('ovsdb_server', 'ERR', (e as Error).message);
+      }
+    }
     await closing;
   }
 }
@@ -404,7 +624,9 @@ export class OvsdbServer implements SessionHost {
  * conn.close();
  * await server.close();
  * ```
- * @throws SchemaError for an invalid schema; SnapshotError for a bad `dbFile`;
+ * @throws SchemaError for an invalid schema; DbFileError for a database file
+ *   that cannot be opened, is corrupt or does not replay (SnapshotError for
+ *   an ovnkit JSON snapshot that does not convert);
  *   RemoteSyntaxError or the socket error when a listener cannot be opened.
  */
 export async function createServer(options: CreateServerOptions): Promise<OvsdbServer> {

@@ -16,7 +16,7 @@
  * The server runs inside the test process: it needs no Open vSwitch (except
  * `ovsdbClient`, which runs the real `ovsdb-client`, and `ssl`, whose
  * certificates `ovs-pki` makes). Data survives {@link OvsdbServerHandle.restart}
- * and {@link OvsdbServerHandle.kill} through a snapshot file (`dbPath`), as a
+ * and {@link OvsdbServerHandle.kill} through an OVSDB database file (`dbPath`), as a
  * real server's survives through its database file; `restart` gives the
  * server a new server id, as a new process would.
  *
@@ -165,7 +165,7 @@ class MemoryRunner {
     private readonly options: StartMemoryServerOptions,
   ) {
     this.sockPath = join(dir, 'db.sock');
-    this.dbPath = join(dir, 'db.json');
+    this.dbPath = join(dir, 'db.db');
     this.logPath = join(dir, 'x.log');
     this.ctlPath = join(dir, 'x.ctl');
   }

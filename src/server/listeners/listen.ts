@@ -87,6 +87,14 @@ function clientRemote(r: PassiveRemote, port: number | undefined): string {
   }
 }
 
+function removeSocketFile(path: string): void {
+  try {
+    if (existsSync(path) && lstatSync(path).isSocket()) unlinkSync(path);
+  } catch {
+    // already gone
+  }
+}
+
 /** The listeners of one server, in the order they were opened. */
 export class Listeners {
   private readonly listeners: Listener[] = [];
@@ -177,6 +185,20 @@ export class Listeners {
   }
 
   /**
+   * Stop the listener opened for `remote` (as given to {@link Listeners.listen})
+   * and remove its unix socket file; sessions it accepted stay connected.
+   * Resolves false when no listener has that remote.
+   */
+  async unlisten(remote: string): Promise<boolean> {
+    const i = this.listeners.findIndex((l) => l.address.remote === remote);
+    const l = i < 0 ? undefined : this.listeners.splice(i, 1)[0];
+    if (l === undefined) return false;
+    await l.close();
+    if (l.address.path !== undefined) removeSocketFile(l.address.path);
+    return true;
+  }
+
+  /**
    * Stop every listener. The listeners start closing at once; resolves when
    * all are closed and their unix socket files removed.
    */
@@ -184,15 +206,7 @@ export class Listeners {
     const closing = this.listeners.map((l) => l.close());
     await Promise.all(closing);
     for (const l of this.listeners) {
-      if (l.address.path !== undefined) {
-        try {
-          if (existsSync(l.address.path) && lstatSync(l.address.path).isSocket()) {
-            unlinkSync(l.address.path);
-          }
-        } catch {
-          // already gone
-        }
-      }
+      if (l.address.path !== undefined) removeSocketFile(l.address.path);
     }
   }
 

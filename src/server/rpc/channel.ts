@@ -17,6 +17,8 @@ export interface ChannelHandlers {
   close(): void;
   /** The backlog cleared (channels that report {@link SessionChannel.backlogged}). */
   drain?(): void;
+  /** A batch of received data was handled; what it wrote is sent next (channels that report {@link SessionChannel.batching}). */
+  batchEnd?(): void;
 }
 
 /** One client connection as the server sees it. */
@@ -38,6 +40,11 @@ export interface SessionChannel {
    * count as backlogged.
    */
   readonly backlogged?: boolean;
+  /**
+   * True while what is written is gathered, to be sent together once the
+   * received data at hand is handled ({@link ChannelHandlers.batchEnd}).
+   */
+  readonly batching?: boolean;
   /** Close after sending what is queued. */
   close(): void;
   /** Drop the connection at once (a reset for tcp), as a killed server does. */
@@ -75,12 +82,21 @@ export class SocketChannel implements SessionChannel {
       try {
         handlers.data(chunk);
       } finally {
-        this.corked = false;
-        this.socket.uncork();
-        if (this.socket.writableNeedDrain && this.socket.writableLength > 0) this.backlog();
+        try {
+          handlers.batchEnd?.();
+        } finally {
+          this.corked = false;
+          this.socket.uncork();
+          if (this.socket.writableNeedDrain && this.socket.writableLength > 0) this.backlog();
+        }
       }
     });
     if (this.socket.destroyed) this.reportClose();
+  }
+
+  /** True while a received chunk is handled: writes go out together when it is done. */
+  get batching(): boolean {
+    return this.corked;
   }
 
   /** True from a write the socket could not take until it drained. */

@@ -47,6 +47,13 @@ export interface SessionHost {
   notification(session: Session, method: string, params: unknown[]): void;
   /** The session ended; release everything it holds. */
   closed(session: Session): void;
+  /**
+   * Write the records of every commit made so far to their database files.
+   * Called before anything leaves the server (before a write that is not
+   * gathered into a batch, at the end of a batch, before closing), so that
+   * no reply or update precedes the record of a commit it shows.
+   */
+  persist?(): void;
 }
 
 /** A transaction waiting (for a `wait` to be satisfied) on behalf of a session. */
@@ -148,6 +155,7 @@ export class Session {
       data: (chunk) => this.onData(chunk),
       message: (text) => this.onText(text),
       close: () => this.onChannelClose(),
+      batchEnd: () => this.host.persist?.(),
       // Serviced again once the client caught up: what its monitors merged meanwhile goes out.
       drain: () => {
         if (!this.isClosed) this.host.flush(this);
@@ -227,11 +235,15 @@ export class Session {
 
   /** Send an already serialized message. */
   sendText(text: string): void {
+    if (this.isClosed) return;
+    if (this.channel.batching !== true) this.host.persist?.();
     if (!this.isClosed) this.channel.write(text);
   }
 
   /** End the session: queued messages are sent, then the connection is closed. */
   close(): void {
+    if (this.isClosed) return;
+    this.host.persist?.();
     if (this.isClosed) return;
     this.finish();
     this.channel.close();

@@ -1,0 +1,372 @@
+/**
+ * OVSDB's log file format (ovsdb(5), `ovsdb/log.c`): an append-only series of
+ * records, each two lines:
+ *
+ * ```text
+ * OVSDB JSON <length> <sha1>\n
+ * <length bytes of JSON, the last one a LF>
+ * ```
+ *
+ * `<length>` counts the bytes of the second line (its LF included) and
+ * `<sha1>` is their SHA-1 in 40 lower-case hex digits. The JSON is one object
+ * on one line: JSON text escapes every LF inside a string.
+ *
+ * Reading is bounded and never recursive: a header line is at most 128 bytes
+ * (ovsdb-server's own limit), a record's length is checked against what the
+ * file holds before anything is allocated, and a record larger than the
+ * longest string the JavaScript engine can hold is refused by name.
+ *
+ * A damaged record is told apart by where it is:
+ * - the **last** record (nothing that looks like a record header follows
+ *   it) is a write cut short by a crash or a power loss: reading stops there
+ *   and the caller truncates it away, as ovsdb-server does before its next
+ *   write;
+ * - a damaged record **before** the end is corruption: a {@link DbFileError}
+ *   names the file and the offset, and nothing is loaded (ovsdb-server would
+ *   load up to the damage and truncate the rest at its next write).
+ * @module
+ */
+
+import { createHash } from 'node:crypto';
+import {
+  closeSync,
+  fdatasyncSync,
+  fstatSync,
+  fsyncSync,
+  ftruncateSync,
+  openSync,
+  readSync,
+  realpathSync,
+  renameSync,
+  unlinkSync,
+  writeSync,
+} from 'node:fs';
+import { dirname } from 'node:path';
+import { parseJson } from '../../ovsdb/wire/json-text.js';
+
+/** The magic word of standalone database files. */
+export const STANDALONE_MAGIC = 'JSON';
+/** The magic word of clustered database files (not served here). */
+export const CLUSTER_MAGIC = 'CLUSTER';
+
+/** The longest header line read, as in ovsdb-server (`char header[128]`). */
+const HEADER_MAX = 128;
+/** The largest record body read: the longest string V8 holds (2^29 − 24 UTF-16 units). */
+export const MAX_RECORD_BYTES = 2 ** 29 - 24;
+/** How much is read at a time when looking for a later record. */
+const SCAN_CHUNK = 1 << 20;
+
+const HEADER_RE = /^OVSDB ([^ \n]+) (0*[1-9][0-9]{0,14}) ([0-9a-fA-F]{40})\n$/;
+const NEXT_HEADER = Buffer.from('\nOVSDB ');
+
+/** A database file cannot be read, is damaged, or does not fit its schema. */
+export class DbFileError extends Error {
+  override name = 'DbFileError';
+  constructor(
+    /** The file. */
+    readonly path: string,
+    /** What is wrong. */
+    readonly reason: string,
+    /** The offset of the record at fault, when there is one. */
+    readonly offset?: number | undefined,
+  ) {
+    super(
+      offset === undefined
+        ? `${path}: ${reason}`
+        : `${path}: record at offset ${offset}: ${reason}`,
+    );
+  }
+}
+
+/** The text of an I/O error: `ENOSPC: no space left on device, write` → `no space left on device (ENOSPC)`. */
+export function ioText(e: unknown): string {
+  const err = e as NodeJS.ErrnoException;
+  if (typeof err?.code === 'string') {
+    const m = /^[A-Z0-9_]+: (.*?)(?:, \w+.*)?$/.exec(err.message);
+    return `${m?.[1] ?? err.message} (${err.code})`;
+  }
+  return e instanceof Error ? e.message : String(e);
+}
+
+/** One record: `OVSDB <magic> <length> <sha1>\n<text>\n`, as bytes. */
+export function composeRecord(text: string, magic = STANDALONE_MAGIC): Buffer {
+  const body = Buffer.from(`${text}\n`, 'utf8');
+  const sha1 = createHash('sha1').update(body).digest('hex');
+  const header = Buffer.from(`OVSDB ${magic} ${body.length} ${sha1}\n`, 'latin1');
+  return Buffer.concat([header, body], header.length + body.length);
+}
+
+/** A record read from a log. */
+export interface LogRecord {
+  /** Where its header starts. */
+  readonly offset: number;
+  /** Its header and body bytes. */
+  readonly size: number;
+  /** Its JSON object. */
+  readonly json: Record<string, unknown>;
+}
+
+/** How reading a log ended. */
+export interface LogScan {
+  /** The offset just past the last good record. */
+  readonly end: number;
+  /** The file's size. */
+  readonly size: number;
+  /** How many good records there were. */
+  readonly records: number;
+  /** The damaged last record, when there is one (from `end` to `size`). */
+  readonly torn?: string | undefined;
+}
+
+function readFully(fd: number, buf: Buffer, position: number): number {
+  let done = 0;
+  while (done < buf.length) {
+    const n = readSync(fd, buf, done, buf.length - done, position + done);
+    if (n === 0) break;
+    done += n;
+  }
+  return done;
+}
+
+/** Whether the bytes from `from` to `size` hold the start of another record (`\nOVSDB `). */
+function recordFollows(fd: number, from: number, size: number): boolean {
+  const overlap = NEXT_HEADER.length - 1;
+  const buf = Buffer.allocUnsafe(SCAN_CHUNK + overlap);
+  let pos = from;
+  while (pos < size) {
+    const n = readFully(fd, buf.subarray(0, Math.min(buf.length, size - pos)), pos);
+    if (n === 0) return false;
+    if (buf.subarray(0, n).indexOf(NEXT_HEADER) >= 0) return true;
+    if (pos + n >= size) return false;
+    pos += Math.max(1, n - overlap);
+  }
+  return false;
+}
+
+const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
+/**
+ * Read the records of the log open on `fd` (of `path`, for messages), in
+ * order, passing each to `onRecord`; records must carry `magic`. Stops at a
+ * damaged last record (see the module documentation) and reports it in
+ * {@link LogScan.torn}. `onRecord` may throw; its error is passed on.
+ * @throws DbFileError for a damaged record before the end, a read error, or
+ *   a first record with another magic word.
+ */
+export function scanLog(
+  fd: number,
+  path: string,
+  magic: string,
+  onRecord: (record: LogRecord) => void,
+): LogScan {
+  let size: number;
+  try {
+    size = fstatSync(fd).size;
+  } catch (e) {
+    throw new DbFileError(path, `cannot read: ${ioText(e)}`);
+  }
+  let offset = 0;
+  let records = 0;
+  const header = Buffer.allocUnsafe(HEADER_MAX);
+  const damaged = (reason: string): LogScan => {
+    if (recordFollows(fd, offset, size)) {
+      throw new DbFileError(
+        path,
+        `${reason}, and more records follow: the file is corrupt (the ${records} records before offset ${offset} are intact)`,
+        offset,
+      );
+    }
+    return { end: offset, size, records, torn: `${reason} (${size - offset} bytes at the end)` };
+  };
+  try {
+    while (offset < size) {
+      const n = readFully(fd, header.subarray(0, Math.min(HEADER_MAX, size - offset)), offset);
+      const lf = header.subarray(0, n).indexOf(0x0a);
+      if (lf < 0) {
+        return damaged(
+          n < HEADER_MAX ? 'header line cut short' : 'header line longer than 128 bytes',
+        );
+      }
+      const line = header.toString('latin1', 0, lf + 1);
+      const m = HEADER_RE.exec(line);
+      if (m === null) return damaged(`unexpected header line ${JSON.stringify(line.trimEnd())}`);
+      if (m[1] !== magic) {
+        if (records === 0 && m[1] === CLUSTER_MAGIC) {
+          throw new DbFileError(path, 'a clustered database: only standalone databases are served');
+        }
+        if (records === 0) {
+          throw new DbFileError(path, `not a standalone database file (magic ${m[1]})`);
+        }
+        return damaged(`record of type ${m[1]} in a ${magic} log`);
+      }
+      const length = Number(m[2]);
+      const dataOffset = offset + lf + 1;
+      if (length > size - dataOffset) {
+        return damaged(`record of ${length} bytes cut short at ${size - dataOffset} bytes`);
+      }
+      if (length > MAX_RECORD_BYTES) {
+        throw new DbFileError(
+          path,
+          `record of ${length} bytes is larger than the ${MAX_RECORD_BYTES} bytes this server reads`,
+          offset,
+        );
+      }
+      const body = Buffer.allocUnsafe(length);
+      if (readFully(fd, body, dataOffset) !== length) {
+        return damaged(`record of ${length} bytes cut short`);
+      }
+      const sha1 = createHash('sha1').update(body).digest('hex');
+      if (sha1 !== (m[3] as string).toLowerCase()) {
+        return damaged(`${length} bytes have SHA-1 hash ${sha1} but should have hash ${m[3]}`);
+      }
+      let json: unknown;
+      try {
+        json = parseJson(utf8.decode(body));
+      } catch (e) {
+        return damaged(`${length} bytes are not valid JSON (${(e as Error).message})`);
+      }
+      if (typeof json !== 'object' || json === null || Array.isArray(json)) {
+        return damaged(`${length} bytes are not a JSON object`);
+      }
+      onRecord({ offset, size: lf + 1 + length, json: json as Record<string, unknown> });
+      records++;
+      offset = dataOffset + length;
+    }
+  } catch (e) {
+    if (e instanceof DbFileError) throw e;
+    if ((e as NodeJS.ErrnoException).code !== undefined) {
+      throw new DbFileError(path, `read error: ${ioText(e)}`, offset);
+    }
+    throw e;
+  }
+  return { end: offset, size, records };
+}
+
+/** fsync the directory holding `path`, so that a rename or a new name in it is on disk. */
+export function fsyncDir(path: string): void {
+  let fd: number | undefined;
+  try {
+    fd = openSync(dirname(path), 'r');
+    fsyncSync(fd);
+  } catch {
+    // Some file systems cannot fsync a directory; the rename itself stands.
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+}
+
+/**
+ * Write `records` to a new file that replaces `path` atomically, as
+ * ovsdb-server compacts: `<path>.tmp` (a stale one removed first) is
+ * written, flushed to disk, renamed over the real file (the target of a
+ * symlink), and the directory flushed. Returns the new file's descriptor,
+ * open for appending, and its size. On failure the temporary file is
+ * removed and `path` is untouched.
+ */
+export function replaceFile(
+  path: string,
+  records: readonly Buffer[],
+): { fd: number; size: number } {
+  let target = path;
+  try {
+    target = realpathSync(path);
+  } catch {
+    // A new file.
+  }
+  const tmp = `${target}.tmp`;
+  let fd: number | undefined;
+  try {
+    try {
+      unlinkSync(tmp);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+    }
+    fd = openSync(tmp, 'wx+', 0o660);
+    let size = 0;
+    for (const r of records) {
+      writeAll(fd, r, size);
+      size += r.length;
+    }
+    fdatasyncSync(fd);
+    renameSync(tmp, target);
+    fsyncDir(target);
+    return { fd, size };
+  } catch (e) {
+    if (fd !== undefined) closeSync(fd);
+    try {
+      unlinkSync(tmp);
+    } catch {
+      // never created, or already renamed
+    }
+    throw new DbFileError(path, `cannot write ${tmp}: ${ioText(e)}`);
+  }
+}
+
+/** Write all of `buf` at `position`. */
+export function writeAll(fd: number, buf: Buffer, position: number): void {
+  let done = 0;
+  while (done < buf.length) {
+    done += writeSync(fd, buf, done, buf.length - done, position + done);
+  }
+}
+
+/** A log open for appending: where the next record goes, and the writes. */
+export class LogWriter {
+  constructor(
+    /** The file, as named by the user. */
+    readonly path: string,
+    private fd: number,
+    /** The offset just past the last record. */
+    public size: number,
+  ) {}
+
+  /**
+   * Append `buffers` (whole records) in one write. On failure what was
+   * written is truncated away (as ovsdb-server does) and a
+   * {@link DbFileError} thrown.
+   */
+  append(buffers: readonly Buffer[]): void {
+    const start = this.size;
+    const all = buffers.length === 1 ? (buffers[0] as Buffer) : Buffer.concat(buffers);
+    try {
+      writeAll(this.fd, all, start);
+    } catch (e) {
+      try {
+        ftruncateSync(this.fd, start);
+      } catch {
+        // nothing more can be done; the next open truncates the torn record
+      }
+      throw new DbFileError(this.path, `write failed: ${ioText(e)}`);
+    }
+    this.size = start + all.length;
+  }
+
+  /** Flush the appended records to disk (`fdatasync`, as ovsdb-server's commit_block). */
+  sync(): void {
+    try {
+      fdatasyncSync(this.fd);
+    } catch (e) {
+      throw new DbFileError(this.path, `fsync failed: ${ioText(e)}`);
+    }
+  }
+
+  /** Continue on another file (after {@link replaceFile}), closing the old one. */
+  adopt(fd: number, size: number): void {
+    const old = this.fd;
+    this.fd = fd;
+    this.size = size;
+    try {
+      closeSync(old);
+    } catch {
+      // already gone
+    }
+  }
+
+  close(): void {
+    try {
+      closeSync(this.fd);
+    } catch {
+      // already closed
+    }
+  }
+}

@@ -1,0 +1,332 @@
+/**
+ * The records of a standalone database file as ovsdb-server writes and reads
+ * them (`ovsdb/file.c`): one JSON object per committed transaction,
+ *
+ * ```json
+ * {"_date":1714557600000,"_comment":"…","_is_diff":true,
+ *  "Logical_Switch":{"<uuid>":{"name":"sw0"},"<uuid>":null}}
+ * ```
+ *
+ * with, per table, the rows the transaction changed by UUID: `null` for a
+ * delete, every persistent column that does not hold its default for an
+ * insert, and the changed columns only for a modification. With `_is_diff`
+ * (ovsdb-server's default since 2.15), a changed set or map column holds its
+ * diff (the `update2` diff: the elements added or removed, a map's changed
+ * pairs with their new values); without it, its new value. `_uuid`,
+ * `_version` and ephemeral columns are never written. `_date` (milliseconds
+ * since the epoch) and `_comment` (the transaction's `comment` operations,
+ * when any) are for administrators.
+ *
+ * Replaying a record runs the same commit as a transaction (reference
+ * counts, garbage collection, weak references, unique indexes, `maxRows`),
+ * as `ovsdb_txn_replay_commit` does, so a file that ovsdb-server would refuse
+ * half-way is refused here too.
+ * @module
+ */
+
+import type { DatabaseSchema, TableSchema } from '../../ovsdb/schema/schema-types.js';
+import { defaultDatum, isDefaultDatum } from '../../ovsdb/values/defaults.js';
+import { compareAtoms } from '../../ovsdb/values/order.js';
+import {
+  type Datum,
+  type DatumType,
+  datumDiff,
+  uuidDatum,
+} from '../../ovsdb/values/sorted-datum.js';
+import { isUuid, newUuid } from '../../ovsdb/values/uuid.js';
+import { isPlainObject, setOwn } from '../../ovsdb/wire/json.js';
+import { commit, precommit } from '../engine/commit.js';
+import { Database } from '../engine/database.js';
+import type { TxnChanges } from '../engine/executor.js';
+import { OpError } from '../engine/op-error.js';
+import { Txn } from '../engine/staging.js';
+import { columnType, type Row, type TableStore } from '../engine/table-store.js';
+import { datumToWire, parseDatum } from '../engine/values.js';
+
+/** The members of a transaction record that are not tables. */
+const ANNOTATIONS = new Set(['_date', '_comment', '_is_diff']);
+
+const persistentCache = new WeakMap<TableStore, readonly string[]>();
+
+/** The columns a file holds for `store`'s table, in ovsdb-server's order: all but `_uuid`, `_version` and ephemeral ones. */
+function persistentColumns(store: TableStore): readonly string[] {
+  let cols = persistentCache.get(store);
+  if (cols === undefined) {
+    const table = store.schema;
+    cols = store.columnOrder.filter(
+      (c) => c !== '_uuid' && c !== '_version' && table.columns[c]?.ephemeral !== true,
+    );
+    persistentCache.set(store, cols);
+  }
+  return cols;
+}
+
+function isPersistent(table: TableSchema, column: string): boolean {
+  return column !== '_uuid' && column !== '_version' && table.columns[column]?.ephemeral !== true;
+}
+
+/** A new row's JSON in a record: every persistent column that does not hold its default. */
+function insertJson(store: TableStore, row: Row): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  const table = store.schema;
+  for (const c of persistentColumns(store)) {
+    const type = columnType(table, c);
+    const d = row.fields[c] as Datum;
+    if (!isDefaultDatum(d, type)) setOwn(out, c, datumToWire(d, type));
+  }
+  return out;
+}
+
+function annotate(
+  out: Record<string, unknown>,
+  comment: string | undefined,
+  columnDiff: boolean,
+): Record<string, unknown> {
+  if (comment !== undefined && comment !== '') out._comment = comment;
+  if (columnDiff) out._is_diff = true;
+  return out;
+}
+
+/**
+ * The record of one committed transaction, or undefined when it changed no
+ * persistent column (ovsdb-server then writes nothing either).
+ * `columnDiff` false writes changed columns whole, as ovsdb-server's
+ * `--disable-file-column-diff` does.
+ */
+export function txnRecord(
+  db: Database,
+  changes: TxnChanges,
+  columnDiff: boolean,
+  now = Date.now(),
+): Record<string, unknown> | undefined {
+  const out: Record<string, unknown> = { _date: now };
+  let any = false;
+  for (const ch of changes.rows) {
+    const store = db.tables.get(ch.table);
+    if (store === undefined) continue;
+    const table = store.schema;
+    let row: Record<string, unknown> | null;
+    if (ch.new === null) {
+      row = null;
+    } else if (ch.old === null) {
+      row = insertJson(store, ch.new);
+    } else {
+      row = {};
+      let columns = 0;
+      for (const c of ch.changed) {
+        if (!isPersistent(table, c)) continue;
+        const type = columnType(table, c);
+        const value = ch.new.fields[c] as Datum;
+        const d = columnDiff ? datumDiff(ch.old.fields[c] as Datum, value, type) : value;
+        setOwn(row, c, datumToWire(d, type));
+        columns++;
+      }
+      if (columns === 0) continue;
+    }
+    let t = Object.hasOwn(out, ch.table) ? (out[ch.table] as Record<string, unknown>) : undefined;
+    if (t === undefined) {
+      t = {};
+      setOwn(out, ch.table, t);
+    }
+    setOwn(t, ch.uuid, row);
+    any = true;
+  }
+  return any ? annotate(out, changes.comment, columnDiff) : undefined;
+}
+
+/** The whole contents of `db` as one record of inserts (`ovsdb_to_txn_json`), as compaction writes it. */
+export function snapshotRecord(
+  db: Database,
+  comment: string,
+  columnDiff: boolean,
+  now = Date.now(),
+): Record<string, unknown> {
+  const out: Record<string, unknown> = { _date: now };
+  for (const [name, store] of db.tables) {
+    if (store.rows.size === 0) continue;
+    const t: Record<string, unknown> = {};
+    for (const row of store.rows.values()) setOwn(t, row.uuid, insertJson(store, row));
+    setOwn(out, name, t);
+  }
+  return annotate(out, comment, columnDiff);
+}
+
+/** Apply a column diff of a record to `old` (`ovsdb_datum_apply_diff_in_place`). */
+function applyDiff(old: Datum, diff: Datum, type: DatumType): Datum {
+  if (!(type.max > 1)) return diff;
+  const isMap = type.value !== undefined;
+  const keys: unknown[] = [];
+  const values: unknown[] | undefined = isMap ? [] : undefined;
+  const ok = old.keys;
+  const dk = diff.keys;
+  let i = 0;
+  let j = 0;
+  const take = (d: Datum, k: number) => {
+    keys.push(d.keys[k]);
+    values?.push(d.values?.[k]);
+  };
+  while (i < ok.length || j < dk.length) {
+    if (j >= dk.length) take(old, i++);
+    else if (i >= ok.length) take(diff, j++);
+    else {
+      const c = compareAtoms(ok[i] as Datum['keys'][number], dk[j] as Datum['keys'][number]);
+      if (c < 0) take(old, i++);
+      else if (c > 0) take(diff, j++);
+      else {
+        // The same key: a map pair with another value is updated; otherwise removed.
+        if (
+          isMap &&
+          compareAtoms(
+            old.values?.[i] as Datum['keys'][number],
+            diff.values?.[j] as Datum['keys'][number],
+          ) !== 0
+        ) {
+          take(diff, j);
+        }
+        i++;
+        j++;
+      }
+    }
+  }
+  if (keys.length < type.min || keys.length > type.max) {
+    throw new Error(
+      `the diff leaves ${keys.length} elements, outside the ${type.min} to ${type.max === Number.POSITIVE_INFINITY ? 'unlimited' : type.max} the column allows`,
+    );
+  }
+  return { keys: keys as Datum['keys'], values: values as Datum['values'] };
+}
+
+function opErrorText(e: unknown): string {
+  if (e instanceof OpError) return e.details === undefined ? e.error : `${e.error}: ${e.details}`;
+  return e instanceof Error ? e.message : String(e);
+}
+
+/** Fill `fields` from a record's row JSON; `isDiff` for a modification written as diffs. */
+function readColumns(
+  table: TableSchema,
+  json: Record<string, unknown>,
+  fields: Record<string, Datum>,
+  isDiff: boolean,
+  where: string,
+): void {
+  for (const column of Object.keys(json)) {
+    if (column === '_uuid' || column === '_version') continue;
+    if (!Object.hasOwn(table.columns, column)) {
+      throw new Error(`${where}: no column ${column} in table ${table.name}`);
+    }
+    const type = columnType(table, column);
+    try {
+      if (isDiff) {
+        const relaxed: DatumType = { key: type.key, value: type.value, min: 0, max: Infinity };
+        const diff = parseDatum(relaxed, json[column], undefined);
+        setOwn(fields, column, applyDiff(fields[column] as Datum, diff, type));
+      } else {
+        setOwn(fields, column, parseDatum(type, json[column], undefined));
+      }
+    } catch (e) {
+      throw new Error(`${where}, column ${column}: ${opErrorText(e)}`);
+    }
+  }
+}
+
+/**
+ * Replay one transaction record on `db`, committing it as a transaction.
+ * @throws Error naming the table, row and column when the record does not
+ *   fit the schema or the commit fails (a dangling reference, a duplicate
+ *   index value, …); `db` is then unchanged.
+ */
+export function applyTxnRecord(db: Database, json: Record<string, unknown>): void {
+  const isDiff = json._is_diff === true;
+  const txn = new Txn(db);
+  for (const name of Object.keys(json)) {
+    const value = json[name];
+    const store = db.tables.get(name);
+    if (store === undefined) {
+      if (name === '_date' && (Number.isInteger(value) || typeof value === 'bigint')) continue;
+      if (name === '_is_diff' && typeof value === 'boolean') continue;
+      if (name === '_comment') continue;
+      throw new Error(
+        ANNOTATIONS.has(name) ? `invalid ${name} member` : `no table named ${name} in the schema`,
+      );
+    }
+    if (!isPlainObject(value)) throw new Error(`table ${name}: expected a JSON object`);
+    const table = store.schema;
+    for (const uuidText of Object.keys(value)) {
+      if (!isUuid(uuidText)) throw new Error(`table ${name}: "${uuidText}" is not a valid UUID`);
+      const uuid = uuidText.toLowerCase();
+      const where = `table ${name}, row ${uuid}`;
+      const rowJson = value[uuidText];
+      const current = txn.getRow(name, uuid);
+      if (rowJson === null) {
+        if (current === undefined) {
+          throw new Error(`${where}: the transaction deletes a row that does not exist`);
+        }
+        txn.delete(name, uuid);
+        continue;
+      }
+      if (!isPlainObject(rowJson)) throw new Error(`${where}: a row must be a JSON object`);
+      if (current !== undefined) {
+        const fields = { ...current.fields } as Record<string, Datum>;
+        readColumns(table, rowJson, fields, isDiff, where);
+        txn.modify(name, uuid, fields);
+      } else {
+        const fields: Record<string, Datum> = {};
+        for (const c of Object.keys(table.columns)) {
+          setOwn(fields, c, defaultDatum(columnType(table, c)));
+        }
+        readColumns(table, rowJson, fields, false, where);
+        fields._uuid = uuidDatum(uuid);
+        fields._version = uuidDatum(newUuid());
+        txn.insert(name, { uuid, fields });
+      }
+    }
+  }
+  try {
+    precommit(txn);
+  } catch (e) {
+    throw new Error(`the transaction cannot be committed: ${opErrorText(e)}`);
+  }
+  commit(txn, undefined);
+}
+
+/**
+ * The contents of `src` in a new database of `schema`, as `ovsdb-tool
+ * convert` makes it (`ovsdb_convert`): tables and columns that `schema`
+ * lacks are dropped, new columns take their defaults, every value is
+ * checked against its new type, and the result is committed (so references
+ * and indexes are checked again).
+ * @throws Error naming the table, row and column of a value that does not fit.
+ */
+export function convertDatabase(src: Database, schema: DatabaseSchema): Database {
+  const dst = new Database(schema);
+  const txn = new Txn(dst);
+  for (const [name, store] of src.tables) {
+    const dstStore = dst.tables.get(name);
+    if (dstStore === undefined) continue;
+    const from = store.schema;
+    const to = dstStore.schema;
+    for (const row of store.rows.values()) {
+      const fields: Record<string, Datum> = {};
+      for (const c of Object.keys(to.columns)) setOwn(fields, c, defaultDatum(columnType(to, c)));
+      for (const c of Object.keys(from.columns)) {
+        if (c === '_uuid' || c === '_version' || !Object.hasOwn(to.columns, c)) continue;
+        try {
+          const wire = datumToWire(row.fields[c] as Datum, columnType(from, c));
+          setOwn(fields, c, parseDatum(columnType(to, c), wire, undefined));
+        } catch (e) {
+          throw new Error(`table ${name}, row ${row.uuid}, column ${c}: ${opErrorText(e)}`);
+        }
+      }
+      fields._uuid = uuidDatum(row.uuid);
+      fields._version = uuidDatum(newUuid());
+      txn.insert(name, { uuid: row.uuid, fields });
+    }
+  }
+  try {
+    precommit(txn);
+  } catch (e) {
+    throw new Error(`the converted data cannot be committed: ${opErrorText(e)}`);
+  }
+  commit(txn, undefined);
+  return dst;
+}

@@ -1,0 +1,285 @@
+/**
+ * The log format (src/server/storage/log.ts) and opening a damaged file
+ * (db-file.ts): records as ovsdb-server writes them; a torn or corrupt last
+ * record is truncated with a warning and the records before it kept; damage
+ * before the end is an error naming the file and offset; hostile lengths
+ * and headers are refused without allocating or crashing.
+ */
+
+import { createHash } from 'node:crypto';
+import { closeSync, openSync, readFileSync, truncateSync, writeFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseSchema } from '../../../src/ovsdb/schema/schema.js';
+import {
+  composeRecord,
+  DbFileError,
+  DbStorage,
+  scanLog,
+  schemaToJson,
+} from '../../../src/server/core-index.js';
+
+const SCHEMA = parseSchema({
+  name: 'L',
+  version: '1.0.0',
+  tables: { T: { columns: { n: { type: 'integer' }, s: { type: 'string' } }, isRoot: true } },
+});
+
+let dir: string;
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'ovnkit-log-'));
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+let fileNo = 0;
+function path(): string {
+  return join(dir, `f${fileNo++}.db`);
+}
+
+function uuid(i: number): string {
+  return `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`;
+}
+
+/** A file of the schema record and `n` transaction records (row i: n=i), and the record boundaries. */
+function makeFile(n: number): { bytes: Buffer; starts: number[] } {
+  const parts = [composeRecord(JSON.stringify(schemaToJson(SCHEMA)))];
+  for (let i = 0; i < n; i++) {
+    parts.push(
+      composeRecord(JSON.stringify({ _date: 1, T: { [uuid(i)]: { n: i, s: 'x'.repeat(i) } } })),
+    );
+  }
+  const starts: number[] = [];
+  let at = 0;
+  for (const p of parts) {
+    starts.push(at);
+    at += p.length;
+  }
+  return { bytes: Buffer.concat(parts), starts };
+}
+
+interface Opened {
+  rows: number[];
+  warnings: string[];
+  size: number;
+}
+
+function open(file: string): Opened {
+  const warnings: string[] = [];
+  const st = DbStorage.open(file, {
+    compaction: false,
+    log: (_m, level, text) => {
+      if (level === 'WARN') warnings.push(text);
+    },
+  });
+  const rows = [...(st.db.tables.get('T')?.rows.values() ?? [])]
+    .map((r) => r.fields.n?.keys[0] as number)
+    .sort((a, b) => a - b);
+  const size = st.size;
+  st.close();
+  return { rows, warnings, size };
+}
+
+function range(n: number): number[] {
+  return Array.from({ length: n }, (_, i) => i);
+}
+
+describe('records', () => {
+  it('are "OVSDB JSON <length> <sha1>" and the JSON line, as ovsdb-server writes them', () => {
+    const r = composeRecord('{"a":"é\\n"}');
+    const text = r.toString('utf8');
+    const [header, body] = [
+      text.slice(0, text.indexOf('\n') + 1),
+      text.slice(text.indexOf('\n') + 1),
+    ];
+    const bodyBytes = Buffer.from(body, 'utf8');
+    expect(body).toBe('{"a":"é\\n"}\n');
+    expect(header).toBe(
+      `OVSDB JSON ${bodyBytes.length} ${createHash('sha1').update(bodyBytes).digest('hex')}\n`,
+    );
+    // The length counts bytes (é is two), not characters.
+    expect(bodyBytes.length).toBe(body.length + 1);
+  });
+
+  it('scan reads every record and reports where each starts', () => {
+    const { bytes, starts } = makeFile(3);
+    const file = path();
+    writeFileSync(file, bytes);
+    const fd = openSync(file, 'r');
+    const seen: number[] = [];
+    const scan = scanLog(fd, file, 'JSON', (r) => seen.push(r.offset));
+    closeSync(fd);
+    expect(seen).toEqual(starts);
+    expect(scan).toMatchObject({ end: bytes.length, size: bytes.length, records: 4 });
+    expect(scan.torn).toBeUndefined();
+  });
+});
+
+describe('a damaged last record', () => {
+  it('a file cut anywhere keeps exactly the whole records before the cut', () => {
+    const { bytes, starts } = makeFile(4);
+    fc.assert(
+      fc.property(fc.integer({ min: starts[1] as number, max: bytes.length }), (cut) => {
+        const file = path();
+        writeFileSync(file, bytes.subarray(0, cut));
+        const whole = starts.filter(
+          (_s, i) => i > 0 && (starts[i + 1] ?? bytes.length) <= cut,
+        ).length;
+        const o = open(file);
+        expect(o.rows).toEqual(range(whole));
+        const end = starts[whole + 1] ?? bytes.length;
+        expect(o.size).toBe(end);
+        // The torn tail is truncated away on disk, with a warning naming the file.
+        expect(readFileSync(file).length).toBe(end);
+        if (cut === end) expect(o.warnings).toEqual([]);
+        else expect(o.warnings[0]).toContain(`${file}: `);
+      }),
+      { numRuns: 60 },
+    );
+  });
+
+  it('a flipped byte in the last record, or zeros after it, drops only that record', () => {
+    const { bytes, starts } = makeFile(3);
+    const last = starts[3] as number;
+    fc.assert(
+      fc.property(
+        fc.integer({ min: last, max: bytes.length - 1 }),
+        fc.integer({ min: 1, max: 255 }),
+        (at, x) => {
+          const damaged = Buffer.from(bytes);
+          damaged[at] = (damaged[at] as number) ^ x;
+          const file = path();
+          writeFileSync(file, damaged);
+          const o = open(file);
+          expect(o.rows).toEqual([0, 1]);
+          expect(o.warnings).toHaveLength(1);
+          expect(o.warnings[0]).toMatch(/truncating the file to the 3 good records/);
+        },
+      ),
+      { numRuns: 60 },
+    );
+    const zeros = path();
+    writeFileSync(zeros, Buffer.concat([bytes, Buffer.alloc(4096)]));
+    expect(open(zeros).rows).toEqual([0, 1, 2]);
+    expect(readFileSync(zeros).length).toBe(bytes.length);
+  });
+
+  it('a header that declares a huge length at the end is a torn record, not an allocation', () => {
+    const { bytes } = makeFile(1);
+    const file = path();
+    writeFileSync(
+      file,
+      Buffer.concat([bytes, Buffer.from(`OVSDB JSON 999999999999999 ${'0'.repeat(40)}\n{"T":`)]),
+    );
+    expect(open(file).rows).toEqual([0]);
+  });
+});
+
+describe('damage before the end', () => {
+  it('a flipped byte in an earlier record is an error naming the file and that record', () => {
+    const { bytes, starts } = makeFile(3);
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 2 }),
+        fc.nat(),
+        fc.integer({ min: 1, max: 255 }),
+        (k, pick, x) => {
+          const start = starts[k] as number;
+          const end = starts[k + 1] as number;
+          const at = start + (pick % (end - start));
+          const damaged = Buffer.from(bytes);
+          damaged[at] = (damaged[at] as number) ^ x;
+          const file = path();
+          writeFileSync(file, damaged);
+          let error: unknown;
+          try {
+            open(file);
+          } catch (e) {
+            error = e;
+          }
+          expect(error).toBeInstanceOf(DbFileError);
+          const e = error as DbFileError;
+          expect(e.path).toBe(file);
+          // A flipped LF can merge records; the damage is then reported at or before them.
+          expect(e.offset).toBeLessThanOrEqual(start);
+          expect(e.message).toContain(`${file}: record at offset ${e.offset}: `);
+          // Nothing was truncated.
+          expect(readFileSync(file).equals(damaged)).toBe(true);
+        },
+      ),
+      { numRuns: 80 },
+    );
+  });
+
+  it('refuses a huge length before the end, a record that does not replay, and other files', () => {
+    const { bytes, starts } = makeFile(2);
+    const huge = Buffer.from(bytes);
+    const at = starts[1] as number;
+    const header = bytes.toString('latin1', at, bytes.indexOf(0x0a, at));
+    const bad = header.replace(/JSON \d+/, 'JSON 999999999999999');
+    const file = path();
+    writeFileSync(
+      file,
+      Buffer.concat([
+        huge.subarray(0, at),
+        Buffer.from(bad, 'latin1'),
+        huge.subarray(at + header.length),
+      ]),
+    );
+    expect(() => open(file)).toThrow(
+      /record at offset \d+: record of 999999999999999 bytes cut short.*more records follow/,
+    );
+
+    const replay = path();
+    writeFileSync(
+      replay,
+      Buffer.concat([
+        makeFile(0).bytes,
+        composeRecord(JSON.stringify({ T: { [uuid(9)]: null } })),
+        composeRecord(JSON.stringify({ T: { [uuid(1)]: { n: 1 } } })),
+      ]),
+    );
+    expect(() => open(replay)).toThrow(/deletes a row that does not exist/);
+    const unknown = path();
+    writeFileSync(unknown, Buffer.concat([makeFile(0).bytes, composeRecord('{"Nope":{}}')]));
+    expect(() => open(unknown)).toThrow(/no table named Nope/);
+
+    const cluster = path();
+    writeFileSync(cluster, composeRecord('{"server_id":"x"}', 'CLUSTER'));
+    expect(() => open(cluster)).toThrow(/a clustered database/);
+    const empty = path();
+    writeFileSync(empty, '');
+    expect(() => open(empty)).toThrow(/empty file/);
+    const text = path();
+    writeFileSync(text, 'hello\nworld\n');
+    expect(() => open(text)).toThrow(DbFileError);
+    expect(() => open(join(dir, 'missing.db'))).toThrow(
+      /cannot open: no such file or directory \(ENOENT\)/,
+    );
+  });
+
+  it('a last record that is whole but does not replay is an error, never truncated', () => {
+    const file = path();
+    const bytes = Buffer.concat([
+      makeFile(1).bytes,
+      composeRecord(JSON.stringify({ T: { [uuid(0)]: { n: 'x' } } })),
+    ]);
+    writeFileSync(file, bytes);
+    expect(() => open(file)).toThrow(/column n: syntax error: expected integer/);
+    expect(readFileSync(file).length).toBe(bytes.length);
+  });
+
+  it('removes a stale <file>.tmp of a compaction cut short', () => {
+    const file = path();
+    writeFileSync(file, makeFile(1).bytes);
+    writeFileSync(`${file}.tmp`, 'OVSDB JSON 1');
+    expect(open(file).rows).toEqual([0]);
+    expect(() => readFileSync(`${file}.tmp`)).toThrow(/ENOENT/);
+    truncateSync(file, 10);
+    expect(() => open(file)).toThrow(/the schema record is damaged/);
+  });
+});
