@@ -1,48 +1,87 @@
 #!/usr/bin/env node
 /**
- * `ovnkit-server`: ovnkit's in-memory OVSDB server as a program, a stand-in
- * for `ovsdb-server` in demos and tests.
+ * `ovnkit-server`: ovnkit's in-memory OVSDB server as a program, started as
+ * ovsdb-server is, so that a script written for ovsdb-server needs only the
+ * program's name changed:
+ *
+ * ```sh
+ * ovsdb-tool create nb.db schema/ovn-nb-7.18.0.ovsschema
+ * ovnkit-server --detach --no-chdir --pidfile=$PWD/nb.pid --unixctl=$PWD/nb.ctl \
+ *   --log-file=$PWD/nb.log --remote=punix:$PWD/nb.sock nb.db
+ * ovs-appctl -t $PWD/nb.ctl exit
+ * ```
+ *
+ * Positional arguments are database files in ovsdb-server's standalone
+ * format (see `storage/db-file.ts`), written before every reply. Databases
+ * can also be served from memory (`--schema FILE`), optionally kept in one
+ * file (`--db FILE`), and `--listen` is `--remote` with punix paths relative
+ * to the working directory:
  *
  * ```sh
  * ovnkit-server --schema schema/ovn-nb-7.18.0.ovsschema --listen ptcp:6641:127.0.0.1
- * ovnkit-server --schema nb.ovsschema --listen punix:/tmp/nb.sock --db /tmp/nb.json
  * ovnkit-server --schema nb.ovsschema --listen ws:127.0.0.1:8080   # browsers connect to ws://127.0.0.1:8080/
  * ```
  *
- * It prints one `listening on <remote>` line per listener on stdout once
- * every listener accepts connections, runs until SIGINT or SIGTERM, and then
- * writes the snapshot (with `--db`) and exits 0.
+ * In the foreground it prints one `listening on <remote>` line per listener
+ * on stdout once every listener accepts connections, and runs until SIGINT,
+ * SIGTERM, SIGHUP or `ovs-appctl exit`; it then writes what is left of its
+ * database files, removes its pidfile and sockets, and exits 0.
  * @module
  */
 
 import { readFileSync, realpathSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
 import { parseSchemaText } from '../ovsdb/schema/schema.js';
 import type { DatabaseSchema } from '../ovsdb/schema/schema-types.js';
 import { SchemaError } from '../ovsdb/wire/errors.js';
+import { LogRouter } from './cli-log.js';
+import { absFileName, PROGRAM, parseCommandLine, runDir, UsageError } from './cli-options.js';
+import { detach, isDetachedChild, notifyStarted, Pidfile } from './daemon.js';
 import { createServer, type OvsdbServer } from './server.js';
+import { UnixctlServer } from './unixctl.js';
 
-const USAGE = `Usage:
-  ovnkit-server --schema FILE [--schema FILE…] --listen REMOTE [--listen REMOTE…] [options]
+const USAGE = `${PROGRAM}: OVSDB server in memory, started as ovsdb-server is
+usage: ${PROGRAM} [OPTIONS] [DATABASE...]
+       ${PROGRAM} --schema FILE [--db FILE] --listen REMOTE [OPTIONS]
 
-Serve OVSDB databases from memory, answering clients as ovsdb-server does.
+DATABASE is a standalone OVSDB database file (ovsdb-tool create DATABASE
+SCHEMA); every commit is written to it before it is acknowledged.
 
-Options:
-  --schema FILE          an .ovsschema file; one database per schema
-  --listen REMOTE        punix:PATH, ptcp:PORT[:IP], pssl:PORT[:IP], or a
-                         WebSocket endpoint ws:IP:PORT[/PATH] or
-                         wss:IP:PORT[/PATH] on a loopback IP (also --remote)
-  --db FILE              load the databases from this JSON snapshot when it
-                         exists, and keep it up to date (atomic writes)
-  --probe-interval MS    inactivity probe of tcp/ssl clients (default 5000, 0: off)
-  --history N            transactions kept for monitor_cond_since (default 100)
-  --private-key FILE     TLS key for pssl: and wss: listeners (PEM)
-  --certificate FILE     TLS certificate for pssl: and wss: listeners (PEM)
-  --ca-cert FILE         CA that client certificates must chain to (PEM)
-  --log-file FILE        append the server log to FILE
-  -v, --verbose          also print the server log on stderr
-  -h, --help             show this help
+Database and remote options:
+  --remote=REMOTE         listen on REMOTE: punix:FILE (relative to the run
+                          directory), ptcp:PORT[:IP], pssl:PORT[:IP], or
+                          ws:IP:PORT[/PATH], wss:IP:PORT[/PATH] on a loopback IP
+  --listen=REMOTE         as --remote, punix:FILE relative to the working directory
+  --schema FILE           serve an .ovsschema's database from memory
+  --db FILE               keep the one --schema database in FILE (created when
+                          missing, converted when its schema differs)
+  --unixctl=SOCKET        control socket for ovs-appctl -t SOCKET
+  --disable-file-column-diff
+                          write changed columns whole, not as diffs
+  --probe-interval=MS     inactivity probe of tcp/ssl clients (default 5000, 0: off)
+  --history=N             transactions kept for monitor_cond_since (default 100)
+  -p, --private-key=FILE  TLS key for pssl: and wss: (PEM)
+  -c, --certificate=FILE  TLS certificate for pssl: and wss: (PEM)
+  -C, --ca-cert=FILE      CA that client certificates must chain to (PEM)
+
+Daemon options:
+  --detach                run in background as daemon
+  --no-chdir              do not chdir to '/'
+  --pidfile[=FILE]        create pidfile (default: RUNDIR/${PROGRAM}.pid)
+  --overwrite-pidfile     with --pidfile, start even if already running
+
+Logging options:
+  -vSPEC, --verbose=SPEC   set logging levels ([module][:console|file|syslog][:level])
+  -v, --verbose            set maximum verbosity level
+  --log-file[=FILE]        enable logging to FILE (default: LOGDIR/${PROGRAM}.log)
+
+Other options:
+  -h, --help              display this help message
+  -V, --version           display version information
+
+RUNDIR is $OVS_RUNDIR or /var/run/openvswitch, LOGDIR $OVS_LOGDIR or
+/var/log/openvswitch. The console log is off unless -v asks for it.
 `;
 
 /** Where the CLI writes. */
@@ -51,28 +90,18 @@ export interface CliIo {
   stderr(text: string): void;
 }
 
-class UsageError extends Error {}
-
-function parse(args: readonly string[]) {
-  return parseArgs({
-    args: [...args],
-    strict: true,
-    allowPositionals: false,
-    options: {
-      schema: { type: 'string', multiple: true },
-      listen: { type: 'string', multiple: true },
-      remote: { type: 'string', multiple: true },
-      db: { type: 'string' },
-      'probe-interval': { type: 'string' },
-      history: { type: 'string' },
-      'private-key': { type: 'string' },
-      certificate: { type: 'string' },
-      'ca-cert': { type: 'string' },
-      'log-file': { type: 'string' },
-      verbose: { type: 'boolean', short: 'v' },
-      help: { type: 'boolean', short: 'h' },
-    },
-  });
+/** A running `ovnkit-server`. */
+export interface CliServer {
+  /** The server. */
+  readonly server: OvsdbServer;
+  /** The control socket (`--unixctl`). */
+  readonly unixctl: UnixctlServer | undefined;
+  /** Where the log goes (console and `--log-file`). */
+  readonly log: LogRouter;
+  /** Resolves with the exit status once the program is done (`ovs-appctl exit`, {@link CliServer.stop}, a fatal error). */
+  readonly exited: Promise<number>;
+  /** Stop: close the server (its files written), the control socket and the pidfile; then {@link CliServer.exited} resolves with `code`. */
+  stop(code?: number): Promise<void>;
 }
 
 function readText(path: string, what: string): string {
@@ -95,64 +124,223 @@ function nonNegative(value: string | undefined, option: string): number | undefi
   return n;
 }
 
+/** The package's version, from its package.json (in the sources or in dist). */
+function packageVersion(): string {
+  for (const up of ['../../package.json', '../../../package.json']) {
+    try {
+      const pkg = JSON.parse(readFileSync(new URL(up, import.meta.url), 'utf8')) as {
+        name?: unknown;
+        version?: unknown;
+      };
+      if (pkg.name === 'ovnkit' && typeof pkg.version === 'string') return pkg.version;
+    } catch {
+      // try the next
+    }
+  }
+  return 'unknown';
+}
+
+function readSchemas(files: readonly string[]): DatabaseSchema[] {
+  return files.map((file) => {
+    const text = readText(file, 'schema file');
+    try {
+      return parseSchemaText(text);
+    } catch (e) {
+      if (e instanceof SchemaError || e instanceof SyntaxError) {
+        throw new UsageError(`invalid schema ${file}: ${e.message}`);
+      }
+      throw e;
+    }
+  });
+}
+
+/** The `ovs-appctl` commands of ovsdb-server that ovnkit-server answers. */
+function registerCommands(ctl: UnixctlServer, running: CliServer, router: LogRouter): void {
+  const server = running.server;
+  ctl.register('exit', '', 0, 0, () => {
+    setImmediate(() => void running.stop(0));
+    return '';
+  });
+  ctl.register('ovsdb-server/compact', '', 0, 1, (args) => {
+    server.compact(args[0]);
+    return '';
+  });
+  ctl.register('ovsdb-server/add-remote', 'REMOTE', 1, 1, async (args) => {
+    const remote = absRemote(args[0] as string);
+    if (remote.startsWith('db:')) throw new Error(`${remote}: db: remotes are not supported`);
+    if (!server.addresses.some((a) => a.remote === remote)) await server.listen(remote);
+    return '';
+  });
+  ctl.register('ovsdb-server/remove-remote', 'REMOTE', 1, 1, async (args) => {
+    if (!(await server.unlisten(absRemote(args[0] as string)))) throw new Error('no such remote');
+    return '';
+  });
+  ctl.register('ovsdb-server/list-remotes', '', 0, 0, () =>
+    server.addresses
+      .map((a) => `${a.remote}\n`)
+      .sort()
+      .join(''),
+  );
+  ctl.register('ovsdb-server/list-dbs', '', 0, 0, () =>
+    [...server.databaseNames]
+      .sort()
+      .map((n) => `${n}\n`)
+      .join(''),
+  );
+  ctl.register('ovsdb-server/add-db', 'DB', 1, 1, (args) => {
+    server.openDatabase(resolve(args[0] as string));
+    return '';
+  });
+  ctl.register('ovsdb-server/remove-db', 'DB', 1, 1, (args) => {
+    const name = args[0] as string;
+    if (name.startsWith('_')) throw new Error('Cannot remove reserved database.');
+    if (server.removeDatabase(name) === undefined) throw new Error('Failed to find the database.');
+    return '';
+  });
+  ctl.register('memory/show', '', 0, 0, () => {
+    const usage = server.memoryUsage();
+    return Object.keys(usage)
+      .sort()
+      .map((k) => `${k}:${usage[k]}`)
+      .join(' ');
+  });
+  ctl.register('vlog/set', '{spec | PATTERN:destination:pattern}', 0, 100, (args) => {
+    for (const spec of args.length === 0 ? [undefined] : args) {
+      const error = router.levels.apply(spec);
+      if (error !== undefined) throw new Error(error);
+    }
+    return '';
+  });
+  ctl.register('vlog/reopen', '', 0, 0, () => {
+    if (router.file === undefined) throw new Error('Logging to file not configured');
+    server.log.write('vlog', 'INFO', `opened log file ${router.file}`);
+    return '';
+  });
+}
+
+function absRemote(remote: string): string {
+  const m = /^punix:(.+)$/.exec(remote);
+  return m === null ? remote : `punix:${absFileName(runDir(), m[1] as string)}`;
+}
+
 /**
- * Start the server from command-line `args`. Resolves with the running
- * server, or with an exit code when there is nothing to run (help, errors).
+ * Start the server from command-line `args` (everything but `--detach`,
+ * which the program itself handles). Resolves with the running server, or
+ * with an exit status when there is nothing to run (help, errors).
  */
-export async function startCli(args: readonly string[], io: CliIo): Promise<OvsdbServer | number> {
-  let values: ReturnType<typeof parse>['values'];
+export async function startCli(args: readonly string[], io: CliIo): Promise<CliServer | number> {
+  let options: ReturnType<typeof parseCommandLine>;
   try {
-    values = parse(args).values;
+    options = parseCommandLine(args);
   } catch (e) {
-    io.stderr(`ovnkit-server: ${(e as Error).message}\n${USAGE}`);
+    io.stderr(`${PROGRAM}: ${(e as Error).message}\n(use --help for help)\n`);
     return 2;
   }
-  if (values.help === true) {
+  if (options.help) {
     io.stdout(USAGE);
     return 0;
   }
+  if (options.version) {
+    io.stdout(`${PROGRAM} (ovnkit) ${packageVersion()}\n`);
+    return 0;
+  }
+  let server: OvsdbServer | undefined;
+  let ctl: UnixctlServer | undefined;
   try {
-    const schemaFiles = values.schema ?? [];
-    if (schemaFiles.length === 0) throw new UsageError('give at least one --schema FILE');
-    const listen = [...(values.listen ?? []), ...(values.remote ?? [])];
-    if (listen.length === 0) throw new UsageError('give at least one --listen REMOTE');
-    const schemas: DatabaseSchema[] = schemaFiles.map((file) => {
-      const text = readText(file, 'schema file');
-      try {
-        return parseSchemaText(text);
-      } catch (e) {
-        if (e instanceof SchemaError || e instanceof SyntaxError) {
-          throw new UsageError(`invalid schema ${file}: ${e.message}`);
-        }
-        throw e;
-      }
-    });
-    const tlsFiles = [values['private-key'], values.certificate, values['ca-cert']];
+    if (options.dbFiles.length === 0 && options.schemas.length === 0) {
+      throw new UsageError('give a database file (or --schema FILE)');
+    }
+    if (options.remotes.length === 0 && options.unixctl === undefined) {
+      throw new UsageError('give at least one --remote REMOTE (or --listen REMOTE, or --unixctl)');
+    }
+    if (options.db !== undefined && options.schemas.length !== 1) {
+      throw new UsageError('--db keeps the database of exactly one --schema');
+    }
+    const schemas = readSchemas(options.schemas);
+    const tlsFiles = [options.privateKey, options.certificate, options.caCert];
     const tlsGiven = tlsFiles.filter((f) => f !== undefined).length;
     if (tlsGiven !== 0 && tlsGiven !== 3) {
       throw new UsageError('--private-key, --certificate and --ca-cert go together');
     }
-    const server = await createServer({
+    const tls =
+      tlsGiven === 3
+        ? {
+            key: readText(options.privateKey as string, 'private key'),
+            cert: readText(options.certificate as string, 'certificate'),
+            ca: readText(options.caCert as string, 'CA certificate'),
+          }
+        : undefined;
+    const probeIntervalMs = nonNegative(options.probeInterval, '--probe-interval');
+    const historyLength = nonNegative(options.history, '--history');
+    const router = new LogRouter(options.vlog, options.logFile, (t) => io.stderr(t));
+    let running: CliServer | undefined;
+    let fatal: Error | undefined;
+    server = await createServer({
       databases: schemas,
-      listen,
-      dbFile: values.db,
-      probeIntervalMs: nonNegative(values['probe-interval'], '--probe-interval'),
-      historyLength: nonNegative(values.history, '--history'),
-      logFile: values['log-file'],
-      onLog: values.verbose === true ? (line) => io.stderr(`${line}\n`) : undefined,
-      tls:
-        tlsGiven === 3
-          ? {
-              key: readText(values['private-key'] as string, 'private key'),
-              cert: readText(values.certificate as string, 'certificate'),
-              ca: readText(values['ca-cert'] as string, 'CA certificate'),
-            }
-          : undefined,
+      dbFile: options.db,
+      dbFiles: options.dbFiles,
+      listen: options.remotes,
+      probeIntervalMs,
+      historyLength,
+      tls,
+      storage: { columnDiff: options.columnDiff },
+      onLog: (line) => router.line(line),
+      onFatal: (e) => {
+        fatal = e;
+        void running?.stop(1);
+      },
     });
-    for (const remote of server.remotes) io.stdout(`listening on ${remote}\n`);
-    return server;
+    if (options.logFile !== undefined) {
+      server.log.write('vlog', 'INFO', `opened log file ${options.logFile}`);
+    }
+    const version = packageVersion();
+    if (options.unixctl !== undefined) {
+      ctl = await UnixctlServer.listen(
+        options.unixctl,
+        server.log,
+        `${PROGRAM} (ovnkit) ${version}`,
+      );
+    }
+    const pidfile =
+      options.pidfile === undefined
+        ? undefined
+        : Pidfile.create(options.pidfile, options.overwritePidfile);
+    const s = server;
+    const c = ctl;
+    let resolveExit: (code: number) => void = () => {};
+    const exited = new Promise<number>((r) => {
+      resolveExit = r;
+    });
+    let stopping: Promise<void> | undefined;
+    running = {
+      server: s,
+      unixctl: c,
+      log: router,
+      exited,
+      stop(code = 0) {
+        stopping ??= (async () => {
+          try {
+            await s.close();
+          } finally {
+            await c?.close();
+            pidfile?.remove();
+            resolveExit(code);
+          }
+        })();
+        return stopping;
+      },
+    };
+    if (c !== undefined) registerCommands(c, running, router);
+    s.log.write('ovsdb_server', 'INFO', `${PROGRAM} (ovnkit) ${version}`);
+    if (fatal !== undefined) void running.stop(1);
+    if (!isDetachedChild()) {
+      for (const remote of s.remotes) io.stdout(`listening on ${remote}\n`);
+    }
+    return running;
   } catch (e) {
-    io.stderr(`ovnkit-server: ${(e as Error).message}\n`);
+    await ctl?.close();
+    await server?.close();
+    io.stderr(`${PROGRAM}: ${(e as Error).message}\n`);
     return e instanceof UsageError ? 2 : 1;
   }
 }
@@ -167,26 +355,46 @@ function isMain(): boolean {
   }
 }
 
-if (isMain()) {
+const SIGNALS = { SIGINT: 2, SIGTERM: 15, SIGHUP: 1 } as const;
+
+async function main(): Promise<void> {
   const io: CliIo = {
     stdout: (t) => process.stdout.write(t),
     stderr: (t) => process.stderr.write(t),
   };
-  const started = await startCli(process.argv.slice(2), io);
+  const args = process.argv.slice(2);
+  let detaching = false;
+  try {
+    detaching = parseCommandLine(args).detach && !isDetachedChild();
+  } catch {
+    // startCli reports it
+  }
+  if (detaching) {
+    process.exitCode = await detach(args, io);
+    return;
+  }
+  const started = await startCli(args, io);
   if (typeof started === 'number') {
     process.exitCode = started;
-  } else {
-    const stop = (signal: string): void => {
-      io.stderr(`ovnkit-server: ${signal}, shutting down\n`);
-      started.close().then(
-        () => process.exit(0),
-        (e: unknown) => {
-          io.stderr(`ovnkit-server: ${(e as Error).message}\n`);
-          process.exit(1);
-        },
-      );
-    };
-    process.once('SIGINT', () => stop('SIGINT'));
-    process.once('SIGTERM', () => stop('SIGTERM'));
+    return;
   }
+  if (isDetachedChild()) {
+    notifyStarted();
+    const noChdir = args.some((a) => a === '--no-chdir');
+    if (!noChdir) process.chdir('/');
+    started.log.closeConsole();
+    // The parent is gone: its end of stdout and stderr closes.
+    process.stdout.on('error', () => {});
+    process.stderr.on('error', () => {});
+  }
+  for (const [signal, n] of Object.entries(SIGNALS)) {
+    process.once(signal, () => {
+      started.server.log.write('fatal_signal', 'WARN', `terminating with signal ${n} (${signal})`);
+      void started.stop(0);
+    });
+  }
+  const code = await started.exited;
+  process.exit(code);
 }
+
+if (isMain()) await main();

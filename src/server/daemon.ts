@@ -1,0 +1,168 @@
+/**
+ * Running `ovnkit-server` as a daemon, as Open vSwitch daemons run
+ * (`lib/daemon-unix.c`):
+ *
+ * - `--detach`: the program starts a copy of itself in a new session and
+ *   waits on a pipe; the copy signals once its databases are open and it
+ *   listens, and the first exits 0 (with the copy's exit status, or 1, when
+ *   the copy dies first). The copy then changes to `/` unless `--no-chdir`,
+ *   and writes nothing more to the console.
+ * - `--pidfile`: the process id, written atomically (`<file>.tmp<pid>`,
+ *   rename) once the server runs, and removed when it exits. A pidfile that
+ *   names a live process is an error unless `--overwrite-pidfile`.
+ *
+ * Open vSwitch also holds an `fcntl` lock on the pidfile, which Node cannot
+ * take, so `ovs-appctl -t <name>` (which finds the daemon through a locked
+ * pidfile) does not reach ovnkit-server: name the control socket instead
+ * (`--unixctl=SOCKET`, `ovs-appctl -t SOCKET`).
+ * @module
+ */
+
+import { spawn } from 'node:child_process';
+import { closeSync, readFileSync, renameSync, unlinkSync, writeFileSync, writeSync } from 'node:fs';
+import type { Readable } from 'node:stream';
+
+/** Set in the environment of the detached copy. */
+const DAEMON_ENV = 'OVNKIT_SERVER_DAEMON_FD';
+/** The copy's end of the startup pipe. */
+const NOTIFY_FD = 3;
+
+/** Whether this process is the detached copy of a `--detach` start. */
+export function isDetachedChild(): boolean {
+  return process.env[DAEMON_ENV] === String(NOTIFY_FD);
+}
+
+/**
+ * In the detached copy: tell the waiting parent that startup is complete
+ * (then it exits 0). Called once; later calls do nothing.
+ */
+export function notifyStarted(): void {
+  if (!isDetachedChild()) return;
+  delete process.env[DAEMON_ENV];
+  try {
+    writeSync(NOTIFY_FD, 'ready\n');
+    closeSync(NOTIFY_FD);
+  } catch {
+    // the parent is gone: nothing to tell
+  }
+}
+
+/**
+ * Start this program again, detached, with `args`, and wait until it
+ * signals startup. Resolves with the exit status for the parent: 0 once the
+ * copy runs, the copy's own status (or 1) when it exits first.
+ */
+export function detach(
+  args: readonly string[],
+  io: { stdout(t: string): void; stderr(t: string): void },
+): Promise<number> {
+  const script = process.argv[1] as string;
+  const child = spawn(process.execPath, [...process.execArgv, script, ...args], {
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe', 'pipe'],
+    env: { ...process.env, [DAEMON_ENV]: String(NOTIFY_FD) },
+  });
+  const relay = (stream: Readable | null, write: (t: string) => void) => {
+    stream?.setEncoding('utf8');
+    stream?.on('data', (t: string) => write(t));
+    stream?.on('error', () => {});
+  };
+  relay(child.stdout, (t) => io.stdout(t));
+  relay(child.stderr, (t) => io.stderr(t));
+  const notify = child.stdio[NOTIFY_FD] as Readable | null;
+  return new Promise((resolve) => {
+    let done = false;
+    const finish = (code: number) => {
+      if (done) return;
+      done = true;
+      child.stdout?.destroy();
+      child.stderr?.destroy();
+      notify?.destroy();
+      child.unref();
+      resolve(code);
+    };
+    notify?.on('error', () => {});
+    notify?.on('data', () => setImmediate(() => finish(0)));
+    child.once('error', (e) => {
+      io.stderr(`ovnkit-server: cannot start the daemon: ${e.message}\n`);
+      finish(1);
+    });
+    child.once('exit', (code, signal) => {
+      if (done) return;
+      // Let what the copy printed before dying come through first.
+      setImmediate(() => {
+        if (code !== null && code !== 0) {
+          finish(code);
+          return;
+        }
+        io.stderr(
+          `ovnkit-server: fork child died before signaling startup (${signal === null ? `exit status ${code}` : `killed (${signal})`})\n`,
+        );
+        finish(1);
+      });
+    });
+  });
+}
+
+/** Whether process `pid` exists. */
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** A pidfile this process wrote; {@link Pidfile.remove} it on exit. */
+export class Pidfile {
+  private removed = false;
+
+  private constructor(readonly path: string) {}
+
+  /**
+   * Write this process's id to `path`.
+   * @throws Error when `path` names another live process (unless
+   *   `overwrite`), or cannot be written.
+   */
+  static create(path: string, overwrite: boolean): Pidfile {
+    if (!overwrite) {
+      let text: string | undefined;
+      try {
+        text = readFileSync(path, 'utf8');
+      } catch {
+        // none
+      }
+      const pid = text === undefined ? Number.NaN : Number.parseInt(text, 10);
+      if (Number.isInteger(pid) && pid > 0 && pid !== process.pid && alive(pid)) {
+        throw new Error(`${path}: already running as pid ${pid}, aborting`);
+      }
+    }
+    const tmp = `${path}.tmp${process.pid}`;
+    try {
+      writeFileSync(tmp, `${process.pid}\n`, { mode: 0o644 });
+      renameSync(tmp, path);
+    } catch (e) {
+      try {
+        unlinkSync(tmp);
+      } catch {
+        // never made
+      }
+      throw new Error(`${path}: cannot create pidfile (${(e as Error).message})`);
+    }
+    return new Pidfile(path);
+  }
+
+  /** Remove the pidfile if it still names this process. */
+  remove(): void {
+    if (this.removed) return;
+    this.removed = true;
+    try {
+      if (Number.parseInt(readFileSync(this.path, 'utf8'), 10) === process.pid) {
+        unlinkSync(this.path);
+      }
+    } catch {
+      // already gone
+    }
+  }
+}
