@@ -6,17 +6,20 @@
  *
  * Canonical means: enum values sorted as OVSDB sorts atoms; columns sorted by
  * name; defaults omitted (`min`/`max` 1, `refType` strong, `mutable` true,
- * `ephemeral` false, unlimited `maxRows`); `isRoot` always explicit.
+ * `ephemeral` false, unlimited `maxRows`, `minInteger` −2^63 and
+ * `maxInteger` 2^63−1, which bound nothing); `isRoot` always explicit.
  * @module
  */
 
-import type {
-  Atom,
-  BaseType,
-  ColumnSchema,
-  ColumnType,
-  DatabaseSchema,
-  TableSchema,
+import {
+  type Atom,
+  type BaseType,
+  type ColumnSchema,
+  type ColumnType,
+  type DatabaseSchema,
+  INT64_MAX,
+  INT64_MIN,
+  type TableSchema,
 } from 'ovnkit/ovsdb';
 
 /** A JSON value (integers beyond 2^53−1 are bigints, as in parsed schemas). */
@@ -42,19 +45,33 @@ export function compareAtoms(a: Atom, b: Atom): number {
   return Buffer.compare(Buffer.from(String(a), 'utf8'), Buffer.from(String(b), 'utf8'));
 }
 
-function sortBase(base: BaseType): BaseType {
-  if (base.enum === undefined) return base;
-  return { ...base, enum: [...base.enum].sort(compareAtoms) };
+/**
+ * `base` with its enum sorted, and without integer bounds at the int64 limits
+ * (ovsdb-server holds those as no bound, and `get_schema` leaves them out).
+ */
+function normalizeBase(base: BaseType): BaseType {
+  const { minInteger, maxInteger, ...rest } = base;
+  const dropMin = minInteger === INT64_MIN;
+  const dropMax = maxInteger === INT64_MAX;
+  if (base.enum === undefined && !dropMin && !dropMax) return base;
+  const out: { -readonly [K in keyof BaseType]: BaseType[K] } = { ...rest };
+  if (minInteger !== undefined && !dropMin) out.minInteger = minInteger;
+  if (maxInteger !== undefined && !dropMax) out.maxInteger = maxInteger;
+  if (base.enum !== undefined) out.enum = [...base.enum].sort(compareAtoms);
+  return out;
 }
 
 function sortType(type: ColumnType): ColumnType {
-  const key = sortBase(type.key);
-  const value = type.value === undefined ? undefined : sortBase(type.value);
+  const key = normalizeBase(type.key);
+  const value = type.value === undefined ? undefined : normalizeBase(type.value);
   if (key === type.key && value === type.value) return type;
   return value === undefined ? { ...type, key } : { ...type, key, value };
 }
 
-/** `schema` with every enum sorted (the form `get_schema` reports). */
+/**
+ * `schema` with every enum sorted and integer bounds at the int64 limits left
+ * out (the form `get_schema` reports).
+ */
 export function normalizeSchema(schema: DatabaseSchema): DatabaseSchema {
   const tables: Record<string, TableSchema> = Object.create(null);
   for (const name of Object.keys(schema.tables).sort()) {
@@ -72,8 +89,12 @@ export function normalizeSchema(schema: DatabaseSchema): DatabaseSchema {
 function baseJson(base: BaseType): Json {
   const out: Record<string, Json> = { type: base.type };
   if (base.enum !== undefined) out['enum'] = ['set', [...base.enum].sort(compareAtoms)];
-  if (base.minInteger !== undefined) out['minInteger'] = base.minInteger;
-  if (base.maxInteger !== undefined) out['maxInteger'] = base.maxInteger;
+  if (base.minInteger !== undefined && base.minInteger !== INT64_MIN) {
+    out['minInteger'] = base.minInteger;
+  }
+  if (base.maxInteger !== undefined && base.maxInteger !== INT64_MAX) {
+    out['maxInteger'] = base.maxInteger;
+  }
   if (base.minReal !== undefined) out['minReal'] = base.minReal;
   if (base.maxReal !== undefined) out['maxReal'] = base.maxReal;
   if (base.minLength !== undefined) out['minLength'] = base.minLength;

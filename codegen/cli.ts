@@ -41,8 +41,8 @@ Options:
   --ovsdb-import SPEC   module the generated code imports the ovsdb layer from
                         (default: ${DEFAULT_OVSDB_IMPORT})
   --ovsdb-dir DIR       import the ovsdb layer from its source directory instead
-                        (relative imports of DIR/values/uuid.js, schema/model.js,
-                        schema/schema.js)
+                        (relative imports of DIR/values/uuid.js, values/int64.js,
+                        schema/model.js, schema/schema.js)
   --embed-schema        also export the schema document exactly as given
                         (<NAME>SchemaJson in model.ts, members in its order)
                         and build the model from it rather than from the
@@ -136,6 +136,7 @@ export async function runCli(args: readonly string[], io: CliIo): Promise<number
       commandParts.push('--ovsdb-dir', displayPath(io.cwd, values['ovsdb-dir']));
       ovsdbImport = {
         uuid: relativeSpecifier(outAbs, resolve(dir, 'values/uuid.js')),
+        int64: relativeSpecifier(outAbs, resolve(dir, 'values/int64.js')),
         model: relativeSpecifier(outAbs, resolve(dir, 'schema/model.js')),
         schema: relativeSpecifier(outAbs, resolve(dir, 'schema/schema.js')),
       };

@@ -1,8 +1,12 @@
 /**
  * The TypeScript type of each column as the codec represents its values:
- * atoms as `number`, `boolean`, `string` or `Uuid<'Table'>`, enums as their
- * generated union, optional columns as `T | null`, sets as readonly arrays and
- * maps as readonly records keyed by the key's string form.
+ * atoms as `number`, `Int64`, `boolean`, `string` or `Uuid<'Table'>`, enums as
+ * their generated union, optional columns as `T | null`, sets as readonly
+ * arrays and maps as readonly records keyed by the key's string form.
+ *
+ * An integer is `number` when the schema bounds it within ±(2^53−1) on both
+ * sides (`minInteger` and `maxInteger`), else `Int64` (`number | bigint`: the
+ * codec gives a `bigint` beyond ±(2^53−1)).
  * @module
  */
 
@@ -10,11 +14,31 @@ import type { BaseType, ColumnSchema } from 'ovnkit/ovsdb';
 import { tsString } from './literals.js';
 import type { EnumPlan, TablePlan } from './plan.js';
 
+/** The name generated code gives OVSDB's 64-bit integer type (`number | bigint`). */
+export const INT64_TYPE = 'Int64';
+
+/**
+ * True when `base` is an integer that may lie beyond ±(2^53−1), so that its
+ * values are `Int64` rather than `number`: no enum, and `minInteger` or
+ * `maxInteger` absent or beyond ±(2^53−1) (a canonical bound beyond is a
+ * bigint).
+ */
+export function isWideInteger(base: BaseType | undefined): boolean {
+  if (base?.type !== 'integer' || base.enum !== undefined) return false;
+  return typeof base.minInteger !== 'number' || typeof base.maxInteger !== 'number';
+}
+
+/** True when a value of `column` (a key, element or map value) is typed `Int64`. */
+export function hasWideInteger(column: ColumnSchema): boolean {
+  return isWideInteger(column.type.key) || isWideInteger(column.type.value);
+}
+
 /** The type of one atom of `base`, or the enum's union when it has one. */
 function baseTsType(base: BaseType, enumPlan: EnumPlan | undefined): string {
   if (enumPlan !== undefined) return enumPlan.name;
   switch (base.type) {
     case 'integer':
+      return isWideInteger(base) ? INT64_TYPE : 'number';
     case 'real':
       return 'number';
     case 'boolean':
@@ -26,11 +50,17 @@ function baseTsType(base: BaseType, enumPlan: EnumPlan | undefined): string {
   }
 }
 
-/** The string form of a map key type (the codec's key representation). */
+/**
+ * The string form of a map key type (the codec's key representation). A
+ * record key is a string, so an integer key that may lie beyond ±(2^53−1) is
+ * a `number` or, beyond, its decimal digits (the template type `${bigint}`).
+ */
 function mapKeyTsType(base: BaseType, enumPlan: EnumPlan | undefined): string {
   if (enumPlan !== undefined) return enumPlan.name;
   switch (base.type) {
     case 'integer':
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: the text of a template literal type
+      return isWideInteger(base) ? 'number | `${bigint}`' : 'number';
     case 'real':
       return 'number';
     case 'boolean':

@@ -5,7 +5,7 @@
  * file goes through, settles spacing and indentation but never breaks a line;
  * so where a long literal, union or argument list breaks is decided here: it
  * stays on one line when that fits within {@link LINE_WIDTH} columns, else it
- * gets one member per line (numbers: as many per line as fit).
+ * gets one member per line (numbers and bigints: as many per line as fit).
  * @module
  */
 
@@ -73,7 +73,7 @@ export interface LiteralPlace {
 /**
  * A JSON value as a literal: on one line when it fits within
  * {@link LINE_WIDTH}, else one member or element per line with trailing
- * commas (numbers packed as many per line as fit), recursively.
+ * commas (numbers and bigints packed as many per line as fit), recursively.
  */
 export function jsonLiteral(value: Json, place: LiteralPlace): string {
   const inline = inlineJson(value);
@@ -83,7 +83,9 @@ export function jsonLiteral(value: Json, place: LiteralPlace): string {
   if (Array.isArray(value)) {
     const items = value as readonly Json[];
     if (items.length === 0) return inline;
-    if (items.every((i) => typeof i === 'number')) return numberArray(items, place.depth);
+    if (items.every((i) => typeof i === 'number' || typeof i === 'bigint')) {
+      return numberArray(items, place.depth);
+    }
     return arrayLiteral(
       items.map((v) => jsonLiteral(v, { depth, before: 0, after: 1 })),
       place.depth,
@@ -121,12 +123,12 @@ export function arrayLiteral(items: readonly string[], depth: number): string {
   return `[\n${items.map((i) => `${pad}${i},`).join('\n')}\n${INDENT.repeat(depth)}]`;
 }
 
-/** Numbers packed onto as few lines as fit, each followed by a comma. */
-function numberArray(items: readonly number[], depth: number): string {
+/** Numbers (and bigints) packed onto as few lines as fit, each followed by a comma. */
+function numberArray(items: readonly (number | bigint)[], depth: number): string {
   const lines: string[] = [];
   let line = '';
   for (const n of items) {
-    const item = `${tsNumber(n)},`;
+    const item = `${tsLiteral(n)},`;
     if (line !== '' && !fits(depth + 1, line.length + 1 + item.length)) {
       lines.push(line);
       line = item;

@@ -76,6 +76,7 @@ export function isIdentifier(name: string): boolean {
 const RESERVED: ReadonlySet<string> = new Set([
   // Imported from the ovsdb layer.
   'Uuid',
+  'Int64',
   'TableTypes',
   'DatabaseModel',
   'defineModel',

@@ -9,7 +9,7 @@
 
 import type { Atom, DatabaseSchema, TableSchema } from 'ovnkit/ovsdb';
 import { type Json, type JsonObject, tableJson } from './canonical.js';
-import { columnTsType } from './column-types.js';
+import { columnTsType, hasWideInteger, INT64_TYPE } from './column-types.js';
 import { type DatabaseDocs, renderBlocks, wrap } from './docs.js';
 import { SourceEmitter, type Statement } from './emit.js';
 import { compareSources, type ImportName, importDeclarations } from './imports.js';
@@ -43,8 +43,17 @@ import { blockComment, DOC_WIDTH, docs, paragraphs } from './tsdoc.js';
 export type OvsdbImports =
   /** One module exporting everything (e.g. `ovnkit/ovsdb`). */
   | string
-  /** One specifier per module of the ovsdb layer (e.g. `../../ovsdb/uuid.js`). */
-  | { readonly uuid: string; readonly model: string; readonly schema: string };
+  /** One specifier per module of the ovsdb layer (e.g. `../../ovsdb/values/uuid.js`). */
+  | {
+      /** The module of `Uuid` (`values/uuid.js`). */
+      readonly uuid: string;
+      /** The module of `Int64` (`values/int64.js`). */
+      readonly int64: string;
+      /** The module of `DatabaseModel`, `defineModel` and `TableTypes` (`schema/model.js`). */
+      readonly model: string;
+      /** The module of `parseSchema` (`schema/schema.js`). */
+      readonly schema: string;
+    };
 
 /** Everything the renderer needs besides the plan. */
 export interface RenderContext {
@@ -78,7 +87,7 @@ function headerStatement(ctx: RenderContext): WriterFunction {
   return paragraph(ctx.header);
 }
 
-function importFrom(ctx: RenderContext, part: 'uuid' | 'model' | 'schema'): string {
+function importFrom(ctx: RenderContext, part: 'uuid' | 'int64' | 'model' | 'schema'): string {
   return typeof ctx.imports === 'string' ? ctx.imports : ctx.imports[part];
 }
 
@@ -228,10 +237,13 @@ function tableSchemaLiteral(table: TableSchema): string {
 
 function renderTable(ctx: RenderContext, plan: TablePlan, emitter: SourceEmitter): string {
   const { table } = plan;
-  const statements: Statement[] = [
-    headerStatement(ctx),
-    ...importDeclarations([[importFrom(ctx, 'uuid'), { name: 'Uuid', typeOnly: true }]]),
+  const imports: (readonly [string, ImportName])[] = [
+    [importFrom(ctx, 'uuid'), { name: 'Uuid', typeOnly: true }],
   ];
+  if (table.columnNames.some((c) => hasWideInteger(table.columns[c]!))) {
+    imports.push([importFrom(ctx, 'int64'), { name: INT64_TYPE, typeOnly: true }]);
+  }
+  const statements: Statement[] = [headerStatement(ctx), ...importDeclarations(imports)];
   for (const col of table.columnNames) {
     const entry = plan.enums.get(col);
     for (const role of ['element', 'key', 'value'] as const) {

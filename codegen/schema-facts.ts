@@ -7,6 +7,7 @@
  */
 
 import { type ColumnSchema, describeColumnType, type TableSchema } from 'ovnkit/ovsdb';
+import { hasWideInteger } from './column-types.js';
 import { type DocBlock, indentItem, renderBlocks, wrap } from './docs.js';
 import type { TablePlan } from './plan.js';
 import { DOC_WIDTH } from './tsdoc.js';
@@ -20,9 +21,13 @@ function listText(names: readonly string[]): string {
   return names.map(code).join(', ');
 }
 
+/** What a column typed `Int64` says about its integers. */
+export const INT64_NOTE = '64-bit: a `bigint` beyond ±(2^53−1)';
+
 /** The schema facts about a column, as one paragraph. */
 export function columnFacts(table: TableSchema, column: ColumnSchema, plan: TablePlan): string[] {
-  const facts = [`Type: ${describeColumnType(column)}.`];
+  const wide = hasWideInteger(column) ? ` (${INT64_NOTE})` : '';
+  const facts = [`Type: ${describeColumnType(column)}${wide}.`];
   if (!column.mutable) facts.push(`Immutable: set by an insert, absent from \`${plan.update}\`.`);
   if (column.ephemeral) facts.push('Ephemeral: not persisted, so lost when the server restarts.');
   for (const ix of table.indexes) {

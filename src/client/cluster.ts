@@ -21,6 +21,7 @@ import {
   type DatabaseColumn,
   DatabaseModelEnum,
 } from '../ovsdb/schema/generated/server/index.js';
+import type { Int64 } from '../ovsdb/values/int64.js';
 import type { Uuid } from '../ovsdb/values/uuid.js';
 import type { MonitorRequests, WireRow } from '../ovsdb/wire/wire.js';
 
@@ -56,8 +57,8 @@ export function serverMonitorRequest(db: string): MonitorRequests {
 export interface ServerChoice {
   /** Only a cluster's leader will do. */
   readonly leaderOnly: boolean;
-  /** The highest Raft index seen so far on any server (0 for none). */
-  readonly minIndex: number;
+  /** The highest Raft index seen so far on any server (0 for none); a 64-bit integer. */
+  readonly minIndex: Int64;
   /** When set, the cluster must have this ID. */
   readonly cid?: string | undefined;
 }
@@ -173,7 +174,7 @@ export function decodeServerDatabaseRow(
     schema: typeof schema === 'string' ? schema : null,
     cid: has('cid') ? uuidOrNull(wire['cid']) : base.cid,
     sid: has('sid') ? uuidOrNull(wire['sid']) : base.sid,
-    index: typeof index === 'number' ? index : null,
+    index: typeof index === 'number' || typeof index === 'bigint' ? index : null,
   };
 }
 

@@ -6,19 +6,20 @@
  * @module
  */
 
+import { compareInt64, type Int64 } from '../ovsdb/values/int64.js';
 import { judgeServer, remoteOrder, type ServerDatabaseRow, type ServerVerdict } from './cluster.js';
 import type { ConnectionConfig } from './options.js';
 
 /** Orders the remotes and judges servers for one client. */
 export class ServerSelector {
   /** The highest Raft index seen, and the cluster it belongs to. */
-  private maxIndex = 0;
+  private maxIndex: Int64 = 0;
   private indexCid: string | null = null;
 
   constructor(private readonly config: ConnectionConfig) {}
 
   /** The highest Raft index seen (0 for none). */
-  get highestIndex(): number {
+  get highestIndex(): Int64 {
     return this.maxIndex;
   }
 
@@ -37,7 +38,7 @@ export class ServerSelector {
         this.maxIndex = 0;
       }
       const verdict = judgeServer(row, { leaderOnly, minIndex: this.maxIndex, cid: clusterId }, db);
-      if (verdict.ok) this.maxIndex = Math.max(this.maxIndex, row.index);
+      if (verdict.ok && compareInt64(row.index, this.maxIndex) > 0) this.maxIndex = row.index;
       return verdict;
     }
     return judgeServer(row, { leaderOnly, minIndex: 0, cid: clusterId }, db);

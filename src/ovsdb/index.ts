@@ -109,6 +109,7 @@ export {
   type EncodeContext,
   type TableCodec,
 } from './values/datum.js';
+export { INT64_MAX, INT64_MIN, type Int64, isInt64, toInt64 } from './values/int64.js';
 export { asUuid, isUuid, newUuid, type Uuid, ZERO_UUID } from './values/uuid.js';
 export {
   columnValidator,

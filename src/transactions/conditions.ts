@@ -33,8 +33,8 @@ export type InclusionFunction = 'includes' | 'excludes';
 /** `<`, `<=`, `>`, `>=`: numbers only. */
 export type ComparisonFunction = '<' | '<=' | '>' | '>=';
 
-/** An atomic JS value: what a single OVSDB atom decodes to. */
-export type Atomic = string | number | boolean;
+/** An atomic JS value: what a single OVSDB atom decodes to (an integer beyond ±(2^53−1) is a bigint). */
+export type Atomic = string | number | bigint | boolean;
 
 /** True when `V` (a column's JS type) is a set or a map. */
 /** `true` when `V` is a set (array) or map (record) column value. */
@@ -47,12 +47,12 @@ export type IsCollection<V> = [V] extends [readonly unknown[]]
 /**
  * The conditions column `C` of JS type `V` accepts: `[C, '==' | '!=', V]`;
  * for a set or map also `[C, 'includes' | 'excludes', V]` (a subset); for a
- * number also `[C, '<' | '<=' | '>' | '>=', number]`.
+ * number (or `Int64`) also `[C, '<' | '<=' | '>' | '>=', V]`.
  */
 export type ConditionFor<C extends string, V> =
   | readonly [column: C, fn: EqualityFunction, value: V]
   | (IsCollection<V> extends true ? readonly [column: C, fn: InclusionFunction, value: V] : never)
-  | ([V] extends [number | null]
+  | ([V] extends [number | bigint | null]
       ? [V] extends [null]
         ? never
         : readonly [column: C, fn: ComparisonFunction, value: NonNullable<V>]

@@ -5,7 +5,7 @@
  * | column                      | mutators                                  | value                              |
  * | --------------------------- | ----------------------------------------- | ---------------------------------- |
  * | set (or optional) `T[]`     | `insert`, `delete`                        | `T[]`: elements to add or remove   |
- * | number, or set of numbers   | `+=`, `-=`, `*=`, `/=`, `%=` (integers)   | `number`, applied to every element |
+ * | number, or set of numbers   | `+=`, `-=`, `*=`, `/=`, `%=` (integers)   | `number` (`Int64` for an `Int64` column), applied to every element |
  * | map `Record<K, V>`          | `insert`                                  | `Record<K, V>`: pairs to add (existing keys keep their value) |
  * | map `Record<K, V>`          | `delete`                                  | `K[]`: keys to remove, or `Record<K, V>`: pairs to remove |
  *
@@ -27,12 +27,26 @@ import type { Atomic } from './conditions.js';
 /** The arithmetic mutators. `%=` applies to integers only. */
 export type ArithmeticMutator = '+=' | '-=' | '*=' | '/=' | '%=';
 
+/**
+ * The operand of an arithmetic mutation of elements of type `E`: `number`
+ * for a `number` column, `number | bigint` for an `Int64` one; `never` for
+ * other columns.
+ */
+export type ArithmeticOperand<E> = [E] extends [number]
+  ? number
+  : [E] extends [number | bigint]
+    ? number | bigint
+    : never;
+
+/** An arithmetic mutation of column `C` whose elements are of type `E` (never when not numeric). */
+type ArithmeticMutation<C extends string, E> = [ArithmeticOperand<E>] extends [never]
+  ? never
+  : readonly [column: C, mutator: ArithmeticMutator, value: ArithmeticOperand<E>];
+
 /** A set mutation: insert or delete elements. */
 export type SetMutation<C extends string, E> =
   | readonly [column: C, mutator: 'insert' | 'delete', elements: readonly E[]]
-  | ([E] extends [number]
-      ? readonly [column: C, mutator: ArithmeticMutator, value: number]
-      : never);
+  | ArithmeticMutation<C, E>;
 
 /** A map mutation: insert pairs, delete by key, or delete by pair. */
 export type MapMutation<C extends string, V> =
@@ -47,9 +61,7 @@ export type MapMutation<C extends string, V> =
 export type MutationFor<C extends string, V> = [V] extends [readonly (infer E)[]]
   ? SetMutation<C, E>
   : [V] extends [Atomic]
-    ? [V] extends [number]
-      ? readonly [column: C, mutator: ArithmeticMutator, value: number]
-      : never
+    ? ArithmeticMutation<C, V>
     : [V] extends [Atomic | null]
       ? SetMutation<C, NonNullable<V>>
       : MapMutation<C, V>;
@@ -121,7 +133,7 @@ export function compileMutation(
     if (mutator === '%=' && t.key.type !== 'integer') {
       fail(`"%=" applies only to integer columns, not to ${describeColumnType(column)}`);
     }
-    if ((mutator === '/=' || mutator === '%=') && value === 0) {
+    if ((mutator === '/=' || mutator === '%=') && (value === 0 || value === 0n)) {
       fail('division by zero (the server would answer "domain error")');
     }
     type = bareAtomType(column);

@@ -148,6 +148,7 @@ describe('--check on a modified copy', () => {
       docsXml: readRepo('schema/ovn-nb.xml'),
       ovsdbImport: {
         uuid: '../../ovsdb/values/uuid.js',
+        int64: '../../ovsdb/values/int64.js',
         model: '../../ovsdb/schema/model.js',
         schema: '../../ovsdb/schema/schema.js',
       },

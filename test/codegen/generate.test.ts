@@ -318,3 +318,143 @@ describe('strings in generated code', () => {
     );
   });
 });
+
+describe('64-bit integers', () => {
+  const INT64_MIN = -(2n ** 63n);
+  const INT64_MAX = 2n ** 63n - 1n;
+  /** A schema whose integer columns cover the type rule (objects: bigints stay exact). */
+  function wideSchema(extreme: Record<string, unknown> = {}): unknown {
+    return {
+      name: 'Wide',
+      version: '1.0.0',
+      tables: {
+        T: {
+          columns: {
+            counter: { type: 'integer' },
+            bounded: {
+              type: {
+                key: {
+                  type: 'integer',
+                  minInteger: -Number.MAX_SAFE_INTEGER,
+                  maxInteger: Number.MAX_SAFE_INTEGER,
+                },
+              },
+            },
+            half: { type: { key: { type: 'integer', minInteger: 0 }, min: 0, max: 1 } },
+            big: {
+              type: { key: { type: 'integer', minInteger: -(2n ** 60n), maxInteger: 2n ** 62n } },
+            },
+            beyond: { type: { key: { type: 'integer', minInteger: 0, maxInteger: 2n ** 53n } } },
+            level: {
+              type: {
+                key: {
+                  type: 'integer',
+                  enum: ['set', [INT64_MAX, -1, INT64_MIN, 9007199254740993n]],
+                },
+              },
+            },
+            stats: { type: { key: 'string', value: 'integer', min: 0, max: 'unlimited' } },
+            by_id: { type: { key: 'integer', value: 'string', min: 0, max: 'unlimited' } },
+            ports: {
+              type: {
+                key: { type: 'integer', minInteger: 1, maxInteger: 65535 },
+                value: { type: 'integer', minInteger: 0, maxInteger: 4294967295 },
+                min: 0,
+                max: 'unlimited',
+              },
+            },
+            ids: { type: { key: 'integer', min: 0, max: 'unlimited' }, ...extreme },
+          },
+        },
+        U: { columns: { name: { type: 'string' } } },
+      },
+    };
+  }
+  const files = generate({ schema: wideSchema() });
+  const t = files.get('t.ts')!;
+
+  it('types an integer bounded within ±(2^53−1) on both sides as number, any other as Int64', () => {
+    expect(t).toContain('  readonly counter: Int64;');
+    expect(t).toContain('  readonly bounded: number;');
+    expect(t).toContain('  readonly half: Int64 | null;');
+    expect(t).toContain('  readonly big: Int64;');
+    expect(t).toContain('  readonly beyond: Int64;');
+    expect(t).toContain('  readonly ids: readonly Int64[];');
+    expect(t).toContain('  readonly stats: Readonly<Record<string, Int64>>;');
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: the text of a template literal type
+    expect(t).toContain('  readonly by_id: Readonly<Record<number | `${bigint}`, string>>;');
+    expect(t).toContain('  readonly ports: Readonly<Record<number, number>>;');
+  });
+
+  it('imports Int64 only where a column uses it', () => {
+    expect(t).toContain("import type { Int64, Uuid } from 'ovnkit/ovsdb';");
+    expect(files.get('u.ts')).toContain("import type { Uuid } from 'ovnkit/ovsdb';");
+    expect(files.get('u.ts')).not.toContain('Int64');
+    const dir = generate({
+      schema: wideSchema(),
+      ovsdbImport: {
+        uuid: '../ovsdb/values/uuid.js',
+        int64: '../ovsdb/values/int64.js',
+        model: '../ovsdb/schema/model.js',
+        schema: '../ovsdb/schema/schema.js',
+      },
+    }).get('t.ts')!;
+    expect(dir).toContain("import type { Int64 } from '../ovsdb/values/int64.js';");
+    expect(dir).toContain("import type { Uuid } from '../ovsdb/values/uuid.js';");
+  });
+
+  it('says so in the TSDoc of the 64-bit columns only', () => {
+    expect(docAbove(t, 'counter')).toContain(
+      'Type: integer (64-bit: a `bigint` beyond ±(2^53−1)).',
+    );
+    expect(docAbove(t, 'stats')).toContain('(64-bit: a `bigint` beyond ±(2^53−1)).');
+    expect(docAbove(t, 'bounded')).not.toContain('64-bit');
+    expect(docAbove(t, 'level')).not.toContain('64-bit');
+  });
+
+  it('writes big bounds and enum values as bigint literals that run back to the same values', () => {
+    expect(t).toContain(
+      'export const TLevel = [-9223372036854775808n, -1, 9007199254740993n, 9223372036854775807n] as const;',
+    );
+    expect(t).toContain('minInteger: -1152921504606846976n,');
+    expect(t).toContain('maxInteger: 4611686018427387904n,');
+    const mod = runModule(t);
+    expect(mod['TLevel']).toEqual([INT64_MIN, -1, 9007199254740993n, INT64_MAX]);
+    const meta = mod['TTable'] as { columns: Record<string, { type: { key: unknown } }> };
+    expect(meta.columns['big']?.type.key).toEqual({
+      type: 'integer',
+      minInteger: -(2n ** 60n),
+      maxInteger: 2n ** 62n,
+    });
+    expect(meta.columns['beyond']?.type.key).toEqual({
+      type: 'integer',
+      minInteger: 0,
+      maxInteger: 2n ** 53n,
+    });
+  });
+
+  it('embeds table schemas equal in meaning to the source schema', () => {
+    const source = normalizeSchema(parseSchema(wideSchema()));
+    const tables = Object.fromEntries(
+      ['T', 'U'].map((name) => [
+        name,
+        runModule(files.get(`${name.toLowerCase()}.ts`)!)[`${name}Table`],
+      ]),
+    );
+    const embedded = normalizeSchema(parseSchema({ name: 'Wide', version: '1.0.0', tables }));
+    expect({ ...embedded, json: null }).toEqual({ ...source, json: null });
+  });
+
+  it('leaves out bounds at the int64 limits, as get_schema does: the same code as without', () => {
+    const withLimits = generate({
+      schema: wideSchema({
+        type: {
+          key: { type: 'integer', minInteger: INT64_MIN, maxInteger: INT64_MAX },
+          min: 0,
+          max: 'unlimited',
+        },
+      }),
+    });
+    expect(withLimits.get('t.ts')).toBe(t);
+  });
+});

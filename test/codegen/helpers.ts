@@ -167,6 +167,7 @@ export function generateFixtures(scratch: string): FixtureOutputs {
       docsXml: file.startsWith('ovn-nb-') ? docsXml : undefined,
       ovsdbImport: {
         uuid: `${ovsdb}/values/uuid.js`,
+        int64: `${ovsdb}/values/int64.js`,
         model: `${ovsdb}/schema/model.js`,
         schema: `${ovsdb}/schema/schema.js`,
       },

@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { promisify } from 'node:util';
 import { Project } from 'ts-morph';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -41,8 +41,45 @@ async function node(
   }
 }
 
+/**
+ * Type assertions on the generated vswitch and NB models, type-checked with
+ * them: which integer columns are 64-bit (`Int64`) and which stay `number`.
+ */
+function int64Assertions(): string {
+  const int64 = relative(scratch, join(ROOT, 'src/ovsdb/values/int64.js')).split('\\').join('/');
+  return `import type { Int64 } from '${int64}';
+import type { Acl, AclInsert, NbGlobal, NbGlobalInsert } from './ovn-nb-7.18.0/index.js';
+import type { Interface, InterfaceInsert, InterfaceUpdate } from './vswitch/index.js';
+
+type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
+
+export const statistics: Equal<Interface['statistics'], Readonly<Record<string, Int64>>> = true;
+export const statisticsValue: Equal<Interface['statistics'][string], Int64> = true;
+export const ofport: Equal<Interface['ofport'], Int64 | null> = true;
+export const ofportRequest: Equal<Interface['ofport_request'], number | null> = true;
+export const nbCfg: Equal<NbGlobal['nb_cfg'], Int64> = true;
+export const priority: Equal<Acl['priority'], number> = true;
+
+export const insert: InterfaceInsert = {
+  name: 'eth0',
+  statistics: { rx_bytes: 9223372036854775807n, tx_bytes: 1 },
+};
+export const update: InterfaceUpdate = { ofport_request: 1 };
+export const nb: NbGlobalInsert = { nb_cfg: 1n };
+export const acl: AclInsert = { priority: 1 };
+
+// @ts-expect-error ofport_request is bounded to 1..65279: a number, not a bigint
+export const badUpdate: InterfaceUpdate = { ofport_request: 1n };
+// @ts-expect-error ACL.priority is bounded to 0..32767: a number, not a bigint
+export const badAcl: AclInsert = { priority: 1n };
+// @ts-expect-error a string is not an integer
+export const badStatistics: InterfaceInsert = { statistics: { rx_bytes: '1' } };
+`;
+}
+
 describe('output for all 13 fixture schemas', () => {
   it('type-checks (one tsc run over all 13, the repository’s strict settings)', async () => {
+    writeFileSync(join(scratch, 'int64-assertions.ts'), int64Assertions());
     writeFileSync(
       join(scratch, 'tsconfig.json'),
       JSON.stringify({

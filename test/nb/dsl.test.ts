@@ -436,7 +436,7 @@ describe('waiting without ovn-northd', () => {
               op: 'update',
               table: 'NB_Global',
               where: [],
-              row: { sb_cfg: row.nb_cfg, hv_cfg: row.nb_cfg },
+              row: { sb_cfg: Number(row.nb_cfg), hv_cfg: Number(row.nb_cfg) },
             },
           ]),
         );

@@ -174,7 +174,7 @@ describe('the DSL with ovn-northd', () => {
   it('waitFor("sb") after a later change resolves with a larger nb_cfg', async () => {
     const before = [...client.rows('NB_Global')][0]!.nb_cfg;
     const reached = await nb.waitFor('sb', { timeoutMs: 20_000 });
-    expect(reached).toBe(before + 1);
+    expect(reached).toBe(Number(before) + 1);
   });
 
   it('without ovn-northd, waitFor times out cleanly and the client keeps working', async () => {
@@ -188,12 +188,12 @@ describe('the DSL with ovn-northd', () => {
     const e = err as NbWaitTimeoutError;
     expect(e.target).toBe('sb');
     expect(e.timeoutMs).toBe(400);
-    expect(e.current).toBe(e.expected - 1);
+    expect(e.current).toBe(Number(e.expected) - 1);
     expect(Date.now() - started).toBeLessThan(10_000);
     // The transaction committed (nb_cfg moved on); only sb_cfg stayed behind.
     const global = [...client.rows('NB_Global')][0]!;
     expect(global.nb_cfg).toBe(e.expected);
-    expect(global.sb_cfg).toBe(e.expected - 1);
+    expect(global.sb_cfg).toBe(Number(e.expected) - 1);
     // The client is still usable.
     const r = await nb.transact((t) => lsAdd(t, 'after-timeout'));
     expect(client.get('Logical_Switch', r.value)?.name).toBe('after-timeout');

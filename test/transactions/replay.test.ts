@@ -25,7 +25,7 @@ async function increment(
       const global = client.find('NB_Global', () => true);
       if (global === undefined) throw new Error('no NB_Global row');
       tx.verify(global, ['nb_cfg']);
-      tx.update('NB_Global', global._uuid, { nb_cfg: global.nb_cfg + by });
+      tx.update('NB_Global', global._uuid, { nb_cfg: Number(global.nb_cfg) + by });
       return global.nb_cfg;
     },
     { retries },
@@ -80,7 +80,7 @@ describe.each(TARGETS)('verify and replay against %s', (target) => {
           (tx) => {
             calls++;
             tx.verify(stale, ['nb_cfg']);
-            tx.update('NB_Global', stale._uuid, { nb_cfg: stale.nb_cfg + 1 });
+            tx.update('NB_Global', stale._uuid, { nb_cfg: Number(stale.nb_cfg) + 1 });
           },
           { retries: 2 },
         ),

@@ -13,6 +13,7 @@ import {
   type QoS,
 } from '../../src/nb/index.js';
 import type { InsertOf, RowOf, TableName, UpdateOf } from '../../src/ovsdb/schema/model.js';
+import type { Int64 } from '../../src/ovsdb/values/int64.js';
 import type { Uuid } from '../../src/ovsdb/values/uuid.js';
 import {
   type EdgeCaseRow,
@@ -148,13 +149,14 @@ describe('rows, inserts and updates', () => {
 describe('unusual column types (edge fixture)', () => {
   it('integer-keyed maps use number keys; boolean keys are "true"/"false"', () => {
     expectTypeOf<EdgeCaseRow['queues']>().toEqualTypeOf<Readonly<Record<number, Uuid<'Map'>>>>();
+    // An unbounded integer value is 64-bit.
     expectTypeOf<EdgeCaseRow['bmap']>().toEqualTypeOf<
-      Readonly<Partial<Record<'false' | 'true', number>>>
+      Readonly<Partial<Record<'false' | 'true', Int64>>>
     >();
   });
 
   it('uuid-keyed maps are keyed by the referenced table', () => {
-    expectTypeOf<EdgeCaseRow['by_ref']>().toEqualTypeOf<Readonly<Record<Uuid<'Map'>, number>>>();
+    expectTypeOf<EdgeCaseRow['by_ref']>().toEqualTypeOf<Readonly<Record<Uuid<'Map'>, Int64>>>();
   });
 
   it('integer, real and boolean enums become literal unions', () => {
@@ -169,7 +171,7 @@ describe('unusual column types (edge fixture)', () => {
 
   it('names that clash with globals or the model get a Row suffix', () => {
     expectTypeOf<MapRow['_uuid']>().toEqualTypeOf<Uuid<'Map'>>();
-    expectTypeOf<EdgeTestTables['Edge_Test']['row']['x']>().toEqualTypeOf<number>();
+    expectTypeOf<EdgeTestTables['Edge_Test']['row']['x']>().toEqualTypeOf<Int64>();
     expectTypeOf(EdgeTest.tables).toEqualTypeOf<EdgeTestTables | undefined>();
   });
 });
