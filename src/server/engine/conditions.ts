@@ -9,16 +9,21 @@
  *   argument (a superset, pairs compared whole for maps); `excludes` when it
  *   contains none. On single-valued columns they behave as `==` and `!=`.
  * - A bare `true` or `false` is accepted as a clause that always or never matches.
+ *
+ * {@link compileCondition} turns a parsed condition into one predicate per
+ * operation, specialized per clause (a scalar `==` is one `===`), so that
+ * evaluating it on a row allocates nothing.
  * @module
  */
 
-import type { ColumnSchema, TableSchema } from '../../ovsdb/schema/schema-types.js';
+import type { Atom, ColumnSchema, TableSchema } from '../../ovsdb/schema/schema-types.js';
 import { compareAtoms } from '../../ovsdb/values/order.js';
 import {
   type Datum,
   type DatumType,
   datumsEqual,
   excludesAll,
+  findKey,
   includesAll,
 } from '../../ovsdb/values/sorted-datum.js';
 import { OpError, syntaxError } from './op-error.js';
@@ -188,4 +193,125 @@ export function evaluateCondition(
 ): boolean {
   for (const c of cond) if (!evaluateClause(fields, c)) return false;
   return true;
+}
+
+/** A compiled condition: whether a row's fields satisfy it. */
+export type RowPredicate = (fields: Readonly<Record<string, Datum>>) => boolean;
+
+const ALWAYS: RowPredicate = () => true;
+const NEVER: RowPredicate = () => false;
+
+type Fields = Readonly<Record<string, Datum>>;
+
+/**
+ * One clause as a predicate. Atoms are in canonical form, so atom equality
+ * is `===` (strings by code units, integers by value, bigints included) and
+ * the order of numbers (integers as numbers or bigints, reals) is `<`.
+ */
+function compileClause(c: Clause): RowPredicate {
+  if (c.kind === 'constant') return c.value ? ALWAYS : NEVER;
+  const name = c.column.name;
+  const keys = c.arg.keys;
+  const a = keys[0] as Atom;
+  if (c.shape === 'scalar') {
+    switch (c.fn) {
+      case '==':
+      case 'includes':
+        return (f: Fields) => (f[name] as Datum).keys[0] === a;
+      case '!=':
+      case 'excludes':
+        return (f: Fields) => (f[name] as Datum).keys[0] !== a;
+      case '<':
+        return (f: Fields) => ((f[name] as Datum).keys[0] as number) < (a as number);
+      case '<=':
+        return (f: Fields) => ((f[name] as Datum).keys[0] as number) <= (a as number);
+      case '>':
+        return (f: Fields) => ((f[name] as Datum).keys[0] as number) > (a as number);
+      case '>=':
+        return (f: Fields) => ((f[name] as Datum).keys[0] as number) >= (a as number);
+    }
+  }
+  if (c.shape === 'optional') {
+    // An empty value is never ordered and equal only to the empty set.
+    switch (c.fn) {
+      case '<':
+        return (f: Fields) => {
+          const k = (f[name] as Datum).keys;
+          return k.length !== 0 && (k[0] as number) < (a as number);
+        };
+      case '<=':
+        return (f: Fields) => {
+          const k = (f[name] as Datum).keys;
+          return k.length !== 0 && (k[0] as number) <= (a as number);
+        };
+      case '>':
+        return (f: Fields) => {
+          const k = (f[name] as Datum).keys;
+          return k.length !== 0 && (k[0] as number) > (a as number);
+        };
+      case '>=':
+        return (f: Fields) => {
+          const k = (f[name] as Datum).keys;
+          return k.length !== 0 && (k[0] as number) >= (a as number);
+        };
+      case '==':
+        if (keys.length === 0) return (f: Fields) => (f[name] as Datum).keys.length === 0;
+        if (keys.length === 1) {
+          return (f: Fields) => {
+            const k = (f[name] as Datum).keys;
+            return k.length === 1 && k[0] === a;
+          };
+        }
+        break;
+      case '!=':
+        if (keys.length === 0) return (f: Fields) => (f[name] as Datum).keys.length !== 0;
+        if (keys.length === 1) {
+          return (f: Fields) => {
+            const k = (f[name] as Datum).keys;
+            return k.length !== 1 || k[0] !== a;
+          };
+        }
+        break;
+      default:
+        break;
+    }
+  } else if (c.fn === 'includes' && keys.length === 1 && c.arg.values === undefined) {
+    // One element of a set.
+    return (f: Fields) => findKey(f[name] as Datum, a) >= 0;
+  }
+  return (f: Fields) => evaluateClause(f, c);
+}
+
+/**
+ * Compile `cond` into one predicate, equivalent to {@link evaluateCondition}
+ * and allocation-free per row. Compile once per operation.
+ */
+export function compileCondition(cond: Condition): RowPredicate {
+  const ps: RowPredicate[] = [];
+  for (const c of cond) {
+    const p = compileClause(c);
+    if (p === NEVER) return NEVER;
+    if (p !== ALWAYS) ps.push(p);
+  }
+  const [p0, p1, p2] = ps as [RowPredicate, RowPredicate, RowPredicate];
+  switch (ps.length) {
+    case 0:
+      return ALWAYS;
+    case 1:
+      return p0;
+    case 2:
+      return (f) => p0(f) && p1(f);
+    case 3:
+      return (f) => p0(f) && p1(f) && p2(f);
+    default:
+      return (f) => {
+        for (let i = 0; i < ps.length; i++) if (!(ps[i] as RowPredicate)(f)) return false;
+        return true;
+      };
+  }
+}
+
+/** Whether a compiled predicate never holds (a `false` clause): no row needs to be visited. */
+export function isNever(p: RowPredicate): boolean {
+  return p === NEVER;
 }
