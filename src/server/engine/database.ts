@@ -17,6 +17,7 @@ import {
   executeTransaction,
   type TransactOutcome,
 } from './executor.js';
+import { DEFAULT_INDEX_POLICY, type IndexPolicy } from './secondary-index.js';
 import { type Row, rowToWire, TableStore } from './table-store.js';
 
 export { columnType, type Row, rowToWire, TableStore } from './table-store.js';
@@ -57,6 +58,18 @@ function fileColumnOrder(schema: DatabaseSchema, table: TableSchema): string[] {
 export class Database {
   /** @internal Committed storage per table. */
   readonly tables: ReadonlyMap<string, TableStore>;
+  /**
+   * @internal The transaction clock: `transact` calls so far. Secondary
+   * indexes record their last use in it (see `secondary-index.ts`).
+   */
+  clock = 0;
+  /**
+   * @internal The rows conditions have been evaluated on so far (by `select`,
+   * `update`, `mutate`, `delete` and `wait`), for tests of the query planner.
+   */
+  rowsVisited = 0;
+  /** @internal When secondary indexes are built and dropped (tests change it). */
+  indexPolicy: IndexPolicy = DEFAULT_INDEX_POLICY;
 
   constructor(readonly schema: DatabaseSchema) {
     const tables = new Map<string, TableStore>();
@@ -75,6 +88,13 @@ export class Database {
    */
   transact(ops: readonly unknown[], options: EngineTransactOptions = {}): TransactOutcome {
     return executeTransaction(this, ops, options);
+  }
+
+  /** @internal Advance the transaction clock; now and then, drop idle secondary indexes. */
+  tick(): void {
+    this.clock++;
+    if (this.clock % this.indexPolicy.sweepEvery !== 0) return;
+    for (const store of this.tables.values()) store.secondary.sweep(this.clock, this.indexPolicy);
   }
 
   /** Every row of every table as wire JSON (all columns), rows ordered by UUID. */

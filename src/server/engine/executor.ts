@@ -125,6 +125,7 @@ export function executeTransaction(
   ops: readonly unknown[],
   options: EngineTransactOptions,
 ): TransactOutcome {
+  db.tick();
   const x: Exec = {
     db,
     txn: new Txn(db),

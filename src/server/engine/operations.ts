@@ -10,7 +10,7 @@ import type { TableSchema } from '../../ovsdb/schema/schema-types.js';
 import { defaultDatum } from '../../ovsdb/values/defaults.js';
 import { type Datum, datumsEqual, uuidDatum } from '../../ovsdb/values/sorted-datum.js';
 import { isUuid, newUuid } from '../../ovsdb/values/uuid.js';
-import { type Condition, evaluateCondition, parseCondition } from './conditions.js';
+import { type Condition, parseCondition } from './conditions.js';
 import type { Database } from './database.js';
 import type { EngineTransactOptions } from './executor.js';
 import { applyMutations, parseMutations } from './mutations.js';
@@ -26,6 +26,7 @@ import {
   type OpParser,
 } from './op-parser.js';
 import { shashOrder } from './ovs-hash.js';
+import { queryRows as query } from './query.js';
 import type { Txn } from './staging.js';
 import {
   columnsKey,
@@ -53,6 +54,10 @@ export interface Exec {
 export type Result = Record<string, unknown>;
 /** One operation: parse its members from `p`, stage its changes in `x.txn`, fill in `result`. */
 export type Executor = (x: Exec, p: OpParser, result: Result) => void;
+
+function queryRows(x: Exec, table: TableSchema, cond: Condition): Row[] {
+  return query(x.db, x.txn, table, cond);
+}
 
 function tableOf(x: Exec, p: OpParser): TableSchema | undefined {
   const name = p.member('table', OP_ID) as string | undefined;
@@ -115,45 +120,6 @@ function parseRowInto(
     columns.push(name);
   }
   return columns;
-}
-
-function queryRows(x: Exec, table: TableSchema, cond: Condition): Row[] {
-  // A `_uuid == <uuid>` clause selects at most one row: look it up directly.
-  for (const c of cond) {
-    if (c.kind === 'compare' && c.column.name === '_uuid' && c.fn === '==') {
-      const row = x.txn.getRow(table.name, c.arg.keys[0] as string);
-      return row !== undefined && evaluateCondition(row.fields, cond) ? [row] : [];
-    }
-  }
-  const indexed = indexCandidates(x, table, cond);
-  if (indexed !== undefined) return indexed.filter((row) => evaluateCondition(row.fields, cond));
-  const out: Row[] = [];
-  for (const row of x.txn.rows(table.name)) if (evaluateCondition(row.fields, cond)) out.push(row);
-  return out;
-}
-
-/**
- * When `cond` has `==` clauses on every column of a unique index, the rows it
- * can match: the committed row holding that index value plus every row the
- * transaction inserted or modified. Otherwise `undefined` (scan the table).
- */
-function indexCandidates(x: Exec, table: TableSchema, cond: Condition): Row[] | undefined {
-  if (table.indexes.length === 0) return undefined;
-  const eq = new Map<string, Datum>();
-  for (const c of cond) if (c.kind === 'compare' && c.fn === '==') eq.set(c.column.name, c.arg);
-  const i = table.indexes.findIndex((cols) => cols.every((c) => eq.has(c)));
-  if (i < 0) return undefined;
-  const store = x.txn.store(table.name);
-  const out = new Map<string, Row>();
-  const uuid = store.indexes[i]?.get(store.indexKey(i, Object.fromEntries(eq)));
-  if (uuid !== undefined) {
-    const row = x.txn.getRow(table.name, uuid);
-    if (row !== undefined) out.set(uuid, row);
-  }
-  for (const tr of x.txn.tables.get(table.name)?.values() ?? []) {
-    if (tr.new !== null) out.set(tr.uuid, tr.new);
-  }
-  return [...out.values()];
 }
 
 /** OVS's `ovsdb_column_set_from_json`. */

@@ -38,6 +38,8 @@ export interface TxnRow {
   deletedRefs: WeakRef[];
   /** The last {@link Txn.forEachRow} pass that visited the row. */
   pass: number;
+  /** The last query ({@link Txn.nextMark}) that evaluated the row. */
+  mark: number;
 }
 
 /** Whether the transaction changed `column` of `tr`. */
@@ -54,10 +56,10 @@ export function anyChange(tr: TxnRow): boolean {
 export class Txn {
   /** Touched tables in first-touch order; rows in first-touch order. */
   readonly tables = new Map<string, Map<string, TxnRow>>();
-  /** Cache of the weak referrers of each referenced table (see `weak-refs.ts`). */
-  readonly weakReferrers = new Map<string, Map<string, WeakReferrer[]>>();
   /** How many {@link Txn.forEachRow} passes have started. */
   private passes = 0;
+  /** How many queries have marked rows. */
+  private marks = 0;
 
   constructor(readonly db: Database) {}
 
@@ -87,22 +89,19 @@ export class Txn {
     return this.store(table).rows.get(uuid);
   }
 
-  /** Every row of `table` as the transaction currently sees it. */
-  *rows(table: string): Generator<Row> {
-    const t = this.tables.get(table);
-    for (const [uuid, row] of this.store(table).rows) {
-      const tr = t?.get(uuid);
-      if (tr === undefined) yield row;
-      else if (tr.new !== null) yield tr.new;
-    }
-    if (t !== undefined) {
-      for (const tr of t.values()) if (tr.old === null && tr.new !== null) yield tr.new;
-    }
+  /** A fresh mark for one query to tag the rows it evaluated (see `query.ts`). */
+  nextMark(): number {
+    return ++this.marks;
   }
 
+  /** The number of rows of `table` as the transaction currently sees it. */
   count(table: string): number {
-    let n = 0;
-    for (const _ of this.rows(table)) n++;
+    let n = this.store(table).rows.size;
+    for (const tr of this.tables.get(table)?.values() ?? []) {
+      if (tr.old === null) {
+        if (tr.new !== null) n++;
+      } else if (tr.new === null) n--;
+    }
     return n;
   }
 
@@ -121,6 +120,7 @@ export class Txn {
       allChanged: false,
       deletedRefs: [],
       pass: 0,
+      mark: 0,
     });
   }
 
@@ -143,6 +143,7 @@ export class Txn {
       allChanged: false,
       deletedRefs: [],
       pass: 0,
+      mark: 0,
     });
   }
 
@@ -165,6 +166,7 @@ export class Txn {
       allChanged: false,
       deletedRefs: [],
       pass: 0,
+      mark: 0,
     });
   }
 
@@ -185,6 +187,7 @@ export class Txn {
       allChanged: false,
       deletedRefs: [],
       pass: 0,
+      mark: 0,
     };
     this.txnTable(table).set(uuid, made);
     return made;

@@ -1,7 +1,7 @@
 /**
  * The committed storage of one table (rows, strong reference counts, unique
- * indexes) and the row helpers the engine shares: column types, rows as wire
- * JSON, and row comparison over a set of columns.
+ * and secondary indexes) and the row helpers the engine shares: column
+ * types, rows as wire JSON, and row comparison over a set of columns.
  * @module
  */
 
@@ -13,6 +13,7 @@ import {
   datumsEqual,
 } from '../../ovsdb/values/sorted-datum.js';
 import { serverColumnOrder } from './ovs-hash.js';
+import { RowMap, TableIndexes } from './secondary-index.js';
 import { datumToWire } from './values.js';
 
 /** A committed or in-transaction row: its UUID and every column's value (`_uuid`, `_version` included). */
@@ -21,10 +22,12 @@ export interface Row {
   readonly fields: Readonly<Record<string, Datum>>;
 }
 
-/** The committed rows of one table, with their strong reference counts and unique indexes. */
+/** The committed rows of one table, with their strong reference counts and indexes. */
 export class TableStore {
-  /** Rows by UUID, in insertion order. */
-  readonly rows = new Map<string, Row>();
+  /** Rows by UUID, in insertion order (changes to it keep {@link secondary} up to date). */
+  readonly rows = new RowMap();
+  /** The secondary indexes, built lazily for the columns conditions look up (`secondary-index.ts`). */
+  readonly secondary = new TableIndexes(this.rows);
   /** Number of strong references from other rows, per row (absent means 0). */
   readonly refCounts = new Map<string, number>();
   /** One map per schema index: index key → UUID of the row holding it. */

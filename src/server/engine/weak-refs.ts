@@ -3,15 +3,18 @@
  * references to rows the transaction deletes, and newly added weak
  * references to rows that do not exist, are removed from the rows holding
  * them, row by row in transaction order, with ovsdb-server's quirk described
- * in `executor.ts`.
+ * in `executor.ts`. The rows referring to a deleted row are found with the
+ * referring columns' secondary indexes (`secondary-index.ts`), so deleting a
+ * row costs the same whatever the size of the tables referring to its table.
  * @module
  */
 
-import type { Atom, BaseType } from '../../ovsdb/schema/schema-types.js';
+import type { Atom, BaseType, DatabaseSchema } from '../../ovsdb/schema/schema-types.js';
 import { compareAtoms } from '../../ovsdb/values/order.js';
 import { type Datum, subtractDatums } from '../../ovsdb/values/sorted-datum.js';
 import { ZERO_UUID } from '../../ovsdb/values/uuid.js';
 import { OpError } from './op-error.js';
+import { bucketItems } from './secondary-index.js';
 import { hasChange, type Txn, type TxnRow, type WeakReferrer } from './staging.js';
 
 /** The table a weak reference of type `base` points into, if `base` is one. */
@@ -20,46 +23,79 @@ export function weakRefTarget(base: BaseType | undefined): string | undefined {
   return base.refType === 'weak' ? base.refTable : undefined;
 }
 
+/** A column holding weak references into some table, by key or by (map) value. */
+interface WeakColumn {
+  readonly table: string;
+  readonly column: string;
+  readonly byKey: boolean;
+  readonly byValue: boolean;
+}
+
+const weakColumnsBySchema = new WeakMap<DatabaseSchema, Map<string, WeakColumn[]>>();
+
+/** The columns of the database holding weak references into `dstTable`, in table and column order. */
+function weakColumnsInto(txn: Txn, dstTable: string): readonly WeakColumn[] {
+  let byDst = weakColumnsBySchema.get(txn.db.schema);
+  if (byDst === undefined) {
+    byDst = new Map();
+    weakColumnsBySchema.set(txn.db.schema, byDst);
+  }
+  let out = byDst.get(dstTable);
+  if (out === undefined) {
+    out = [];
+    for (const store of txn.db.tables.values()) {
+      const table = store.schema;
+      for (const column of store.columnOrder) {
+        const c = table.columns[column];
+        if (c === undefined) continue;
+        const byKey = weakRefTarget(c.type.key) === dstTable;
+        const byValue = weakRefTarget(c.type.value) === dstTable;
+        if (byKey || byValue) out.push({ table: table.name, column, byKey, byValue });
+      }
+    }
+    byDst.set(dstTable, out);
+  }
+  return out;
+}
+
 /**
- * The committed rows holding weak references into `dstTable`, by referenced
- * UUID (OVS keeps these as each row's `dst_refs`). Built once per table and
- * transaction.
+ * The committed rows holding weak references to row `dst` of `dstTable`
+ * (OVS keeps these as each row's `dst_refs`), one entry per reference: found
+ * with the secondary index of each referring column (built at its first use),
+ * rows in index order, a row's references in element order.
  */
-function weakReferrers(txn: Txn, dstTable: string): Map<string, WeakReferrer[]> {
-  const cached = txn.weakReferrers.get(dstTable);
-  if (cached !== undefined) return cached;
-  const out = new Map<string, WeakReferrer[]>();
-  const add = (dst: Atom | undefined, r: WeakReferrer): void => {
-    if (dst === undefined || dst === r.uuid) return;
-    const list = out.get(dst as string);
-    if (list === undefined) out.set(dst as string, [r]);
-    else list.push(r);
-  };
-  for (const store of txn.db.tables.values()) {
-    const table = store.schema;
-    for (const column of store.columnOrder) {
-      const c = table.columns[column];
-      if (c === undefined) continue;
-      const byKey = weakRefTarget(c.type.key) === dstTable;
-      const byValue = weakRefTarget(c.type.value) === dstTable;
-      if (!byKey && !byValue) continue;
-      for (const row of store.rows.values()) {
-        const d = row.fields[column] as Datum;
-        for (let i = 0; i < d.keys.length; i++) {
-          const k = d.keys[i] as Atom;
-          const v = d.values?.[i];
-          const r: WeakReferrer = {
-            table: table.name,
-            uuid: row.uuid,
-            ref: { column, key: k, value: v },
-          };
-          if (byKey) add(k, r);
-          if (byValue && v !== k) add(v, r);
+function weakReferrers(txn: Txn, dstTable: string, dst: string): WeakReferrer[] {
+  const out: WeakReferrer[] = [];
+  for (const wc of weakColumnsInto(txn, dstTable)) {
+    const store = txn.store(wc.table);
+    const { clock, indexPolicy } = txn.db;
+    const byKey = wc.byKey
+      ? store.secondary.ensure(wc.column, false, clock, indexPolicy).bucket(dst)
+      : undefined;
+    const byValue = wc.byValue
+      ? store.secondary.ensure(wc.column, true, clock, indexPolicy).bucket(dst)
+      : undefined;
+    if (byKey === undefined && byValue === undefined) continue;
+    const uuids =
+      byValue === undefined
+        ? bucketItems(byKey)
+        : byKey === undefined
+          ? bucketItems(byValue)
+          : new Set([...bucketItems(byKey), ...bucketItems(byValue)]);
+    for (const uuid of uuids) {
+      if (uuid === dst) continue;
+      const row = store.rows.get(uuid);
+      if (row === undefined) continue;
+      const d = row.fields[wc.column] as Datum;
+      for (let i = 0; i < d.keys.length; i++) {
+        const k = d.keys[i] as Atom;
+        const v = d.values?.[i];
+        if ((wc.byKey && k === dst) || (wc.byValue && v !== k && v === dst)) {
+          out.push({ table: wc.table, uuid, ref: { column: wc.column, key: k, value: v } });
         }
       }
     }
   }
-  txn.weakReferrers.set(dstTable, out);
   return out;
 }
 
@@ -76,7 +112,7 @@ export function assessWeakRefs(txn: Txn): void {
   txn.forEachRow((tr) => {
     const table = tr.store.schema;
     if (tr.old !== null && tr.new === null) {
-      for (const r of weakReferrers(txn, table.name).get(tr.uuid) ?? []) {
+      for (const r of weakReferrers(txn, table.name, tr.uuid)) {
         txn.findOrMake(r.table, r.uuid)?.deletedRefs.push(r.ref);
       }
     }
