@@ -59,6 +59,7 @@ import type { Duplex } from 'node:stream';
 import { WebSocketServer } from 'ws';
 import { isLoopbackHost, TokenAuthenticator } from '../net/auth.js';
 import { type ListenAddress, listenUrl, parseListenAddress } from '../net/listen-address.js';
+import { OriginPolicy } from '../net/origin.js';
 import { serveStatic } from '../net/static-files.js';
 import { formatRemote, type SocketRemote } from '../ovsdb/transport/remote.js';
 import type { TlsOptions } from '../ovsdb/transport/socket-transport.js';
@@ -96,7 +97,13 @@ export interface BridgeOptions {
   readonly highWaterMark?: number | undefined;
   /** Certificate and key (PEM contents) for `wss:`. */
   readonly tls?: { readonly cert: string | Buffer; readonly key: string | Buffer } | undefined;
-  /** Browser origins allowed to connect (the `Origin` header); default: any. Clients without `Origin` are not affected. */
+  /**
+   * Browser origins allowed to connect besides the bridge's own (see
+   * `net/origin.ts`), e.g. `https://ui.example.com`; `*` allows any (and
+   * logs a warning). By default a browser page may connect only when it was
+   * loaded from the bridge itself (`staticDir`). Clients that send no
+   * `Origin` (not browsers) are not affected. Refused upgrades get HTTP 403.
+   */
   readonly allowOrigins?: readonly string[] | undefined;
   /** Serve the files of this directory to plain HTTP GET requests (e.g. a browser page). */
   readonly staticDir?: string | undefined;
@@ -124,6 +131,8 @@ export interface BridgeStats {
   readonly upstreamConnects: number;
   /** Clients refused for a missing or wrong token. */
   readonly authFailures: number;
+  /** Upgrades refused (HTTP 403) because of their `Origin`. */
+  readonly originRefusals: number;
   /** Requests refused by the policy. */
   readonly refusedRequests: number;
   /** Messages forwarded to the server. */
@@ -214,6 +223,7 @@ class BridgeCore implements Bridge, BridgeSessionHost {
     connectionsTotal: 0,
     upstreamConnects: 0,
     authFailures: 0,
+    originRefusals: 0,
     refusedRequests: 0,
     messagesToServer: 0,
     messagesToClients: 0,
@@ -232,7 +242,7 @@ class BridgeCore implements Bridge, BridgeSessionHost {
   private readonly server: Server;
   private readonly wss: WebSocketServer;
   private readonly maxConnections: number;
-  private readonly allowOrigins: ReadonlySet<string> | undefined;
+  private readonly origins: OriginPolicy;
   private closing: Promise<void> | undefined;
   private nextId = 1;
   private pingTimer: ReturnType<typeof setInterval> | undefined;
@@ -259,6 +269,12 @@ class BridgeCore implements Bridge, BridgeSessionHost {
     );
     this.lowWaterMark = Math.floor(this.highWaterMark / 4);
     this.connectTimeoutMs = positive('connectTimeoutMs', options.connectTimeoutMs, 10_000);
+    try {
+      this.origins = new OriginPolicy(address.kind, address.host, options.allowOrigins);
+    } catch (e) {
+      throw new BridgeConfigError(`allowOrigins: ${(e as Error).message}`);
+    }
+    this.maxConnections = positive('maxConnections', options.maxConnections, 1000);
     const ping = options.pingIntervalMs ?? 30_000;
     if (!(ping >= 0))
       throw new BridgeConfigError(`pingIntervalMs must not be negative, got ${ping}`);
@@ -268,9 +284,6 @@ class BridgeCore implements Bridge, BridgeSessionHost {
       }, ping);
       this.pingTimer.unref();
     }
-    this.maxConnections = positive('maxConnections', options.maxConnections, 1000);
-    this.allowOrigins =
-      options.allowOrigins === undefined ? undefined : new Set(options.allowOrigins);
     this.wss = new WebSocketServer({
       noServer: true,
       maxPayload: this.maxFrameBytes,
@@ -306,6 +319,12 @@ class BridgeCore implements Bridge, BridgeSessionHost {
         this.url = listenUrl(this.address, this.port);
         this.server.on('error', (e) => this.log('error', `listener: ${e.message}`));
         this.log('info', `listening on ${this.url}, forwarding to ${this.remote}`);
+        if (this.origins.any) {
+          this.log(
+            'warn',
+            'allowOrigins "*": a page from any web site the user opens can connect through this bridge',
+          );
+        }
         resolve();
       });
     });
@@ -355,9 +374,10 @@ class BridgeCore implements Bridge, BridgeSessionHost {
       refuseHttp(socket, 404, 'not found');
       return;
     }
-    const origin = req.headers.origin;
-    if (this.allowOrigins !== undefined && origin !== undefined && !this.allowOrigins.has(origin)) {
-      this.log('warn', `${peer}: refused: origin ${origin} is not allowed`);
+    const origin = this.origins.check(req);
+    if (!origin.ok) {
+      this.counters.originRefusals++;
+      this.log('warn', `${peer}: refused: ${origin.reason}`);
       refuseHttp(socket, 403, 'origin not allowed');
       return;
     }

@@ -38,7 +38,8 @@ server. Each client gets its own connection to the server.
   --max-frame-bytes N     largest client frame (default 4194304); larger ones close with 1009
   --max-message-bytes N   largest server message (default 67108864)
   --high-water-mark N     bytes queued for one client before the bridge stops reading its server (default 1048576)
-  --allow-origin ORIGIN   browser origins allowed to connect (repeatable; default any)
+  --allow-origin ORIGIN   let pages from ORIGIN connect (repeatable), e.g. https://ui.example.com; by default
+                          only pages the bridge serves itself (--static) may; "*" lets any page (with a warning)
   --static DIR            serve the files of DIR over plain HTTP (e.g. a browser page)
   --max-connections N     most simultaneous clients (default 1000)
   --ping-interval MS      ping clients this often and drop those that do not answer (default 30000; 0: never)

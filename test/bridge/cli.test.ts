@@ -97,6 +97,18 @@ describe('ovnkit bridge arguments', () => {
       ['--listen', 'ws://0.0.0.0:0', '--remote', 'unix:/x', '--no-auth'],
       /only allowed when listening on a loopback address/,
     ],
+    [
+      [
+        '--listen',
+        'ws://127.0.0.1:0',
+        '--remote',
+        'unix:/x',
+        '--no-auth',
+        '--allow-origin',
+        'https://ui.example.com/app',
+      ],
+      /allowOrigins: "https:\/\/ui\.example\.com\/app" is not an origin/,
+    ],
   ])('%j is a usage error (exit 2)', async (argv, message) => {
     const io = capture();
     expect(await runBridgeCli(argv, io)).toBe(2);
@@ -178,6 +190,25 @@ describe('ovnkit bridge running', () => {
     expect(await client.closed).toEqual({ code: 1001, reason: 'the bridge is shutting down' });
     expect(io.err).toMatch(/INFO listening on ws:\/\/127\.0\.0\.1:\d+\/ovsdb, forwarding to unix:/);
     conn.close();
+  });
+
+  it('--allow-origin "*" warns on stderr', async () => {
+    const io = capture();
+    const controller = new AbortController();
+    const exit = runBridgeCli(
+      [
+        '--listen',
+        'ws://127.0.0.1:0',
+        '--remote',
+        server.unixRemote,
+        '--no-auth',
+        '--allow-origin',
+        '*',
+      ],
+      { ...io, signal: controller.signal, onListening: () => controller.abort() },
+    );
+    expect(await exit).toBe(0);
+    expect(io.err).toMatch(/WARN allowOrigins "\*": a page from any web site/);
   });
 
   it('as a process, stops cleanly on SIGTERM', async () => {

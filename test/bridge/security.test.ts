@@ -155,6 +155,93 @@ describe('authentication', () => {
   });
 });
 
+describe('origins (with token auth too)', () => {
+  it('a browser origin other than the bridge’s own is refused with 403 even with the right token', async () => {
+    const b = await bridgeWith();
+    const port = new URL(b.url).port;
+    const before = b.stats().originRefusals;
+    for (const origin of [
+      'https://evil.example.com',
+      `http://127.0.0.1:${Number(port) + 1}`,
+      `https://127.0.0.1:${port}`,
+      'null',
+      'not an origin',
+    ]) {
+      await expect(
+        RawClient.open(b.url, { token: TOKEN, headers: { Origin: origin } }),
+      ).rejects.toEqual(new HttpRefusal(403));
+    }
+    expect(b.stats().originRefusals - before).toBe(5);
+    // Its own origin (as the Host header names it), and no Origin at all, are accepted.
+    const own = await RawClient.open(b.url, {
+      token: TOKEN,
+      headers: { Origin: `http://127.0.0.1:${port}` },
+    });
+    expect((await own.request('echo', ['own']))['result']).toEqual(['own']);
+    own.close();
+    const plain = await RawClient.open(b.url, { token: TOKEN });
+    expect((await plain.request('echo', ['plain']))['result']).toEqual(['plain']);
+    plain.close();
+    // The origin check comes first: a foreign origin with a wrong token is a 403, not a 1008.
+    await expect(
+      RawClient.open(b.url, { token: 'wrong', headers: { Origin: 'https://evil.example.com' } }),
+    ).rejects.toEqual(new HttpRefusal(403));
+    // A listed origin still needs the token.
+    const listed = await bridgeWith({}, { allowOrigins: ['https://UI.example.com/'] });
+    const noToken = await RawClient.open(listed.url, {
+      headers: { Origin: 'https://ui.example.com' },
+    });
+    expect(await noToken.closed).toEqual({ code: 1008, reason: 'unauthorized: missing token' });
+  });
+
+  it('a Host header naming another host does not make a foreign origin the bridge’s own', async () => {
+    const b = await bridgeWith();
+    await expect(
+      RawClient.open(b.url, {
+        token: TOKEN,
+        headers: { Origin: 'http://evil.example.com', Host: 'evil.example.com' },
+      }),
+    ).rejects.toEqual(new HttpRefusal(403));
+    // An IP address or localhost as Host is the bridge under that name.
+    const ok = await RawClient.open(b.url, {
+      token: TOKEN,
+      headers: { Origin: 'http://localhost:1234', Host: 'localhost:1234' },
+    });
+    ok.close();
+  });
+
+  it('"*" accepts any origin and logs a warning; a malformed entry is a configuration error', async () => {
+    const warnings: string[] = [];
+    const b = await bridgeWith(
+      {},
+      { allowOrigins: ['*'], logger: { warn: (m: string) => warnings.push(m) } },
+    );
+    expect(warnings).toEqual([
+      'allowOrigins "*": a page from any web site the user opens can connect through this bridge',
+    ]);
+    const any = await RawClient.open(b.url, {
+      token: TOKEN,
+      headers: { Origin: 'https://anything.example' },
+    });
+    expect((await any.request('echo', ['any']))['result']).toEqual(['any']);
+    any.close();
+    for (const bad of [
+      'https://ui.example.com/path',
+      'ui.example.com',
+      'https://u@ui.example.com',
+    ]) {
+      await expect(
+        startBridge({
+          listen: 'ws://127.0.0.1:0',
+          remote: server.unixRemote,
+          tokens: [TOKEN],
+          allowOrigins: [bad],
+        }),
+      ).rejects.toThrow(BridgeConfigError);
+    }
+  });
+});
+
 describe('database allowlist', () => {
   let client: RawClient;
   beforeAll(async () => {

@@ -24,7 +24,7 @@ import {
 } from '../../src/server/listeners/ws-listener.js';
 import { createServer, type OvsdbServer } from '../../src/server/server.js';
 import { createPki, readClientTls, requireOvsdbServer } from '../../src/testing/index.js';
-import { RawClient } from '../bridge/helpers.js';
+import { HttpRefusal, RawClient } from '../bridge/helpers.js';
 import { DB, nextEvent, sleep, TEST_SCHEMA, unique } from '../helpers/server.js';
 
 let server: OvsdbServer;
@@ -115,6 +115,26 @@ describe('the in-memory server over ws', () => {
       good.close();
     } finally {
       await guarded.close();
+    }
+  });
+
+  it('refuses browser pages of other origins with 403, unless listed', async () => {
+    const page = 'http://127.0.0.1:1/';
+    await expect(
+      RawClient.open(listener.url, { headers: { Origin: 'http://127.0.0.1:1' } }),
+    ).rejects.toEqual(new HttpRefusal(403));
+    const listed = await attachWebSocketListener(server, 'ws:127.0.0.1:0', {
+      allowOrigins: [page],
+    });
+    try {
+      const ok = await RawClient.open(listed.url, { headers: { Origin: 'http://127.0.0.1:1' } });
+      expect((await ok.request('echo', ['listed']))['result']).toEqual(['listed']);
+      ok.close();
+      await expect(
+        RawClient.open(listed.url, { headers: { Origin: 'https://elsewhere.example' } }),
+      ).rejects.toEqual(new HttpRefusal(403));
+    } finally {
+      await listed.close();
     }
   });
 

@@ -32,6 +32,7 @@ import type { Duplex } from 'node:stream';
 import { type RawData, type WebSocket, WebSocketServer } from 'ws';
 import { isLoopbackHost, TokenAuthenticator } from '../../net/auth.js';
 import { listenUrl, parseListenAddress } from '../../net/listen-address.js';
+import { OriginPolicy } from '../../net/origin.js';
 import type { Transport } from '../../ovsdb/wire/transport.js';
 import type { ChannelHandlers, SessionChannel } from '../rpc/channel.js';
 
@@ -43,6 +44,13 @@ export interface WebSocketListenOptions {
   readonly tls?: { readonly cert: string | Buffer; readonly key: string | Buffer } | undefined;
   /** Bearer tokens clients must present (header or `?token=`). Default: none needed (loopback only). */
   readonly tokens?: readonly string[] | undefined;
+  /**
+   * Browser origins allowed to connect (`*`: any), as `ovnkit bridge
+   * --allow-origin`. By default a browser page may connect only from the
+   * listener's own origin (it serves no pages, so in effect none); clients
+   * that send no `Origin` (not browsers) are not affected. Others get HTTP 403.
+   */
+  readonly allowOrigins?: readonly string[] | undefined;
 }
 
 /** A WebSocket listener. */
@@ -142,6 +150,7 @@ export async function listenWebSocket(
     );
   }
   const auth = new TokenAuthenticator(options.tokens);
+  const origins = new OriginPolicy(parsed.kind, parsed.host, options.allowOrigins);
   const wss = new WebSocketServer({
     noServer: true,
     maxPayload: options.maxFrameBytes ?? DEFAULT_MAX_FRAME_BYTES,
@@ -160,6 +169,10 @@ export async function listenWebSocket(
     const path = (req.url ?? '/').split('?')[0] ?? '/';
     if (parsed.path !== '/' && path !== parsed.path) {
       socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
+      return;
+    }
+    if (!origins.check(req).ok) {
+      socket.end('HTTP/1.1 403 Forbidden\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
       return;
     }
     wss.handleUpgrade(req, socket, head, (ws) => {
