@@ -142,6 +142,7 @@ export class DbStorage {
   static open(path: string, options: OpenDbFileOptions = {}): DbStorage {
     const abs = resolve(path);
     const log = options.log ?? (() => {});
+    const started = Date.now();
     removeStaleTemporaries(abs, log);
     let fd: number;
     try {
@@ -201,6 +202,11 @@ export class DbStorage {
           throw new DbFileError(path, `cannot truncate the damaged last record: ${ioText(e)}`);
         }
       }
+      log(
+        'ovsdb_file',
+        'INFO',
+        `${path}: read database ${db.schema.name}, ${scan.records} records (${scan.end} bytes), in ${Date.now() - started} ms`,
+      );
       const storage = new DbStorage(
         abs,
         db,

@@ -17,10 +17,9 @@
  * longest string the JavaScript engine can hold is refused by name.
  *
  * A damaged record is told apart by where it is:
- * - the **last** record (nothing that looks like a record header follows
- *   it) is a write cut short by a crash or a power loss: reading stops there
- *   and the caller truncates it away, as ovsdb-server does before its next
- *   write;
+ * - the **last** record (no complete record header line follows it) is a
+ *   write cut short by a crash or a power loss: reading stops there and the
+ *   caller truncates it away, as ovsdb-server does before its next write;
  * - a damaged record **before** the end is corruption: a {@link DbFileError}
  *   names the file and the offset, and nothing is loaded (ovsdb-server would
  *   load up to the damage and truncate the rest at its next write).
@@ -40,6 +39,7 @@ import {
   renameSync,
   unlinkSync,
   writeSync,
+  writevSync,
 } from 'node:fs';
 import { dirname } from 'node:path';
 import { parseJson } from '../../ovsdb/wire/json-text.js';
@@ -57,7 +57,7 @@ export const MAX_RECORD_BYTES = 2 ** 29 - 24;
 const SCAN_CHUNK = 1 << 20;
 
 const HEADER_RE = /^OVSDB ([^ \n]+) (0*[1-9][0-9]{0,14}) ([0-9a-fA-F]{40})\n$/;
-const NEXT_HEADER = Buffer.from('\nOVSDB ');
+const NEXT_HEADER = Buffer.from('OVSDB ');
 
 /** A database file cannot be read, is damaged, or does not fit its schema. */
 export class DbFileError extends Error {
@@ -90,10 +90,19 @@ export function ioText(e: unknown): string {
 
 /** One record: `OVSDB <magic> <length> <sha1>\n<text>\n`, as bytes. */
 export function composeRecord(text: string, magic = STANDALONE_MAGIC): Buffer {
-  const body = Buffer.from(`${text}\n`, 'utf8');
-  const sha1 = createHash('sha1').update(body).digest('hex');
-  const header = Buffer.from(`OVSDB ${magic} ${body.length} ${sha1}\n`, 'latin1');
-  return Buffer.concat([header, body], header.length + body.length);
+  // One buffer, the text encoded straight into it: the header's length is
+  // known before the hash is.
+  const bodyLength = Buffer.byteLength(text, 'utf8') + 1;
+  const prefix = `OVSDB ${magic} ${bodyLength} `;
+  const headerLength = prefix.length + 41;
+  const out = Buffer.allocUnsafe(headerLength + bodyLength);
+  out.write(text, headerLength, 'utf8');
+  out[headerLength + bodyLength - 1] = 0x0a;
+  const sha1 = createHash('sha1').update(out.subarray(headerLength)).digest('hex');
+  out.write(prefix, 0, 'latin1');
+  out.write(sha1, prefix.length, 'latin1');
+  out[headerLength - 1] = 0x0a;
+  return out;
 }
 
 /** A record read from a log. */
@@ -128,15 +137,26 @@ function readFully(fd: number, buf: Buffer, position: number): number {
   return done;
 }
 
-/** Whether the bytes from `from` to `size` hold the start of another record (`\nOVSDB `). */
+/**
+ * Whether a complete record header line (`OVSDB <magic> <length> <sha1>\n`)
+ * starts anywhere after `from` and before `size`. None can hide inside a
+ * record's JSON, which holds no raw LF; so when none follows a damaged
+ * record, that record is the last one.
+ */
 function recordFollows(fd: number, from: number, size: number): boolean {
   const overlap = NEXT_HEADER.length - 1;
   const buf = Buffer.allocUnsafe(SCAN_CHUNK + overlap);
-  let pos = from;
+  const line = Buffer.allocUnsafe(HEADER_MAX);
+  let pos = from + 1;
   while (pos < size) {
     const n = readFully(fd, buf.subarray(0, Math.min(buf.length, size - pos)), pos);
     if (n === 0) return false;
-    if (buf.subarray(0, n).indexOf(NEXT_HEADER) >= 0) return true;
+    const chunk = buf.subarray(0, n);
+    for (let i = chunk.indexOf(NEXT_HEADER); i >= 0; i = chunk.indexOf(NEXT_HEADER, i + 1)) {
+      const m = readFully(fd, line.subarray(0, Math.min(HEADER_MAX, size - pos - i)), pos + i);
+      const lf = line.subarray(0, m).indexOf(0x0a);
+      if (lf >= 0 && HEADER_RE.test(line.toString('latin1', 0, lf + 1))) return true;
+    }
     if (pos + n >= size) return false;
     pos += Math.max(1, n - overlap);
   }
@@ -310,6 +330,23 @@ export function writeAll(fd: number, buf: Buffer, position: number): void {
   }
 }
 
+/** Write all of `buffers` (`length` bytes in all) at `position`, in as few system calls as it takes. */
+function writevAll(fd: number, buffers: readonly Buffer[], position: number, length: number): void {
+  let done = writevSync(fd, buffers as Buffer[], position);
+  if (done === length) return;
+  // A short write: the rest one buffer at a time.
+  let at = 0;
+  for (const b of buffers) {
+    const end = at + b.length;
+    if (end > done) {
+      const from = Math.max(0, done - at);
+      writeAll(fd, b.subarray(from), position + at + from);
+      done = end;
+    }
+    at = end;
+  }
+}
+
 /** A log open for appending: where the next record goes, and the writes. */
 export class LogWriter {
   constructor(
@@ -327,9 +364,11 @@ export class LogWriter {
    */
   append(buffers: readonly Buffer[]): void {
     const start = this.size;
-    const all = buffers.length === 1 ? (buffers[0] as Buffer) : Buffer.concat(buffers);
+    let length = 0;
+    for (const b of buffers) length += b.length;
     try {
-      writeAll(this.fd, all, start);
+      if (buffers.length === 1) writeAll(this.fd, buffers[0] as Buffer, start);
+      else writevAll(this.fd, buffers, start, length);
     } catch (e) {
       try {
         ftruncateSync(this.fd, start);
@@ -338,7 +377,7 @@ export class LogWriter {
       }
       throw new DbFileError(this.path, `write failed: ${ioText(e)}`);
     }
-    this.size = start + all.length;
+    this.size = start + length;
   }
 
   /** Flush the appended records to disk (`fdatasync`, as ovsdb-server's commit_block). */

@@ -211,8 +211,25 @@ describe('damage before the end', () => {
           expect(readFileSync(file).equals(damaged)).toBe(true);
         },
       ),
-      { numRuns: 80 },
+      { numRuns: 300 },
     );
+    // The LF that ends an earlier record, damaged: the record after it still counts.
+    const lf = Buffer.from(bytes);
+    lf[(starts[2] as number) - 1] = 0x0b;
+    const file = path();
+    writeFileSync(file, lf);
+    expect(() => open(file)).toThrow(/record at offset \d+: .*more records follow/);
+  });
+
+  it('a cut last record that holds header-like text is still the last one', () => {
+    const { bytes } = makeFile(1);
+    const text = JSON.stringify({
+      T: { [uuid(7)]: { n: 7, s: `OVSDB JSON 12 ${'0'.repeat(40)} more` } },
+    });
+    const last = composeRecord(text);
+    const file = path();
+    writeFileSync(file, Buffer.concat([bytes, last.subarray(0, last.length - 3)]));
+    expect(open(file).rows).toEqual([0]);
   });
 
   it('refuses a huge length before the end, a record that does not replay, and other files', () => {
