@@ -1,16 +1,20 @@
 /**
  * The benchmark harness: `npm run bench [-- --quick] [-- --only W1,W3]`.
  *
- * Runs W1–W7 (see `bench/workloads/`), each against fresh real
- * `ovsdb-server`s (NB 7.18.0, Unix socket) and, for W7, ovnkit's in-memory
- * server in its own process. Every measurement is repeated (3 times, or
- * `--reps N`; the median is reported and every sample kept); comparisons
+ * Runs W1–W7 and W9 (see `bench/workloads/`), each against fresh real
+ * `ovsdb-server`s (NB 7.18.0, Unix socket) and, for W7 and W9, ovnkit's
+ * in-memory server in its own process (W9 with its database file). Every
+ * measurement is repeated (3 times, or `--reps N`; the median is reported
+ * and every sample kept); comparisons
  * are made within the run and reported as ratios against their targets.
  * Prints a Markdown table on stdout, progress on stderr, and writes
  * `bench/results/latest.json` (`quick.json` with `--quick`, or `--out FILE`).
  *
  * `--quick`: every workload at a small size, one repetition; nothing is
  * asserted about speed, but the run fails (exit 1) when a workload breaks.
+ *
+ * `--scale`: the scaling bench instead (`bench/scale.ts`): per-transaction
+ * costs and RSS of ovsdb-server and ovnkit-server at 10k, 100k and 500k ports.
  * @module
  */
 
@@ -20,6 +24,7 @@ import { performance } from 'node:perf_hooks';
 import { loadAverage, machineInfo } from './lib/machine.js';
 import { renderTable } from './lib/table.js';
 import type { BenchContext, Workload, WorkloadResult } from './lib/types.js';
+import { runScale } from './scale.js';
 import { w1 } from './workloads/w1-single-port.js';
 import { w2 } from './workloads/w2-batched.js';
 import { w3 } from './workloads/w3-initial-sync.js';
@@ -27,8 +32,9 @@ import { w4 } from './workloads/w4-steady-updates.js';
 import { w5 } from './workloads/w5-codegen.js';
 import { w6 } from './workloads/w6-pod-controller.js';
 import { w7 } from './workloads/w7-memory-server.js';
+import { w9 } from './workloads/w9-durability.js';
 
-const WORKLOADS: readonly Workload[] = [w1, w2, w3, w4, w5, w6, w7];
+const WORKLOADS: readonly Workload[] = [w1, w2, w3, w4, w5, w6, w7, w9];
 
 const ROOT = resolve(import.meta.dirname, '..');
 
@@ -118,4 +124,4 @@ async function main(): Promise<number> {
   return failures.length > 0 ? 1 : 0;
 }
 
-process.exitCode = await main();
+process.exitCode = process.argv.includes('--scale') ? await runScale(ROOT, argValue) : await main();

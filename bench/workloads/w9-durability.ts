@@ -1,0 +1,272 @@
+/**
+ * W9: commit throughput with a database file, `ovnkit-server` against the
+ * real `ovsdb-server` (standalone), both started with ovsdb-server's own
+ * command line on a file made by `ovsdb-tool create` (NB 7.18.0), each
+ * sample on a fresh file and process, the raw client on a Unix socket:
+ *
+ * - W9a: sequential inserts of 4 KB rows (a switch whose `external_ids`
+ *   holds 4 KB), each awaited; transactions/s.
+ * - W9b: W2's batches (ports in transactions of 1,000, each awaited); LSP/s.
+ * - W9c: sequential inserts with `"durable": true` (fsync before the
+ *   reply), each awaited; transactions/s.
+ * - W9d: restart on W9b's file: from starting the process to the first
+ *   answered request (`ovnkit-server` runs through tsx, whose start is
+ *   included; its own load time, from its log, is shown apart); ms.
+ *
+ * Subjects alternate within each repetition (the first one swaps every
+ * repetition), and each ratio is the median of the per-repetition paired
+ * ratios ovnkit ÷ ovsdb-server (times: ovsdb-server ÷ ovnkit). Target ≥ 1.
+ * @module
+ */
+
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { connect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { requireOvsdbServer } from '../../src/testing/index.js';
+import { runTool } from '../../src/testing/processes.js';
+import { DB } from '../lib/nb-data.js';
+import { RawClient } from '../lib/raw-client.js';
+import { emptyResult, figure, limit } from '../lib/results.js';
+import { type BenchServer, NB_SCHEMA } from '../lib/servers.js';
+import type { BenchContext, Workload, WorkloadResult } from '../lib/types.js';
+import { rawBatched, w2Sizes } from './w2-batched.js';
+
+type Subject = 'ovsdb-server' | 'ovnkit-server';
+const SUBJECTS: readonly Subject[] = ['ovsdb-server', 'ovnkit-server'];
+
+interface FileServer extends BenchServer {
+  readonly dir: string;
+  readonly db: string;
+  readonly log: string;
+  /** SIGTERM and wait (the files stay). */
+  terminate(): Promise<void>;
+}
+
+function accepts(path: string): Promise<boolean> {
+  return new Promise((done) => {
+    const s = connect(path);
+    s.once('connect', () => {
+      s.destroy();
+      done(true);
+    });
+    s.once('error', () => done(false));
+  });
+}
+
+/** Start `subject` on `db` in `dir` with ovsdb-server's command line; resolves once it listens. */
+async function start(root: string, subject: Subject, dir: string, db: string): Promise<FileServer> {
+  const sock = join(dir, 'db.sock');
+  const log = join(dir, 'x.log');
+  const args = [
+    db,
+    `--remote=punix:${sock}`,
+    `--unixctl=${join(dir, 'x.ctl')}`,
+    `--pidfile=${join(dir, 'x.pid')}`,
+    `--log-file=${log}`,
+    '-vconsole:off',
+  ];
+  const proc: ChildProcess =
+    subject === 'ovsdb-server'
+      ? spawn(requireOvsdbServer(false).ovsdbServer, args, { stdio: 'ignore' })
+      : spawn(
+          process.execPath,
+          [
+            '--conditions=ovnkit-source',
+            '--import',
+            'tsx',
+            join(root, 'src/server/cli.ts'),
+            ...args,
+          ],
+          { stdio: ['ignore', 'ignore', 'inherit'], cwd: root },
+        );
+  const exited = new Promise<void>((r) => proc.once('exit', () => r()));
+  for (let i = 0; !(await accepts(sock)); i++) {
+    if (proc.exitCode !== null || i > 3000) {
+      proc.kill('SIGKILL');
+      throw new Error(`${subject} did not start (${proc.exitCode})`);
+    }
+    await sleep(5);
+  }
+  const terminate = async () => {
+    if (proc.exitCode === null && proc.signalCode === null) {
+      proc.kill('SIGTERM');
+      const timer = setTimeout(() => proc.kill('SIGKILL'), 10_000);
+      await exited;
+      clearTimeout(timer);
+    }
+  };
+  return {
+    kind: subject === 'ovsdb-server' ? 'ovsdb-server' : 'memory',
+    remote: `unix:${sock}`,
+    socketPath: sock,
+    dir,
+    db,
+    log,
+    terminate,
+    async stop() {
+      await terminate();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** A fresh file (`ovsdb-tool create`) and `subject` serving it. */
+async function fresh(root: string, subject: Subject): Promise<FileServer> {
+  const dir = mkdtempSync(join(tmpdir(), 'ovnkit-bench-w9-'));
+  const db = join(dir, 'nb.db');
+  await runTool(requireOvsdbServer(false).ovsdbTool, ['create', db, join(root, NB_SCHEMA)]);
+  return start(root, subject, dir, db);
+}
+
+/** `n` sequential inserts of a switch holding a 4 KB value, each awaited (durable: fsync'ed). Transactions/s. */
+async function sequential(s: BenchServer, n: number, durable: boolean): Promise<number> {
+  const c = await RawClient.open(s.socketPath);
+  try {
+    const blob = 'x'.repeat(4096);
+    const requests: string[] = [];
+    for (let i = 0; i < n; i++) {
+      const ops: unknown[] = [
+        DB,
+        {
+          op: 'insert',
+          table: 'Logical_Switch',
+          row: { name: `ls-${i}`, external_ids: ['map', [['blob', blob]]] },
+        },
+      ];
+      if (durable) ops.push({ op: 'commit', durable: true });
+      requests.push(JSON.stringify({ method: 'transact', params: ops, id: i }));
+    }
+    const base = c.count;
+    const t0 = performance.now();
+    for (let k = 0; k < n; k++) {
+      c.write(requests[k] as string);
+      await c.until(base + k + 1);
+    }
+    const ms = performance.now() - t0;
+    const r = (await c.request('transact', [
+      DB,
+      { op: 'select', table: 'Logical_Switch', where: [], columns: ['_uuid'] },
+    ])) as [{ rows?: unknown[] }];
+    if (r[0].rows?.length !== n) {
+      throw new Error(`expected ${n} switches, found ${r[0].rows?.length}`);
+    }
+    return (n / ms) * 1000;
+  } finally {
+    c.close();
+  }
+}
+
+/** Restart `s` on its file: ms from spawning to the first answered request; and ovnkit's load time from its log. */
+async function restart(root: string, s: FileServer): Promise<{ ms: number; loadMs?: number }> {
+  await s.terminate();
+  const t0 = performance.now();
+  const again = await start(
+    root,
+    s.kind === 'memory' ? 'ovnkit-server' : 'ovsdb-server',
+    s.dir,
+    s.db,
+  );
+  try {
+    const c = await RawClient.open(again.socketPath);
+    await c.request('list_dbs', []);
+    const ms = performance.now() - t0;
+    c.close();
+    const m = /read database \S+, \d+ records \(\d+ bytes\), in (\d+) ms/.exec(
+      readFileSync(again.log, 'utf8'),
+    );
+    return m === null ? { ms } : { ms, loadMs: Number(m[1]) };
+  } finally {
+    await again.stop();
+  }
+}
+
+/** W9. */
+export const w9: Workload = {
+  id: 'W9',
+  async run(ctx: BenchContext): Promise<WorkloadResult> {
+    const n4k = ctx.quick ? 100 : 2000;
+    const nDurable = ctx.quick ? 20 : 300;
+    const { ports, batch } = w2Sizes(ctx.quick);
+    const result = emptyResult(
+      'W9',
+      `database files, ovnkit-server vs ovsdb-server (standalone), raw client: ${n4k} sequential 4 KB inserts, ` +
+        `W2 ${ports} LSPs by ${batch}, ${nDurable} durable inserts, restart on the ${ports}-port file`,
+    );
+    const keys = ['W9a', 'W9b', 'W9c', 'W9d'] as const;
+    const samples = new Map<string, number[]>();
+    const push = (key: string, v: number) => {
+      samples.set(key, [...(samples.get(key) ?? []), v]);
+    };
+    for (let rep = 0; rep < ctx.reps; rep++) {
+      const order = rep % 2 === 0 ? SUBJECTS : [...SUBJECTS].reverse();
+      for (const key of keys) {
+        for (const subject of order) {
+          const s = await fresh(ctx.root, subject);
+          try {
+            let v: number;
+            if (key === 'W9a') v = await sequential(s, n4k, false);
+            else if (key === 'W9c') v = await sequential(s, nDurable, true);
+            else {
+              const rate = await rawBatched(s, ports, batch);
+              if (key === 'W9b') v = rate;
+              else {
+                const r = await restart(ctx.root, s);
+                v = r.ms;
+                if (r.loadMs !== undefined) push('W9d.load', r.loadMs);
+              }
+            }
+            push(`${key}.${subject}`, v);
+            ctx.log(`W9 rep ${rep + 1}/${ctx.reps} ${key} ${subject}: ${v.toFixed(1)}`);
+          } finally {
+            await s.stop();
+          }
+        }
+      }
+    }
+    const what: Record<(typeof keys)[number], [string, string]> = {
+      W9a: ['sequential 4 KB inserts', 'txn/s'],
+      W9b: [`W2 batches of ${batch}`, 'LSP/s'],
+      W9c: ['sequential durable inserts', 'txn/s'],
+      W9d: [`restart on a ${ports}-port file, to the first reply`, 'ms'],
+    };
+    for (const key of keys) {
+      const [label, unit] = what[key];
+      const real = samples.get(`${key}.ovsdb-server`) ?? [];
+      const ours = samples.get(`${key}.ovnkit-server`) ?? [];
+      const fr = figure(`${key}.ovsdb-server`, `ovsdb-server, ${label}`, unit, real);
+      const fo = figure(`${key}.ovnkit-server`, `ovnkit-server, ${label}`, unit, ours);
+      result.figures.push(fr, fo);
+      // Paired per repetition; for times the better is the smaller, so the ratio is inverted.
+      const paired = ours.map((o, i) =>
+        unit === 'ms' ? (real[i] as number) / o : o / (real[i] as number),
+      );
+      const fp = figure(
+        `${key}.paired`,
+        `${label}: ovnkit ÷ ovsdb-server, paired per repetition`,
+        '×',
+        paired,
+        unit === 'ms'
+          ? { higherIsBetter: true, note: 'ovsdb-server time ÷ ovnkit time' }
+          : { higherIsBetter: true },
+      );
+      result.figures.push(fp);
+      result.ratios.push(limit(`${label} ovnkit/ovsdb-server (paired median)`, fp, '>=', 1));
+    }
+    const load = samples.get('W9d.load');
+    if (load !== undefined) {
+      result.figures.push(
+        figure(
+          'W9d.load',
+          `ovnkit-server, reading the ${ports}-port file (from its log)`,
+          'ms',
+          load,
+        ),
+      );
+    }
+    return result;
+  },
+};
