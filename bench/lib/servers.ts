@@ -28,6 +28,8 @@ export interface BenchServer {
   readonly remote: string;
   /** The socket path. */
   readonly socketPath: string;
+  /** The server's process ID (for its RSS), when known. */
+  readonly pid?: number | undefined;
   /** Stop it and remove its files. */
   stop(): Promise<void>;
 }
@@ -57,6 +59,7 @@ export async function startBenchServer(kind: ServerKind, root: string): Promise<
       kind,
       remote: s.unixRemote,
       socketPath: s.unixRemote.slice('unix:'.length),
+      pid: s.pid,
       stop: () => s.stop(),
     };
   }
@@ -87,6 +90,7 @@ export async function startBenchServer(kind: ServerKind, root: string): Promise<
     kind,
     remote: `unix:${socketPath}`,
     socketPath,
+    pid: proc.pid ?? -1,
     async stop() {
       if (proc.exitCode === null && proc.signalCode === null) {
         proc.kill('SIGTERM');
