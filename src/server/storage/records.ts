@@ -47,6 +47,20 @@ import { datumToWire, parseDatum } from '../engine/values.js';
 const ANNOTATIONS = new Set(['_date', '_comment', '_is_diff']);
 
 const persistentCache = new WeakMap<TableStore, readonly string[]>();
+const defaultsCache = new WeakMap<TableSchema, Readonly<Record<string, Datum>>>();
+
+/** Every column of `table` at its default, built once per table (copy it with a spread). */
+function defaultFields(table: TableSchema): Readonly<Record<string, Datum>> {
+  let d = defaultsCache.get(table);
+  if (d === undefined) {
+    const fields: Record<string, Datum> = {};
+    for (const c of Object.keys(table.columns))
+      setOwn(fields, c, defaultDatum(columnType(table, c)));
+    d = fields;
+    defaultsCache.set(table, d);
+  }
+  return d;
+}
 
 /** The columns a file holds for `store`'s table, in ovsdb-server's order: all but `_uuid`, `_version` and ephemeral ones. */
 function persistentColumns(store: TableStore): readonly string[] {
@@ -270,10 +284,7 @@ export function applyTxnRecord(db: Database, json: Record<string, unknown>): voi
         readColumns(table, rowJson, fields, isDiff, where);
         txn.modify(name, uuid, fields);
       } else {
-        const fields: Record<string, Datum> = {};
-        for (const c of Object.keys(table.columns)) {
-          setOwn(fields, c, defaultDatum(columnType(table, c)));
-        }
+        const fields = { ...defaultFields(table) } as Record<string, Datum>;
         readColumns(table, rowJson, fields, false, where);
         fields._uuid = uuidDatum(uuid);
         fields._version = uuidDatum(newUuid());
@@ -306,8 +317,7 @@ export function convertDatabase(src: Database, schema: DatabaseSchema): Database
     const from = store.schema;
     const to = dstStore.schema;
     for (const row of store.rows.values()) {
-      const fields: Record<string, Datum> = {};
-      for (const c of Object.keys(to.columns)) setOwn(fields, c, defaultDatum(columnType(to, c)));
+      const fields = { ...defaultFields(to) } as Record<string, Datum>;
       for (const c of Object.keys(from.columns)) {
         if (c === '_uuid' || c === '_version' || !Object.hasOwn(to.columns, c)) continue;
         try {
