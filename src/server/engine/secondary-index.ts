@@ -27,11 +27,15 @@
  *   compared once, or a small table, never costs index memory.
  * - The weak-reference pass builds the index of a weak reference column at
  *   its first use: the alternative is a pass over the whole referring table.
- * - Every use stamps the index with the database's transaction clock.
- *   {@link TableIndexes.sweep} (run every `sweepEvery` transactions) drops
- *   indexes unused for `idleTransactions` transactions and forgets their use
- *   counts; a table holds at most `maxPerTable` indexes (building one more
- *   drops the least recently used).
+ * - Every use stamps the index with the database's transaction clock (one
+ *   tick per `transact`). {@link TableIndexes.sweep}, run every `sweepEvery`
+ *   transactions, drops the indexes unused for `idleTransactions`
+ *   transactions and forgets the use counts of columns not indexed, so an
+ *   index is built only for a column used `buildAfterUses` times within one
+ *   sweep period. A table holds at most `maxPerTable` indexes (building one
+ *   more drops the least recently used).
+ * - The policy is per database ({@link IndexPolicy}, `Database.indexPolicy`);
+ *   tests change it.
  *
  * So the memory is at most one map entry per distinct atom of each column in
  * recent use, and its upkeep one map update per changed element of an
