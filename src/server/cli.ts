@@ -41,12 +41,14 @@ import { detach, isDetachedChild, notifyStarted, Pidfile } from './daemon.js';
 import { createServer, type OvsdbServer } from './server.js';
 import { UnixctlServer } from './unixctl.js';
 
-const USAGE = `${PROGRAM}: OVSDB server in memory, started as ovsdb-server is
-usage: ${PROGRAM} [OPTIONS] [DATABASE...]
-       ${PROGRAM} --schema FILE [--db FILE] --listen REMOTE [OPTIONS]
+const USAGE = `Usage:
+  ${PROGRAM} --schema FILE [--db FILE] --listen REMOTE [OPTIONS]
+  ${PROGRAM} [OPTIONS] DATABASE...
 
-DATABASE is a standalone OVSDB database file (ovsdb-tool create DATABASE
-SCHEMA); every commit is written to it before it is acknowledged.
+Serve OVSDB databases from memory, answering clients as ovsdb-server does,
+started as ovsdb-server is. DATABASE is a standalone OVSDB database file
+(ovsdb-tool create DATABASE SCHEMA); every commit is written to it before it
+is acknowledged.
 
 Database and remote options:
   --remote=REMOTE         listen on REMOTE: punix:FILE (relative to the run

@@ -133,7 +133,8 @@ describe('startCli', () => {
   it('--help and --version', async () => {
     const out = io();
     expect(await startCli(['--help'], out)).toBe(0);
-    expect(out.out).toContain('usage: ovnkit-server [OPTIONS] [DATABASE...]');
+    expect(out.out).toMatch(/^Usage:\n\s+ovnkit-server --schema FILE/);
+    expect(out.out).toContain('ovnkit-server [OPTIONS] DATABASE...');
     const v = io();
     expect(await startCli(['-V'], v)).toBe(0);
     expect(v.out).toMatch(/^ovnkit-server \(ovnkit\) \d+\.\d+\.\d+/);
@@ -194,6 +195,11 @@ describe('startCli', () => {
     await expect(appctl(ctl, 'ovsdb-server/remove-db', 'Nope')).rejects.toThrow(
       /Failed to find the database\./,
     );
+    await appctl(ctl, 'ovsdb-server/remove-db', 'OVN_Northbound');
+    expect(await appctl(ctl, 'ovsdb-server/list-dbs')).toBe('_Server\n');
+    await appctl(ctl, 'ovsdb-server/add-db', db);
+    expect(await appctl(ctl, 'ovsdb-server/list-dbs')).toBe('OVN_Northbound\n_Server\n');
+    expect(r.server.database('OVN_Northbound')?.tables.get('Logical_Switch')?.rows.size).toBe(1);
     await expect(appctl(ctl, 'no/such')).rejects.toThrow(/"no\/such" is not a valid command/);
     await appctl(ctl, 'vlog/set', 'file:warn');
     await appctl(ctl, 'exit');
