@@ -232,6 +232,16 @@ export class DatabaseClient<
     return this.replica.byIndex(table, index, value);
   }
 
+  /**
+   * The values client index `index` of `table` gives `row` (any row of the
+   * table, stored or not): what `byIndex` finds it by. A transaction view
+   * uses it to index the rows it changes.
+   * @throws IndexError as `byIndex` does.
+   */
+  indexValues(table: TableName<DB>, index: string, row: object): readonly IndexValue[] {
+    return this.replica.indexValues(table, index, row);
+  }
+
   /** The rows of `table` (a live iterator). */
   rows<T extends TableName<DB>>(table: T): IterableIterator<RowOf<DB, T>> {
     return this.replica.rows(table);

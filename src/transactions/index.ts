@@ -77,7 +77,9 @@ export type { Resolution, ResolvedOutcome } from './outcome.js';
 export type { Ref } from './ref.js';
 export { createTransactor, type Transactor } from './transactor.js';
 export {
+  TableNotMonitoredError,
   TransactionView,
   type TransactionViewOptions,
   type TransactionViewReader,
+  type TransactionViewReaderExtras,
 } from './view.js';

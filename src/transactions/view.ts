@@ -15,16 +15,30 @@
  * Write through the view rather than `view.tx` directly when later reads of
  * the same transaction must see the change. The Northbound DSL builds on it
  * (`NbTxn` is a `TransactionView` of the NB model).
+ *
+ * Index reads (`lookup` by a schema index, `byIndex` by a client index of
+ * the database client) use the replica's indexes for the rows the
+ * transaction did not touch and indexes of the view's own for those it did,
+ * so they never scan a table.
+ *
+ * A read of a table the replica does not hold fails at once:
+ * `SchemaDriftError` when the server's schema lacks the table (the model is
+ * newer), {@link TableNotMonitoredError} when the client does not monitor
+ * it. (Otherwise the view would see an empty table.)
  * @module
  */
 
+import { IndexError, type IndexValue, UniqueIndex } from '../client/replica/indexes.js';
+import { type CompatReport, SchemaDriftError } from '../ovsdb/schema/compat.js';
 import type { InsertOf, RowOf, TableMap, TableName, UpdateOf } from '../ovsdb/schema/model.js';
 import type { TableSchema } from '../ovsdb/schema/schema-types.js';
 import { defaultValue } from '../ovsdb/values/datum.js';
 import { isUuid, type Uuid, ZERO_UUID } from '../ovsdb/values/uuid.js';
+import { OvsdbError } from '../ovsdb/wire/errors.js';
 import type { TransactionBuilder } from './builder.js';
 import type { MutationOf } from './mutations.js';
 import type { Ref } from './ref.js';
+import { OverlayIndex } from './view-indexes.js';
 import {
   applyMutation,
   copyRow,
@@ -38,13 +52,54 @@ import {
 
 /**
  * The replica reads a {@link TransactionView} needs: the database client
- * (`connectDatabase`) provides them.
+ * (`connectDatabase`) provides them, and the {@link TransactionViewReaderExtras}.
  */
 export interface TransactionViewReader<DB extends TableMap> {
   /** The row of `table` with UUID `uuid`. */
   get<T extends TableName<DB>>(table: T, uuid: string): RowOf<DB, T> | undefined;
   /** Every row of `table`. */
   rows<T extends TableName<DB>>(table: T): Iterable<RowOf<DB, T>>;
+}
+
+/**
+ * What a reader may have besides `get` and `rows`, and the view then uses
+ * (the database client has all of it): a reader without `isMonitored` holds
+ * every table; one without `lookup`, `byIndex` and `indexValues` has no
+ * indexes (the view's `lookup` then scans, its `byIndex` throws).
+ */
+export interface TransactionViewReaderExtras<DB extends TableMap> {
+  /** True when the replica holds `table` (it is monitored, and the server has it). */
+  isMonitored?(table: TableName<DB>): boolean;
+  /** How the model differs from the server's schema (undefined until known). */
+  readonly compat?: CompatReport | undefined;
+  /** The row a schema index maps `key` to. @throws IndexError for no such index. */
+  lookup?<T extends TableName<DB>>(table: T, key: Partial<RowOf<DB, T>>): RowOf<DB, T> | undefined;
+  /**
+   * The rows client index `index` maps `value` to. @throws IndexError for no such index.
+   * (The parameters are `never` so that clients typed by their own index names fit.)
+   */
+  byIndex?(table: never, index: never, value: IndexValue): readonly object[];
+  /** The values client index `index` gives `row`. @throws IndexError for no such index. */
+  indexValues?(table: TableName<DB>, index: string, row: object): readonly IndexValue[];
+}
+
+/**
+ * A transaction view read a table that the database client does not
+ * monitor (it is not in the client's `tables`, or the client is not in sync
+ * yet): the view would have seen it empty.
+ */
+export class TableNotMonitoredError extends OvsdbError {
+  override name = 'TableNotMonitoredError';
+  constructor(
+    /** The table read. */
+    readonly table: string,
+    /** Who read it (the view's label: `Northbound`, or the schema's name). */
+    readonly reader: string,
+  ) {
+    super(
+      `${reader}: table ${table} is read, but the database client does not monitor it: add ${table} to the client's tables (or leave tables out to monitor every table), and wait for client.ready`,
+    );
+  }
 }
 
 /** Options of the {@link TransactionView} constructor. */
@@ -81,16 +136,21 @@ export class TransactionView<DB extends TableMap> {
   private readonly overlay = new Map<string, Map<string, Rec | null>>();
   private readonly inserted = new Map<string, Set<string>>();
   private readonly guards = new Map<number, () => Error>();
+  /** Per table, the view's indexes over the rows it changed (index id → index). */
+  private readonly overlayIndexes = new Map<string, Map<string, OverlayIndex>>();
+  private readonly uniqueIndexes = new Map<string, UniqueIndex>();
+  /** The tables reads have been allowed from (see {@link TransactionView.monitors}). */
+  private readonly readable = new Set<string>();
   private readonly label: string;
 
   /**
    * @param tx - the transaction builder (the `tx` of `transact(tx => …)`).
-   * @param reader - the replica (the database client).
+   * @param reader - the replica (the database client; see {@link TransactionViewReaderExtras}).
    * @param options - see {@link TransactionViewOptions}.
    */
   constructor(
     readonly tx: TransactionBuilder<DB>,
-    readonly reader: TransactionViewReader<DB>,
+    readonly reader: TransactionViewReader<DB> & TransactionViewReaderExtras<DB>,
     options: TransactionViewOptions = {},
   ) {
     this.label = options.label ?? tx.model.schema.name;
@@ -98,20 +158,129 @@ export class TransactionView<DB extends TableMap> {
 
   // ---- reads ---------------------------------------------------------------------
 
-  /** The row of `table` with UUID `uuid`, as changed by this transaction so far. */
+  /**
+   * The row of `table` with UUID `uuid`, as changed by this transaction so far.
+   * @throws TableNotMonitoredError, SchemaDriftError (see the module
+   *   documentation) when the row is not one this transaction wrote.
+   */
   get<T extends TableName<DB>>(table: T, uuid: string): RowOf<DB, T> | undefined {
     if (typeof uuid !== 'string') return undefined;
     const u = uuid.toLowerCase();
     const o = this.overlay.get(table);
     if (o?.has(u)) return (o.get(u) ?? undefined) as RowOf<DB, T> | undefined;
+    this.checkRead(table);
     return this.reader.get(table, u);
   }
 
-  /** Every row of `table`, as changed by this transaction so far. */
+  /**
+   * Every row of `table`, as changed by this transaction so far.
+   * @throws TableNotMonitoredError, SchemaDriftError (see the module documentation).
+   */
   rows<T extends TableName<DB>>(table: T): RowOf<DB, T>[] {
+    this.checkRead(table);
+    return this.allRows(table);
+  }
+
+  /**
+   * True when the replica holds `table`, so that reads of it see its rows
+   * (always, for a reader that does not say). Reading a table for which it
+   * is false throws; check first when the read is optional.
+   */
+  monitors(table: TableName<DB>): boolean {
+    return this.readable.has(table) || this.reader.isMonitored?.(table) !== false;
+  }
+
+  /**
+   * The row of `table` that a schema index (an `indexes` entry of the
+   * `.ovsschema`) maps `key` to, as changed by this transaction so far: one
+   * hash lookup in the replica's index, one in the view's index of the rows
+   * this transaction changed. `key` has exactly the index's columns.
+   *
+   * ```ts
+   * const port = t.lookup('Logical_Switch_Port', { name: 'web-1' });
+   * ```
+   * @throws IndexError when no schema index has exactly those columns (or
+   *   one is not monitored); TableNotMonitoredError, SchemaDriftError.
+   */
+  lookup<T extends TableName<DB>>(table: T, key: Partial<RowOf<DB, T>>): RowOf<DB, T> | undefined {
+    this.checkRead(table);
+    const schema = this.schema(table);
+    const cols = Object.keys(key).sort();
+    const id = cols.join(',');
+    const columns = schema.indexes.find((i) => [...i].sort().join(',') === id);
+    if (columns === undefined) {
+      throw new IndexError(
+        table,
+        `(${cols.join(', ')})`,
+        `the table has no schema index on exactly these columns; its indexes: ${
+          schema.indexes.map((i) => `(${i.join(', ')})`).join(' ') || 'none'
+        }`,
+      );
+    }
+    let unique = this.uniqueIndexes.get(`${table}\u0000${id}`);
+    if (unique === undefined) {
+      unique = new UniqueIndex(schema, columns);
+      this.uniqueIndexes.set(`${table}\u0000${id}`, unique);
+    }
+    const u = unique;
+    const want = u.keyOf(key as Rec);
+    if (this.reader.lookup === undefined) {
+      return this.allRows(table).find((r) => u.keyOf(r as Rec) === want);
+    }
+    const base = this.reader.lookup(table, key);
+    const o = this.overlay.get(table);
+    if (o === undefined) return base;
+    const changed = this.overlayIndex(table, `schema:${id}`, (row) => [u.keyOf(row)]);
+    for (const uuid of changed.get(want)) {
+      const row = o.get(uuid);
+      if (row) return row as RowOf<DB, T>;
+    }
+    if (base !== undefined && !o.has((base as Rec)['_uuid'] as string)) return base;
+    return undefined;
+  }
+
+  /**
+   * The rows that client index `index` of the database client (its
+   * `indexes` option) maps `value` to, as changed by this transaction so
+   * far: the replica's index for the rows this transaction did not touch,
+   * the view's own for those it did (inserted, updated to match or no longer
+   * to match, deleted). No table scan.
+   *
+   * ```ts
+   * // connectDatabase({ …, indexes: { Logical_Switch_Port: { pod: { column: 'external_ids', key: 'pod' } } } })
+   * const ports = t.byIndex('Logical_Switch_Port', 'pod', 'ns/web-1');
+   * ```
+   * @throws IndexError when the client has no such index (or the reader no
+   *   client indexes); TableNotMonitoredError, SchemaDriftError.
+   */
+  byIndex<T extends TableName<DB>>(table: T, index: string, value: IndexValue): RowOf<DB, T>[] {
+    this.checkRead(table);
+    this.schema(table);
+    const reader = this.reader;
+    if (reader.byIndex === undefined || reader.indexValues === undefined) {
+      throw new IndexError(table, index, 'the reader has no client indexes');
+    }
+    const base = reader.byIndex(table as never, index as never, value) as RowOf<DB, T>[];
+    const o = this.overlay.get(table);
+    if (o === undefined) return [...base];
+    const indexValues = reader.indexValues.bind(reader);
+    const changed = this.overlayIndex(table, `client:${index}`, (row) =>
+      indexValues(table, index, row),
+    );
+    const out = base.filter((r) => !o.has((r as Rec)['_uuid'] as string));
+    for (const uuid of changed.get(value)) {
+      const row = o.get(uuid);
+      if (row) out.push(row as RowOf<DB, T>);
+    }
+    return out;
+  }
+
+  /** Every row of `table`, as changed by this transaction so far (no monitoring check). */
+  private allRows<T extends TableName<DB>>(table: T): RowOf<DB, T>[] {
+    const monitored = this.reader.isMonitored?.(table) !== false;
     const o = this.overlay.get(table);
     const out: RowOf<DB, T>[] = [];
-    for (const row of this.reader.rows(table)) {
+    for (const row of monitored ? this.reader.rows(table) : []) {
       const u = (row as { _uuid: string })._uuid;
       if (o?.has(u)) {
         const v = o.get(u);
@@ -152,7 +321,8 @@ export class TransactionView<DB extends TableMap> {
     const schema = this.schema(table);
     const col = schema.columns[column];
     if (col === undefined) return [];
-    return this.rows(table).filter((r) => refsIn(col, (r as Rec)[column]).includes(uuid));
+    this.checkRead(table);
+    return this.allRows(table).filter((r) => refsIn(col, (r as Rec)[column]).includes(uuid));
   }
 
   /** True when this transaction inserted row `uuid` of `table`. */
@@ -369,6 +539,54 @@ export class TransactionView<DB extends TableMap> {
     return uuid.toLowerCase();
   }
 
+  /**
+   * Allow reads of `table` from the replica.
+   * @throws TypeError for a table the model does not have; SchemaDriftError
+   *   when the server lacks it; TableNotMonitoredError when the client does
+   *   not monitor it.
+   */
+  private checkRead(table: string): void {
+    if (this.readable.has(table)) return;
+    this.schema(table);
+    const reader = this.reader;
+    if (reader.isMonitored !== undefined && !reader.isMonitored(table as TableName<DB>)) {
+      const compat = reader.compat;
+      if (compat?.missingTables.includes(table)) {
+        throw new SchemaDriftError(table, undefined, this.tx.size, compat.serverVersion);
+      }
+      throw new TableNotMonitoredError(table, this.label);
+    }
+    this.readable.add(table);
+  }
+
+  /** The row, as changed by this transaction (no monitoring check: the view's own bookkeeping). */
+  private peek(table: string, uuid: string): Rec | undefined {
+    const o = this.overlay.get(table);
+    if (o?.has(uuid)) return o.get(uuid) ?? undefined;
+    if (this.reader.isMonitored?.(table as TableName<DB>) === false) return undefined;
+    return this.reader.get(table as TableName<DB>, uuid) as Rec | undefined;
+  }
+
+  /** The view's index `id` of the changed rows of `table`, built on first use. */
+  private overlayIndex(
+    table: string,
+    id: string,
+    keys: (row: Rec) => readonly unknown[],
+  ): OverlayIndex {
+    let byId = this.overlayIndexes.get(table);
+    if (byId === undefined) {
+      byId = new Map();
+      this.overlayIndexes.set(table, byId);
+    }
+    let idx = byId.get(id);
+    if (idx === undefined) {
+      idx = new OverlayIndex(keys);
+      for (const [uuid, row] of this.overlay.get(table) ?? []) idx.set(uuid, row);
+      byId.set(id, idx);
+    }
+    return idx;
+  }
+
   private requireRow(table: string, uuid: string): Rec {
     const row = this.get(table as TableName<DB>, uuid) as Rec | undefined;
     if (row === undefined) throw new TypeError(`${table} has no row ${uuid} (in this transaction)`);
@@ -382,6 +600,7 @@ export class TransactionView<DB extends TableMap> {
       this.overlay.set(table, o);
     }
     o.set(uuid, row);
+    for (const idx of this.overlayIndexes.get(table)?.values() ?? []) idx.set(uuid, row);
   }
 
   /** Replace a row and collect what lost its last strong reference. */
@@ -407,14 +626,14 @@ export class TransactionView<DB extends TableMap> {
 
   /** Mark a row deleted, drop weak references to it, and collect what it held. */
   private remove(table: string, uuid: string): void {
-    const row = this.get(table as TableName<DB>, uuid) as Rec | undefined;
+    const row = this.peek(table, uuid);
     if (row === undefined) return;
     this.put(table, uuid, null);
     const tables = this.tx.model.schema.tables;
     for (const [t, column, strong] of refSites(tables).get(table) ?? []) {
       if (strong) continue;
       const col = tables[t]!.columns[column]!;
-      for (const r of this.rows(t as TableName<DB>) as Rec[]) {
+      for (const r of this.allRows(t as TableName<DB>) as Rec[]) {
         if (!refsIn(col, r[column]).includes(uuid)) continue;
         const next = copyRow(r);
         setMember(next, column, withoutRef(col, r[column], uuid));
@@ -437,13 +656,13 @@ export class TransactionView<DB extends TableMap> {
     for (const [table, uuid] of candidates) {
       const schema = tables[table];
       if (schema === undefined || schema.isRoot) continue;
-      if (this.get(table as TableName<DB>, uuid) === undefined) continue;
+      if (this.peek(table, uuid) === undefined) continue;
       let referenced = false;
       for (const [t, column, strong] of refSites(tables).get(table) ?? []) {
         if (!strong) continue;
         const col = tables[t]!.columns[column]!;
         if (
-          (this.rows(t as TableName<DB>) as Rec[]).some((r) =>
+          (this.allRows(t as TableName<DB>) as Rec[]).some((r) =>
             refsIn(col, r[column]).includes(uuid),
           )
         ) {

@@ -3,12 +3,24 @@
  * fixture schema), against the servers: within one transaction, reads see
  * the inserts, updates, mutations and deletes already added, the server's
  * garbage collection of non-root rows and the removal of weak references;
- * and what the server commits is exactly what the view predicted.
+ * and what the server commits is exactly what the view predicted. Index
+ * reads (`lookup`, `byIndex`) see the same, from the replica's indexes
+ * without a table scan; a read of an unmonitored table fails at once.
  */
 
 import { describe, expect, it } from 'vitest';
-import type { DatabaseClient } from '../../src/client/client.js';
-import { TransactionView, type Transactor } from '../../src/transactions/index.js';
+import { connectDatabase, type DatabaseClient } from '../../src/client/client.js';
+import { IndexError } from '../../src/client/replica/indexes.js';
+import type { RowOf, TableName } from '../../src/ovsdb/schema/model.js';
+import {
+  clientExecutor,
+  createTransactor,
+  TableNotMonitoredError,
+  TransactionView,
+  type TransactionViewReader,
+  type TransactionViewReaderExtras,
+  type Transactor,
+} from '../../src/transactions/index.js';
 import { TARGETS } from '../helpers/targets.js';
 import { Test, type TestTables } from './fixtures/test-model/index.js';
 import { TEST_SCHEMA_PATH, unique, useServer } from './helpers.js';
@@ -205,5 +217,181 @@ describe.each(TARGETS.filter((t) => t.via === 'direct'))('TransactionView agains
       expect(view.referrers('Root', 'children', ids.c).map((r) => r._uuid)).toEqual([ids.b]);
     });
     expect(client.get('Weak', ids.w2)?.peer).toBeNull();
+  });
+
+  it("lookup and byIndex see the transaction's inserts, updates and deletes, without scanning the table", async () => {
+    const prefix = unique('big');
+    let computed = 0;
+    const client = connectDatabase({
+      remotes: [fixture.remote],
+      model: Test,
+      indexes: {
+        Root: {
+          byI: { column: 'i' },
+          pod: { column: 'smap', key: 'pod' },
+          odd: {
+            compute: (r) => {
+              computed++;
+              return r.name.startsWith(prefix) && r.i % 2 === 1 ? r.i : undefined;
+            },
+          },
+        },
+      },
+    });
+    try {
+      await client.ready;
+      const db = createTransactor(clientExecutor(client));
+      const N = 20_000;
+      const names = Array.from({ length: N }, (_, n) => `${prefix}-${n}`);
+      await db.transactBatches(names, 5000, (tx, name, n) => {
+        tx.insert('Root', { name, i: n % 100, sset: ['s'], smap: { pod: `${name}/pod` } });
+      });
+      expect(client.count('Root')).toBeGreaterThanOrEqual(N);
+
+      // The replica, counting the rows of Root a scan visits.
+      let visited = 0;
+      const reader: TransactionViewReader<TestTables> & TransactionViewReaderExtras<TestTables> = {
+        get: (table, uuid) => client.get(table, uuid),
+        rows<T extends TableName<TestTables>>(table: T): Iterable<RowOf<TestTables, T>> {
+          return (function* () {
+            for (const r of client.rows(table)) {
+              if (table === 'Root') visited++;
+              yield r;
+            }
+          })();
+        },
+        isMonitored: (table) => client.isMonitored(table),
+        lookup: (table, key) => client.lookup(table, key),
+        byIndex: (table, index, value) => client.byIndex(table as 'Root', index as 'byI', value),
+        indexValues: (table, index, row) => client.indexValues(table, index, row),
+      };
+      computed = 0;
+      const uuidOf = (name: string) => client.lookup('Root', { name })!._uuid;
+      const r7 = uuidOf(`${prefix}-7`);
+      const r8 = uuidOf(`${prefix}-8`);
+      const r9 = uuidOf(`${prefix}-9`);
+      const r10 = uuidOf(`${prefix}-10`);
+      const inPrefix = (rows: readonly { name: string }[]) =>
+        rows.filter((r) => r.name.startsWith(`${prefix}`)).map((r) => r.name);
+      const { value } = await db.transact(
+        (tx) => {
+          const view = new TransactionView(tx, reader);
+          // Rows the transaction did not touch: the replica's indexes.
+          expect(view.lookup('Root', { name: `${prefix}-123` })?.i).toBe(23);
+          expect(inPrefix(view.byIndex('Root', 'byI', 7))).toHaveLength(N / 100);
+          expect(view.byIndex('Root', 'pod', `${prefix}-5/pod`).map((r) => r.name)).toEqual([
+            `${prefix}-5`,
+          ]);
+
+          // An insert is found by every index.
+          const added = view.insert('Root', {
+            name: `${prefix}-new`,
+            i: 7,
+            sset: ['s'],
+            smap: { pod: 'new/pod' },
+          });
+          expect(view.lookup('Root', { name: `${prefix}-new` })?._uuid).toBe(added);
+          expect(inPrefix(view.byIndex('Root', 'byI', 7))).toHaveLength(N / 100 + 1);
+          expect(view.byIndex('Root', 'pod', 'new/pod').map((r) => r._uuid)).toEqual([added]);
+          expect(view.byIndex('Root', 'odd', 7).map((r) => r._uuid)).toContain(added);
+
+          // An update: no longer found under the old values, found under the new ones.
+          view.update('Root', r7, { name: `${prefix}-renamed`, i: 8 });
+          view.update('Root', r8, { i: 7 });
+          expect(view.lookup('Root', { name: `${prefix}-7` })).toBeUndefined();
+          expect(view.lookup('Root', { name: `${prefix}-renamed` })?._uuid).toBe(r7);
+          const sevens = view.byIndex('Root', 'byI', 7).map((r) => r._uuid);
+          expect(sevens).not.toContain(r7);
+          expect(sevens).toContain(r8);
+          expect(view.byIndex('Root', 'byI', 8).map((r) => r._uuid)).toContain(r7);
+          expect(view.byIndex('Root', 'odd', 7).map((r) => r._uuid)).not.toContain(r7);
+          view.setMapKeys('Root', r9, 'smap', { pod: 'moved/pod' });
+          expect(view.byIndex('Root', 'pod', `${prefix}-9/pod`)).toEqual([]);
+          expect(view.byIndex('Root', 'pod', 'moved/pod').map((r) => r._uuid)).toEqual([r9]);
+
+          // A delete: gone from every index; a name freed by a rename can be taken again.
+          view.delete('Root', r10);
+          expect(view.lookup('Root', { name: `${prefix}-10` })).toBeUndefined();
+          expect(view.byIndex('Root', 'byI', 10).map((r) => r._uuid)).not.toContain(r10);
+          const again = view.insert('Root', { name: `${prefix}-7`, i: 1, sset: ['s'] });
+          expect(view.lookup('Root', { name: `${prefix}-7` })?._uuid).toBe(again);
+          const gone = view.insert('Root', { name: `${prefix}-gone`, i: 1, sset: ['s'] });
+          view.delete('Root', gone);
+          expect(view.lookup('Root', { name: `${prefix}-gone` })).toBeUndefined();
+
+          // Not one row of the table was visited; the client index computed the changed rows only.
+          const indexedVisits = visited;
+          const indexedComputes = computed;
+          // A scan for comparison.
+          expect(view.find('Root', (r) => r.name === `${prefix}-19999`)).toBeDefined();
+          return { indexedVisits, indexedComputes, scanVisits: visited, again, added };
+        },
+        { dryRun: true },
+      );
+      expect(value.indexedVisits).toBe(0);
+      expect(value.indexedComputes).toBeLessThanOrEqual(20);
+      expect(value.scanVisits).toBeGreaterThanOrEqual(N);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('lookup needs a schema index; byIndex a client index', async () => {
+    const { client, db } = await fixture.client(Test);
+    await db.transact(
+      (tx) => {
+        const view = new TransactionView(tx, client);
+        expect(() => view.lookup('Root', { i: 1 })).toThrow(IndexError);
+        expect(() => view.lookup('Limited', { a: 1 })).toThrow(IndexError);
+        expect(view.lookup('Limited', { a: 1, b: 'x' })).toBeUndefined();
+        const l = view.insert('Limited', { a: 1, b: 'x' });
+        expect(view.lookup('Limited', { b: 'x', a: 1 })?._uuid).toBe(l);
+        expect(() => view.byIndex('Root', 'nope', 1)).toThrow(IndexError);
+      },
+      { dryRun: true },
+    );
+  });
+
+  it('a read of a table the client does not monitor fails at once, naming it', async () => {
+    const client = connectDatabase({
+      remotes: [fixture.remote],
+      model: Test,
+      tables: { Root: true },
+    });
+    try {
+      await client.ready;
+      const db = createTransactor(clientExecutor(client));
+      await db.transact(
+        (tx) => {
+          const view = new TransactionView(tx, client);
+          expect(view.monitors('Root')).toBe(true);
+          expect(view.monitors('Child')).toBe(false);
+          expect(view.rows('Root')).toBeInstanceOf(Array);
+          const err = (() => {
+            try {
+              view.rows('Child');
+            } catch (e) {
+              return e;
+            }
+          })();
+          expect(err).toBeInstanceOf(TableNotMonitoredError);
+          expect(err).toMatchObject({ table: 'Child' });
+          expect(String((err as Error).message)).toMatch(/table Child is read/);
+          expect(() => view.get('Child', '00000000-0000-0000-0000-000000000001')).toThrow(
+            TableNotMonitoredError,
+          );
+          expect(() => view.referrers('Child', 'kids', 'x')).toThrow(TableNotMonitoredError);
+          // Rows the transaction writes are readable all the same.
+          const c = view.insert('Child', { name: 'c' });
+          expect(view.get('Child', c)?.name).toBe('c');
+          // And deleting a root row does not read the unmonitored tables that reference it.
+          const r = view.insert('Root', { name: unique('r'), sset: ['s'], children: [c] });
+          view.delete('Root', r);
+        },
+        { dryRun: true },
+      );
+    } finally {
+      await client.close();
+    }
   });
 });

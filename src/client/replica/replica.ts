@@ -69,7 +69,7 @@ import {
   type RowEventHandler,
   type RowEventKind,
 } from './event-queue.js';
-import type { IndexValue } from './indexes.js';
+import { type ClientIndexSpec, IndexError, type IndexValue, MultiIndex } from './indexes.js';
 import type { Row } from './row-codec.js';
 import { type IndexesOption, type ReplaceResult, ReplicaStore, type Waiter } from './store.js';
 
@@ -137,6 +137,9 @@ export class Replica<DB extends TableMap = TableMap> {
 
   private readonly queue: EventQueue;
   private readonly store: ReplicaStore<DB>;
+  private readonly indexes: IndexesOption<DB>;
+  /** The client indexes `indexValues` computed with, per table and index name. */
+  private readonly valueIndexes = new Map<string, MultiIndex>();
 
   /**
    * @param model - the database model; every table starts unmonitored and empty.
@@ -160,6 +163,7 @@ export class Replica<DB extends TableMap = TableMap> {
       report,
     });
     this.eventStats = this.queue.stats;
+    this.indexes = options.indexes ?? {};
     this.store = new ReplicaStore<DB>(model, {
       indexes: options.indexes,
       freeze: options.freeze ?? true,
@@ -222,6 +226,26 @@ export class Replica<DB extends TableMap = TableMap> {
    */
   byIndex<T extends TableName<DB>>(table: T, index: string, value: IndexValue): RowOf<DB, T>[] {
     return this.store.byIndex(table, index, value);
+  }
+
+  /**
+   * The values client index `index` of `table` gives `row` (stored or not).
+   * @throws IndexError as {@link Replica.byIndex} does.
+   */
+  indexValues(table: TableName<DB>, index: string, row: object): readonly IndexValue[] {
+    const key = `${table}\u0000${index}`;
+    let idx = this.valueIndexes.get(key);
+    if (idx === undefined) {
+      const specs = this.indexes[table] as Readonly<Record<string, ClientIndexSpec>> | undefined;
+      const spec = specs !== undefined && Object.hasOwn(specs, index) ? specs[index] : undefined;
+      const schema = this.model.schema.tables[table];
+      if (spec === undefined || schema === undefined) {
+        throw new IndexError(table, index, 'no such client index was declared');
+      }
+      idx = new MultiIndex(index, schema, spec);
+      this.valueIndexes.set(key, idx);
+    }
+    return idx.valuesFor(row as Row);
   }
 
   /** True when `table` is monitored (configured with columns). */
