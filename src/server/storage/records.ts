@@ -24,9 +24,9 @@
  * @module
  */
 
-import type { DatabaseSchema, TableSchema } from '../../ovsdb/schema/schema-types.js';
+import type { Atom, DatabaseSchema, TableSchema } from '../../ovsdb/schema/schema-types.js';
 import { defaultDatum, isDefaultDatum } from '../../ovsdb/values/defaults.js';
-import { compareAtoms } from '../../ovsdb/values/order.js';
+import { compareAtoms, lowerBound } from '../../ovsdb/values/order.js';
 import {
   type Datum,
   type DatumType,
@@ -165,49 +165,50 @@ export function snapshotRecord(
   return annotate(out, comment, columnDiff);
 }
 
-/** Apply a column diff of a record to `old` (`ovsdb_datum_apply_diff_in_place`). */
+/**
+ * Apply a column diff of a record to `old` (`ovsdb_datum_apply_diff_in_place`):
+ * a key of the diff that `old` lacks is added; one it has is removed, or for
+ * a map whose value differs, updated. Each diff key is found by binary
+ * search and the runs of `old` between them are copied, so a small diff of a
+ * large set costs little more than the copy.
+ */
 function applyDiff(old: Datum, diff: Datum, type: DatumType): Datum {
   if (!(type.max > 1)) return diff;
   const isMap = type.value !== undefined;
-  const keys: unknown[] = [];
-  const values: unknown[] | undefined = isMap ? [] : undefined;
   const ok = old.keys;
+  const ov = old.values ?? [];
   const dk = diff.keys;
-  let i = 0;
-  let j = 0;
-  const take = (d: Datum, k: number) => {
-    keys.push(d.keys[k]);
-    values?.push(d.values?.[k]);
+  const dv = diff.values ?? [];
+  const keys: Atom[] = [];
+  const values: Atom[] | undefined = isMap ? [] : undefined;
+  const copy = (from: number, to: number) => {
+    for (let i = from; i < to; i++) keys.push(ok[i] as Atom);
+    if (values !== undefined) for (let i = from; i < to; i++) values.push(ov[i] as Atom);
   };
-  while (i < ok.length || j < dk.length) {
-    if (j >= dk.length) take(old, i++);
-    else if (i >= ok.length) take(diff, j++);
-    else {
-      const c = compareAtoms(ok[i] as Datum['keys'][number], dk[j] as Datum['keys'][number]);
-      if (c < 0) take(old, i++);
-      else if (c > 0) take(diff, j++);
-      else {
-        // The same key: a map pair with another value is updated; otherwise removed.
-        if (
-          isMap &&
-          compareAtoms(
-            old.values?.[i] as Datum['keys'][number],
-            diff.values?.[j] as Datum['keys'][number],
-          ) !== 0
-        ) {
-          take(diff, j);
-        }
-        i++;
-        j++;
+  let next = 0;
+  for (let j = 0; j < dk.length; j++) {
+    const key = dk[j] as Atom;
+    const at = lowerBound(ok, key, next);
+    copy(next, at);
+    if (at < ok.length && compareAtoms(ok[at] as Atom, key) === 0) {
+      if (values !== undefined && compareAtoms(ov[at] as Atom, dv[j] as Atom) !== 0) {
+        keys.push(key);
+        values.push(dv[j] as Atom);
       }
+      next = at + 1;
+    } else {
+      keys.push(key);
+      values?.push(dv[j] as Atom);
+      next = at;
     }
   }
+  copy(next, ok.length);
   if (keys.length < type.min || keys.length > type.max) {
     throw new Error(
       `the diff leaves ${keys.length} elements, outside the ${type.min} to ${type.max === Number.POSITIVE_INFINITY ? 'unlimited' : type.max} the column allows`,
     );
   }
-  return { keys: keys as Datum['keys'], values: values as Datum['values'] };
+  return values === undefined ? { keys } : { keys, values };
 }
 
 function opErrorText(e: unknown): string {
