@@ -23,6 +23,10 @@
  * - a damaged record **before** the end is corruption: a {@link DbFileError}
  *   names the file and the offset, and nothing is loaded (ovsdb-server would
  *   load up to the damage and truncate the rest at its next write).
+ *
+ * A record whose hash holds was written whole: if its JSON is invalid (or
+ * nests deeper than the parser's limit), or it is not an object, that is an
+ * error wherever the record is.
  * @module
  */
 
@@ -239,14 +243,19 @@ export function scanLog(
       if (sha1 !== (m[3] as string).toLowerCase()) {
         return damaged(`${length} bytes have SHA-1 hash ${sha1} but should have hash ${m[3]}`);
       }
+      // The hash holds: the record was written whole. What it says is refused, wherever it is.
       let json: unknown;
       try {
         json = parseJson(utf8.decode(body));
       } catch (e) {
-        return damaged(`${length} bytes are not valid JSON (${(e as Error).message})`);
+        throw new DbFileError(
+          path,
+          `${length} bytes are not valid JSON (${(e as Error).message})`,
+          offset,
+        );
       }
       if (typeof json !== 'object' || json === null || Array.isArray(json)) {
-        return damaged(`${length} bytes are not a JSON object`);
+        throw new DbFileError(path, `${length} bytes are not a JSON object`, offset);
       }
       onRecord({ offset, size: lf + 1 + length, json: json as Record<string, unknown> });
       records++;

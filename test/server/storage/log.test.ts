@@ -279,6 +279,22 @@ describe('damage before the end', () => {
     );
   });
 
+  it('a last record whose hash holds but whose JSON does not parse is an error, never truncated', () => {
+    for (const body of [
+      '{"T":',
+      '[1]',
+      '{"T":{"x":' + '['.repeat(5000) + ']'.repeat(5000) + '}}',
+    ]) {
+      const file = path();
+      const bytes = Buffer.concat([makeFile(1).bytes, composeRecord(body)]);
+      writeFileSync(file, bytes);
+      expect(() => open(file)).toThrow(
+        /record at offset \d+: \d+ bytes are not (valid JSON|a JSON object)/,
+      );
+      expect(readFileSync(file).length).toBe(bytes.length);
+    }
+  });
+
   it('a last record that is whole but does not replay is an error, never truncated', () => {
     const file = path();
     const bytes = Buffer.concat([
