@@ -21,9 +21,9 @@ export interface ChartPanel {
   readonly lines: readonly ChartLine[];
 }
 
-const WIDTH = 760;
+const WIDTH = 820;
 const PANEL_HEIGHT = 340;
-const MARGIN = { left: 70, right: 230, top: 40, bottom: 50 };
+const MARGIN = { left: 70, right: 270, top: 40, bottom: 50 };
 const COLORS = [
   '#1f77b4',
   '#d62728',
