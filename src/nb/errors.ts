@@ -9,6 +9,7 @@
  * @module
  */
 
+import type { Int64 } from '../ovsdb/values/int64.js';
 import { OvsdbError } from '../ovsdb/wire/errors.js';
 import { preview } from '../ovsdb/wire/json.js';
 
@@ -257,9 +258,9 @@ export class NbWaitTimeoutError extends NbError {
     /** What was waited for. */
     readonly target: 'sb' | 'hv',
     /** The `nb_cfg` value waited for. */
-    readonly expected: number,
+    readonly expected: Int64,
     /** The last `sb_cfg` (for `sb`) or min(`sb_cfg`, `hv_cfg`) (for `hv`) seen. */
-    readonly current: number | undefined,
+    readonly current: Int64 | undefined,
     /** The timeout, ms. */
     readonly timeoutMs: number,
   ) {

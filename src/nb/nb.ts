@@ -30,6 +30,7 @@
  */
 
 import type { DatabaseModel } from '../ovsdb/schema/model.js';
+import type { Int64 } from '../ovsdb/values/int64.js';
 import { TransactionError } from '../ovsdb/wire/errors.js';
 import type { Operation } from '../ovsdb/wire/wire.js';
 import type { TransactingClient } from '../transactions/client-executor.js';
@@ -79,13 +80,13 @@ export interface NbTransactResult<V> {
   /** How the commit was learnt. */
   readonly resolution: Resolution;
   /** With `wait`: the `nb_cfg` value that was waited for. */
-  readonly nbCfg: number | undefined;
+  readonly nbCfg: Int64 | undefined;
 }
 
 /** What a DSL transaction callback returns to the transaction layer. */
 interface Built<R> {
   readonly value: R;
-  readonly cfg: OperationHandle<{ nb_cfg: number }[]> | undefined;
+  readonly cfg: OperationHandle<{ nb_cfg: Int64 }[]> | undefined;
 }
 
 /** A DSL transaction built but not sent. */
@@ -215,7 +216,7 @@ export class Nb {
    * value reached.
    * @throws NbWaitTimeoutError when it does not happen within the timeout.
    */
-  async waitFor(target: WaitTarget, options: NbWaitOptions = {}): Promise<number> {
+  async waitFor(target: WaitTarget, options: NbWaitOptions = {}): Promise<Int64> {
     const result = await this.transact(() => undefined, {
       wait: target,
       waitTimeoutMs: options.timeoutMs,

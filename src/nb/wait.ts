@@ -9,6 +9,7 @@
  */
 
 import { WaitTimeoutError } from '../client/replica/replica.js';
+import { compareInt64, type Int64 } from '../ovsdb/values/int64.js';
 import type { OperationHandle } from '../transactions/handles.js';
 import { NbError, NbWaitTimeoutError } from './errors.js';
 import type { NbReader, NbRow, NbTable, NbTxn } from './txn.js';
@@ -81,7 +82,7 @@ export class NbGlobalRaceError extends NbError {
  * // {"op":"select","table":"NB_Global","where":[["_uuid","==",["uuid","<g>"]]],"columns":["nb_cfg"]}
  * ```
  */
-export function bumpNbCfg(t: NbTxn): OperationHandle<{ nb_cfg: number }[]> {
+export function bumpNbCfg(t: NbTxn): OperationHandle<{ nb_cfg: Int64 }[]> {
   const nb = ensureNbGlobal(t);
   if (nb.nb_cfg >= NB_CFG_MAX) t.update('NB_Global', nb._uuid, { nb_cfg: 0 });
   t.mutate('NB_Global', nb._uuid, [['nb_cfg', '+=', 1]]);
@@ -89,8 +90,9 @@ export function bumpNbCfg(t: NbTxn): OperationHandle<{ nb_cfg: number }[]> {
 }
 
 /** The configuration sequence number `target` has reached, per `NB_Global`. */
-export function reachedCfg(target: WaitTarget, row: NbRow<'NB_Global'>): number {
-  return target === 'sb' ? row.sb_cfg : Math.min(row.sb_cfg, row.hv_cfg);
+export function reachedCfg(target: WaitTarget, row: NbRow<'NB_Global'>): Int64 {
+  if (target === 'sb') return row.sb_cfg;
+  return compareInt64(row.sb_cfg, row.hv_cfg) <= 0 ? row.sb_cfg : row.hv_cfg;
 }
 
 /**
@@ -102,7 +104,7 @@ export function reachedCfg(target: WaitTarget, row: NbRow<'NB_Global'>): number 
 export async function waitForNbCfg(
   client: NbWaitClient,
   target: WaitTarget,
-  expected: number,
+  expected: Int64,
   options: NbWaitOptions = {},
 ): Promise<void> {
   if (target !== 'sb' && target !== 'hv')
@@ -118,7 +120,7 @@ export async function waitForNbCfg(
     });
   } catch (e) {
     if (e instanceof WaitTimeoutError) {
-      let current: number | undefined;
+      let current: Int64 | undefined;
       for (const row of client.rows('NB_Global')) current = reachedCfg(target, row);
       throw new NbWaitTimeoutError(target, expected, current, timeoutMs);
     }
