@@ -16,8 +16,10 @@
 import type { Uuid } from '../ovsdb/values/uuid.js';
 import { AlreadyExistsError, InvalidArgumentError, NotFoundError } from './errors.js';
 import type { CreateOptions, DeleteOptions } from './existence.js';
+import type { NBTables } from './generated/model.js';
 import { getNamed, type PortGroupRef, type SwitchRef } from './lookup.js';
 import { type MatchInput, matchText } from './match.js';
+import type { ColumnValue, IfColumn, NeedsOf, RowIn } from './needs.js';
 import type { NbInsert, NbRow, NbTxn } from './txn.js';
 import { checkEnum, checkIntRange, checkPriority, checkStringMap } from './validate.js';
 
@@ -44,8 +46,12 @@ export type AclSeverityName = (typeof ACL_SEVERITIES)[number];
 /** Where ACLs live: a logical switch or a port group. */
 export type AclTarget = { readonly switch: SwitchRef } | { readonly portGroup: PortGroupRef };
 
-/** An ACL. */
-export interface AclSpec {
+/**
+ * An ACL. With a model other than the bundled one (`DB`), the actions are
+ * those of its schema (`pass` from NB 7.1.0) and `tier` exists only when
+ * its ACL table has the column.
+ */
+export interface AclSpec<DB = NBTables> {
   /** `from-lport` (ingress into the switch) or `to-lport`. */
   readonly direction: AclDirectionName;
   /** 0..32767; higher wins. */
@@ -53,7 +59,7 @@ export interface AclSpec {
   /** The match: OVN text, or a tree from `match.*`. */
   readonly match: MatchInput;
   /** What to do with matching packets. */
-  readonly action: AclActionName;
+  readonly action: AclActionName & ColumnValue<DB, 'ACL', 'action'>;
   /** Log matching packets. Defaults to true when `severity`, `name` or `meter` is given (as for `ovn-nbctl`). */
   readonly log?: boolean | undefined;
   /** Log severity. */
@@ -64,8 +70,8 @@ export interface AclSpec {
   readonly meter?: string | undefined;
   /** A label (0..4294967295) for `allow` and `allow-related` ACLs. */
   readonly label?: number | undefined;
-  /** Tier (0..3; schema 7.2.0 and later). */
-  readonly tier?: number | undefined;
+  /** Tier (0..3; NB schema 7.1.0 and later). */
+  readonly tier?: IfColumn<DB, 'ACL', 'tier', number> | undefined;
   /** `options`, e.g. `{ 'apply-after-lb': 'true' }`. */
   readonly options?: Readonly<Record<string, string>> | undefined;
   /** `external_ids`. */
@@ -181,6 +187,12 @@ function sameAcl(a: NbRow<'ACL'>, direction: string, priority: number, match: st
  *   and match exists there (unless `mayExist`); OutOfRangeError,
  *   InvalidArgumentError for bad fields; NotFoundError for an unknown target.
  */
+export function aclAdd<DB extends NeedsOf<'aclAdd'>>(
+  t: NbTxn<DB>,
+  target: AclTarget,
+  spec: NoInfer<AclSpec<DB>>,
+  options?: CreateOptions,
+): Uuid<'ACL'>;
 export function aclAdd(
   t: NbTxn,
   target: AclTarget,
@@ -219,6 +231,12 @@ export function aclAdd(
  *   match does not exist (unless `ifExists`); InvalidArgumentError for a
  *   priority without a match (or the reverse).
  */
+export function aclDel<DB extends NeedsOf<'aclDel'>>(
+  t: NbTxn<DB>,
+  target: AclTarget,
+  filter?: AclFilter,
+  options?: DeleteOptions,
+): number;
 export function aclDel(
   t: NbTxn,
   target: AclTarget,
@@ -267,6 +285,10 @@ export function aclDel(
  * The ACLs of a switch or port group, in `ovn-nbctl acl-list` order
  * (direction, then priority descending, then match).
  */
+export function aclList<DB extends NeedsOf<'aclList'>>(
+  t: NbTxn<DB>,
+  target: AclTarget,
+): RowIn<DB, 'ACL'>[];
 export function aclList(t: NbTxn, target: AclTarget): NbRow<'ACL'>[] {
   const { row: parent } = owner(t, target);
   return parent.acls

@@ -19,6 +19,7 @@ import type { CreateOptions, DeleteOptions } from './existence.js';
 import { parsePrefix } from './ip.js';
 import { type AddressSetRef, findNamed, getNamed, rowsNamed } from './lookup.js';
 import { isMac } from './mac.js';
+import type { NeedsOf, RowIn } from './needs.js';
 import type { NbRow, NbTxn } from './txn.js';
 import { checkName, checkStringMap } from './validate.js';
 
@@ -56,6 +57,12 @@ function checkAddresses(addresses: readonly string[]): string[] {
  * ```
  * @throws AlreadyExistsError (unless `mayExist`); InvalidAddressError for a bad address.
  */
+export function addressSetAdd<DB extends NeedsOf<'addressSetAdd'>>(
+  t: NbTxn<DB>,
+  name: string,
+  addresses?: readonly string[],
+  options?: AddressSetAddOptions,
+): Uuid<'Address_Set'>;
 export function addressSetAdd(
   t: NbTxn,
   name: string,
@@ -84,6 +91,11 @@ export function addressSetAdd(
  * Delete an address set.
  * @throws NotFoundError (unless `ifExists`).
  */
+export function addressSetDel<DB extends NeedsOf<'addressSetDel'>>(
+  t: NbTxn<DB>,
+  as: AddressSetRef,
+  options?: DeleteOptions,
+): void;
 export function addressSetDel(t: NbTxn, as: AddressSetRef, options: DeleteOptions = {}): void {
   const row = findNamed(t, 'Address_Set', as);
   if (row === undefined) {
@@ -97,12 +109,15 @@ export function addressSetDel(t: NbTxn, as: AddressSetRef, options: DeleteOption
  * Read an address set by name or UUID.
  * @throws NotFoundError (unless `ifExists`, which returns undefined).
  */
-export function addressSetGet(t: NbTxn, as: AddressSetRef): NbRow<'Address_Set'>;
-export function addressSetGet(
-  t: NbTxn,
+export function addressSetGet<DB extends NeedsOf<'addressSetGet'>>(
+  t: NbTxn<DB>,
+  as: AddressSetRef,
+): RowIn<DB, 'Address_Set'>;
+export function addressSetGet<DB extends NeedsOf<'addressSetGet'>>(
+  t: NbTxn<DB>,
   as: AddressSetRef,
   options: DeleteOptions,
-): NbRow<'Address_Set'> | undefined;
+): RowIn<DB, 'Address_Set'> | undefined;
 export function addressSetGet(
   t: NbTxn,
   as: AddressSetRef,
@@ -119,6 +134,11 @@ export function addressSetGet(
  * // {"op":"mutate","table":"Address_Set",…,"mutations":[["addresses","insert",["set",["203.0.113.9"]]]]}
  * ```
  */
+export function addressSetAddAddresses<DB extends NeedsOf<'addressSetAddAddresses'>>(
+  t: NbTxn<DB>,
+  as: AddressSetRef,
+  addresses: readonly string[],
+): void;
 export function addressSetAddAddresses(
   t: NbTxn,
   as: AddressSetRef,
@@ -134,6 +154,11 @@ export function addressSetAddAddresses(
 }
 
 /** Remove addresses from a set. */
+export function addressSetRemoveAddresses<DB extends NeedsOf<'addressSetRemoveAddresses'>>(
+  t: NbTxn<DB>,
+  as: AddressSetRef,
+  addresses: readonly string[],
+): void;
 export function addressSetRemoveAddresses(
   t: NbTxn,
   as: AddressSetRef,
@@ -151,6 +176,11 @@ export function addressSetRemoveAddresses(
 }
 
 /** Make a set's addresses exactly `addresses`. */
+export function addressSetSetAddresses<DB extends NeedsOf<'addressSetSetAddresses'>>(
+  t: NbTxn<DB>,
+  as: AddressSetRef,
+  addresses: readonly string[],
+): void;
 export function addressSetSetAddresses(
   t: NbTxn,
   as: AddressSetRef,

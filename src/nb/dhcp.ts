@@ -35,6 +35,7 @@ import { checkCidr, parseIp, parsePrefix } from './ip.js';
 import { getNamed, type PortRef } from './lookup.js';
 import { isMac } from './mac.js';
 import { quoteMatchString } from './match.js';
+import type { NeedsOf, RowIn } from './needs.js';
 import type { NbRow, NbTxn } from './txn.js';
 import { checkStringMap } from './validate.js';
 
@@ -371,6 +372,12 @@ function sameMap(
  * @throws AlreadyExistsError when a row with this cidr and external_ids
  *   exists (unless `mayExist`); see {@link encodeDhcpOptions}.
  */
+export function dhcpOptionsCreate<DB extends NeedsOf<'dhcpOptionsCreate'>>(
+  t: NbTxn<DB>,
+  cidr: string,
+  options: DhcpV4Options | DhcpV6Options,
+  createOptions?: DhcpOptionsCreateOptions,
+): Uuid<'DHCP_Options'>;
 export function dhcpOptionsCreate(
   t: NbTxn,
   cidr: string,
@@ -407,6 +414,11 @@ function dhcpRow(t: NbTxn, ref: string): NbRow<'DHCP_Options'> | undefined {
  * Replace the options of a DHCP_Options row (`ovn-nbctl dhcp-options-set-options`).
  * @throws NotFoundError; see {@link encodeDhcpOptions}.
  */
+export function dhcpOptionsSetOptions<DB extends NeedsOf<'dhcpOptionsSetOptions'>>(
+  t: NbTxn<DB>,
+  dhcp: Uuid<'DHCP_Options'> | string,
+  options: DhcpV4Options | DhcpV6Options,
+): void;
 export function dhcpOptionsSetOptions(
   t: NbTxn,
   dhcp: Uuid<'DHCP_Options'> | string,
@@ -422,6 +434,11 @@ export function dhcpOptionsSetOptions(
  * lose it.
  * @throws NotFoundError (unless `ifExists`).
  */
+export function dhcpOptionsDel<DB extends NeedsOf<'dhcpOptionsDel'>>(
+  t: NbTxn<DB>,
+  dhcp: Uuid<'DHCP_Options'> | string,
+  options?: DeleteOptions,
+): void;
 export function dhcpOptionsDel(
   t: NbTxn,
   dhcp: Uuid<'DHCP_Options'> | string,
@@ -436,6 +453,9 @@ export function dhcpOptionsDel(
 }
 
 /** Every DHCP_Options row, sorted by cidr (`ovn-nbctl dhcp-options-list`). */
+export function dhcpOptionsList<DB extends NeedsOf<'dhcpOptionsList'>>(
+  t: NbTxn<DB>,
+): RowIn<DB, 'DHCP_Options'>[];
 export function dhcpOptionsList(t: NbTxn): NbRow<'DHCP_Options'>[] {
   return t.rows('DHCP_Options').sort((a, b) => (a.cidr < b.cidr ? -1 : a.cidr > b.cidr ? 1 : 0));
 }
@@ -482,6 +502,14 @@ export const PORT_DHCP_KEYS = { port: 'lsp', protocol: 'protocol' } as const;
  * @throws NotFoundError for an unknown port; InvalidArgumentError when a
  *   cidr is of the wrong family; see {@link encodeDhcpOptions}.
  */
+export function reconcilePortDhcpOptions<DB extends NeedsOf<'reconcilePortDhcpOptions'>>(
+  t: NbTxn<DB>,
+  port: PortRef,
+  desired: {
+    readonly v4?: PortDhcpSpec | null | undefined;
+    readonly v6?: PortDhcpSpec | null | undefined;
+  },
+): PortDhcpReconciliation;
 export function reconcilePortDhcpOptions(
   t: NbTxn,
   port: PortRef,

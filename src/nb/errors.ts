@@ -178,6 +178,7 @@ export type NbObjectKind =
   | 'HA chassis group'
   | 'HA chassis'
   | 'BFD session'
+  | 'mirror'
   | 'NB_Global';
 
 /** The object named does not exist (and `ifExists` was not given, or the operation needs it). */

@@ -10,6 +10,7 @@ import type { Uuid } from '../ovsdb/values/uuid.js';
 import { AlreadyExistsError, NotFoundError } from './errors.js';
 import type { CreateOptions, DeleteOptions } from './existence.js';
 import { findNamed, getNamed, type HaChassisGroupRef, rowsNamed } from './lookup.js';
+import type { NeedsOf } from './needs.js';
 import type { NbRow, NbTxn } from './txn.js';
 import { checkName, checkPriority, checkStringMap } from './validate.js';
 
@@ -32,6 +33,11 @@ export interface HaChassisGroupAddOptions extends CreateOptions {
  * ```
  * @throws AlreadyExistsError (unless `mayExist`); OutOfRangeError for a priority.
  */
+export function haChassisGroupAdd<DB extends NeedsOf<'haChassisGroupAdd'>>(
+  t: NbTxn<DB>,
+  name: string,
+  options?: HaChassisGroupAddOptions,
+): Uuid<'HA_Chassis_Group'>;
 export function haChassisGroupAdd(
   t: NbTxn,
   name: string,
@@ -68,6 +74,11 @@ export function haChassisGroupAdd(
  * Delete an HA chassis group (ports that use it lose it).
  * @throws NotFoundError (unless `ifExists`).
  */
+export function haChassisGroupDel<DB extends NeedsOf<'haChassisGroupDel'>>(
+  t: NbTxn<DB>,
+  group: HaChassisGroupRef,
+  options?: DeleteOptions,
+): void;
 export function haChassisGroupDel(
   t: NbTxn,
   group: HaChassisGroupRef,
@@ -102,6 +113,13 @@ function chassisOf(
  *   `mayExist`, which leaves its priority as is: use
  *   {@link haChassisGroupSetChassisPriority}); OutOfRangeError.
  */
+export function haChassisGroupAddChassis<DB extends NeedsOf<'haChassisGroupAddChassis'>>(
+  t: NbTxn<DB>,
+  group: HaChassisGroupRef,
+  chassis: string,
+  priority: number,
+  options?: CreateOptions,
+): Uuid<'HA_Chassis'>;
 export function haChassisGroupAddChassis(
   t: NbTxn,
   group: HaChassisGroupRef,
@@ -131,6 +149,9 @@ export function haChassisGroupAddChassis(
  * Set the priority of a chassis of a group, adding it when missing
  * (`ovn-nbctl ha-chassis-group-add-chassis` semantics).
  */
+export function haChassisGroupSetChassisPriority<
+  DB extends NeedsOf<'haChassisGroupSetChassisPriority'>,
+>(t: NbTxn<DB>, group: HaChassisGroupRef, chassis: string, priority: number): Uuid<'HA_Chassis'>;
 export function haChassisGroupSetChassisPriority(
   t: NbTxn,
   group: HaChassisGroupRef,
@@ -149,6 +170,12 @@ export function haChassisGroupSetChassisPriority(
  * Remove a chassis from a group.
  * @throws NotFoundError (unless `ifExists`).
  */
+export function haChassisGroupRemoveChassis<DB extends NeedsOf<'haChassisGroupRemoveChassis'>>(
+  t: NbTxn<DB>,
+  group: HaChassisGroupRef,
+  chassis: string,
+  options?: DeleteOptions,
+): void;
 export function haChassisGroupRemoveChassis(
   t: NbTxn,
   group: HaChassisGroupRef,

@@ -22,6 +22,7 @@
  * @module
  */
 
+export { TableNotMonitoredError } from '../transactions/view.js';
 export {
   ACL_ACTIONS,
   ACL_DIRECTIONS,
@@ -190,6 +191,19 @@ export {
 } from './match-fields.js';
 export { parseMatch } from './match-parser.js';
 export {
+  lspAttachMirror,
+  lspDetachMirror,
+  MIRROR_FILTERS,
+  MIRROR_TYPES,
+  type MirrorFilterName,
+  type MirrorSpec,
+  type MirrorTypeName,
+  mirrorAdd,
+  mirrorDel,
+  mirrorGet,
+  mirrorList,
+} from './mirror.js';
+export {
   lrNatAdd,
   lrNatDel,
   lrNatEnsure,
@@ -207,6 +221,17 @@ export {
   type NbTransactOptions,
   type NbTransactResult,
 } from './nb.js';
+export {
+  type ColumnValue,
+  type IfColumn,
+  NB_NEEDS,
+  type NbModelTables,
+  type NbOperation,
+  type NbTablesWith,
+  type NeedSpec,
+  type NeedsOf,
+  type RowIn,
+} from './needs.js';
 export {
   encodePolicy,
   lrPolicyAdd,
@@ -248,6 +273,7 @@ export {
   lrpList,
   lrpSet,
   lrpSetGatewayChassis,
+  type SwitchRouterLink,
 } from './router-port.js';
 export { type ShowOptions, showNb } from './show.js';
 export {

@@ -31,6 +31,7 @@ import {
   rowsNamed,
   type SwitchRef,
 } from './lookup.js';
+import type { NeedsOf, RowIn } from './needs.js';
 import type { NbRow, NbTxn } from './txn.js';
 import { checkEnum, checkName, checkStringMap } from './validate.js';
 
@@ -180,6 +181,11 @@ function encodeVips(
  *   (unless `mayExist`: add VIPs to it with {@link lbAddVip});
  *   InvalidAddressError for a bad VIP or backend.
  */
+export function lbAdd<DB extends NeedsOf<'lbAdd'>>(
+  t: NbTxn<DB>,
+  name: string,
+  options?: LbAddOptions,
+): Uuid<'Load_Balancer'>;
 export function lbAdd(t: NbTxn, name: string, options: LbAddOptions = {}): Uuid<'Load_Balancer'> {
   checkName('Load_Balancer.name', name);
   const protocol =
@@ -224,6 +230,11 @@ export function lbAdd(t: NbTxn, name: string, options: LbAddOptions = {}): Uuid<
  * Delete a load balancer (`ovn-nbctl lb-del`); switches and routers lose it.
  * @throws NotFoundError (unless `ifExists`); AmbiguousNameError.
  */
+export function lbDel<DB extends NeedsOf<'lbDel'>>(
+  t: NbTxn<DB>,
+  lb: LoadBalancerRef,
+  options?: DeleteOptions,
+): void;
 export function lbDel(t: NbTxn, lb: LoadBalancerRef, options: DeleteOptions = {}): void {
   const row = findNamed(t, 'Load_Balancer', lb);
   if (row === undefined) {
@@ -237,12 +248,15 @@ export function lbDel(t: NbTxn, lb: LoadBalancerRef, options: DeleteOptions = {}
  * Read a load balancer by name or UUID.
  * @throws NotFoundError (unless `ifExists`, which returns undefined); AmbiguousNameError.
  */
-export function lbGet(t: NbTxn, lb: LoadBalancerRef): NbRow<'Load_Balancer'>;
-export function lbGet(
-  t: NbTxn,
+export function lbGet<DB extends NeedsOf<'lbGet'>>(
+  t: NbTxn<DB>,
+  lb: LoadBalancerRef,
+): RowIn<DB, 'Load_Balancer'>;
+export function lbGet<DB extends NeedsOf<'lbGet'>>(
+  t: NbTxn<DB>,
   lb: LoadBalancerRef,
   options: DeleteOptions,
-): NbRow<'Load_Balancer'> | undefined;
+): RowIn<DB, 'Load_Balancer'> | undefined;
 export function lbGet(
   t: NbTxn,
   lb: LoadBalancerRef,
@@ -262,6 +276,13 @@ export function lbGet(
  * @throws AlreadyExistsError when the VIP exists (unless `mayExist`, which
  *   leaves its backends: use {@link lbSetVip} to replace them).
  */
+export function lbAddVip<DB extends NeedsOf<'lbAddVip'>>(
+  t: NbTxn<DB>,
+  lb: LoadBalancerRef,
+  vip: string,
+  backends: string | readonly string[],
+  options?: CreateOptions,
+): void;
 export function lbAddVip(
   t: NbTxn,
   lb: LoadBalancerRef,
@@ -285,6 +306,12 @@ export function lbAddVip(
 }
 
 /** Set a VIP's backends, adding the VIP when missing (`ovn-nbctl --may-exist lb-add`). */
+export function lbSetVip<DB extends NeedsOf<'lbSetVip'>>(
+  t: NbTxn<DB>,
+  lb: LoadBalancerRef,
+  vip: string,
+  backends: string | readonly string[],
+): void;
 export function lbSetVip(
   t: NbTxn,
   lb: LoadBalancerRef,
@@ -303,6 +330,12 @@ export function lbSetVip(
  * balancer stays, even without VIPs.
  * @throws NotFoundError when the VIP is not there (unless `ifExists`).
  */
+export function lbDelVip<DB extends NeedsOf<'lbDelVip'>>(
+  t: NbTxn<DB>,
+  lb: LoadBalancerRef,
+  vip: string,
+  options?: DeleteOptions,
+): void;
 export function lbDelVip(
   t: NbTxn,
   lb: LoadBalancerRef,
@@ -343,6 +376,13 @@ export interface LbHealthCheckOptions {
  * @throws NotFoundError when the VIP is not the load balancer's;
  *   AlreadyExistsError when it has a health check (unless `mayExist`).
  */
+export function lbHealthCheckAdd<DB extends NeedsOf<'lbHealthCheckAdd'>>(
+  t: NbTxn<DB>,
+  lb: LoadBalancerRef,
+  vip: string,
+  options?: LbHealthCheckOptions,
+  create?: CreateOptions,
+): Uuid<'Load_Balancer_Health_Check'>;
 export function lbHealthCheckAdd(
   t: NbTxn,
   lb: LoadBalancerRef,
@@ -397,6 +437,12 @@ export function lbHealthCheckAdd(
  * Remove a VIP's health check.
  * @throws NotFoundError (unless `ifExists`).
  */
+export function lbHealthCheckDel<DB extends NeedsOf<'lbHealthCheckDel'>>(
+  t: NbTxn<DB>,
+  lb: LoadBalancerRef,
+  vip: string,
+  options?: DeleteOptions,
+): void;
 export function lbHealthCheckDel(
   t: NbTxn,
   lb: LoadBalancerRef,
@@ -419,6 +465,12 @@ export function lbHealthCheckDel(
  * Say which port owns a backend IP and which source IP health checks use
  * (`ip_port_mappings:<backend>=<port>:<source>`); `null` removes the mapping.
  */
+export function lbSetIpPortMapping<DB extends NeedsOf<'lbSetIpPortMapping'>>(
+  t: NbTxn<DB>,
+  lb: LoadBalancerRef,
+  backendIp: string,
+  mapping: { readonly port: PortRef; readonly sourceIp: string } | null,
+): void;
 export function lbSetIpPortMapping(
   t: NbTxn,
   lb: LoadBalancerRef,
@@ -506,6 +558,12 @@ function detach(
  * ```
  * @throws AlreadyExistsError when attached already (unless `mayExist`).
  */
+export function lsLbAdd<DB extends NeedsOf<'lsLbAdd'>>(
+  t: NbTxn<DB>,
+  sw: SwitchRef,
+  lb: LoadBalancerRef,
+  options?: CreateOptions,
+): void;
 export function lsLbAdd(
   t: NbTxn,
   sw: SwitchRef,
@@ -520,6 +578,12 @@ export function lsLbAdd(
  * undefined (`ovn-nbctl ls-lb-del`).
  * @throws NotFoundError when that one is not attached (unless `ifExists`).
  */
+export function lsLbDel<DB extends NeedsOf<'lsLbDel'>>(
+  t: NbTxn<DB>,
+  sw: SwitchRef,
+  lb?: LoadBalancerRef,
+  options?: DeleteOptions,
+): void;
 export function lsLbDel(
   t: NbTxn,
   sw: SwitchRef,
@@ -530,6 +594,12 @@ export function lsLbDel(
 }
 
 /** Attach a load balancer to a router (`ovn-nbctl lr-lb-add`). */
+export function lrLbAdd<DB extends NeedsOf<'lrLbAdd'>>(
+  t: NbTxn<DB>,
+  router: RouterRef,
+  lb: LoadBalancerRef,
+  options?: CreateOptions,
+): void;
 export function lrLbAdd(
   t: NbTxn,
   router: RouterRef,
@@ -540,6 +610,12 @@ export function lrLbAdd(
 }
 
 /** Detach a load balancer from a router, or all of them (`ovn-nbctl lr-lb-del`). */
+export function lrLbDel<DB extends NeedsOf<'lrLbDel'>>(
+  t: NbTxn<DB>,
+  router: RouterRef,
+  lb?: LoadBalancerRef,
+  options?: DeleteOptions,
+): void;
 export function lrLbDel(
   t: NbTxn,
   router: RouterRef,

@@ -16,6 +16,7 @@ import {
   type NbObjectKind,
   NotFoundError,
 } from './errors.js';
+import type { NbTablesWith, RowIn } from './needs.js';
 import type { NbRow, NbTable, NbTxn } from './txn.js';
 
 /** A logical switch: its name or UUID (or the ref `lsAdd` returned). */
@@ -49,6 +50,9 @@ export type NamedTable = Extract<
   | 'Gateway_Chassis'
 >;
 
+/** The table maps whose table `T` has a `name` column. */
+type Named<T extends string> = NbTablesWith<{ readonly [K in T]: readonly ['name'] }>;
+
 /** The kind of object of each table found by name. */
 const KINDS: Readonly<Record<NamedTable, NbObjectKind>> = {
   Logical_Switch: 'logical switch',
@@ -66,6 +70,11 @@ const KINDS: Readonly<Record<NamedTable, NbObjectKind>> = {
  * The row `ref` (a UUID or a name) of `table`, or undefined when none exists.
  * @throws AmbiguousNameError when several rows have the name.
  */
+export function findNamed<T extends NamedTable, DB extends Named<T>>(
+  t: NbTxn<DB>,
+  table: T,
+  ref: string,
+): RowIn<DB, T> | undefined;
 export function findNamed<T extends NamedTable>(
   t: NbTxn,
   table: T,
@@ -91,6 +100,11 @@ export function findNamed<T extends NamedTable>(
  * @throws NotFoundError when none exists; AmbiguousNameError when several
  *   rows have the name.
  */
+export function getNamed<T extends NamedTable, DB extends Named<T>>(
+  t: NbTxn<DB>,
+  table: T,
+  ref: string,
+): RowIn<DB, T>;
 export function getNamed<T extends NamedTable>(t: NbTxn, table: T, ref: string): NbRow<T> {
   const row = findNamed(t, table, ref);
   if (row === undefined) throw new NotFoundError(KINDS[table], ref);
@@ -100,6 +114,11 @@ export function getNamed<T extends NamedTable>(t: NbTxn, table: T, ref: string):
 /**
  * The rows of `table` named `name` (by name only, never by UUID).
  */
+export function rowsNamed<T extends NamedTable, DB extends Named<T>>(
+  t: NbTxn<DB>,
+  table: T,
+  name: string,
+): RowIn<DB, T>[];
 export function rowsNamed<T extends NamedTable>(t: NbTxn, table: T, name: string): NbRow<T>[] {
   return t.filter(table, (r) => (r as { name: string }).name === name);
 }

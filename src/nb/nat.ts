@@ -21,9 +21,11 @@ import {
   NotFoundError,
 } from './errors.js';
 import type { CreateOptions, DeleteOptions } from './existence.js';
+import type { NBTables } from './generated/model.js';
 import { normalizePrefix, parseIp, parsePrefix, prefixContains } from './ip.js';
 import { type AddressSetRef, getNamed, type RouterPortRef, type RouterRef } from './lookup.js';
 import { checkMac } from './mac.js';
+import type { IfColumn, NeedsOf, RowIn } from './needs.js';
 import type { NbInsert, NbRow, NbTxn } from './txn.js';
 import { checkEnum, checkStringMap } from './validate.js';
 
@@ -32,8 +34,11 @@ export const NAT_TYPES = ['snat', 'dnat', 'dnat_and_snat'] as const;
 /** A NAT type. */
 export type NatTypeName = (typeof NAT_TYPES)[number];
 
-/** A NAT rule. */
-export interface NatSpec {
+/**
+ * A NAT rule. With a model other than the bundled one (`DB`), `gatewayPort`
+ * exists only when its NAT table has `gateway_port` (NB 6.3.0 and later).
+ */
+export interface NatSpec<DB = NBTables> {
   readonly type: NatTypeName;
   /** The external (public) IP. */
   readonly externalIp: string;
@@ -48,7 +53,7 @@ export interface NatSpec {
   /** `dnat_and_snat` only: NAT without connection tracking. */
   readonly stateless?: boolean | undefined;
   /** The distributed gateway port the rule applies on (routers with several). */
-  readonly gatewayPort?: RouterPortRef | undefined;
+  readonly gatewayPort?: IfColumn<DB, 'NAT', 'gateway_port', RouterPortRef> | undefined;
   /** Only these external IPs (an address set) are NATed. Excludes `exemptedExtIps`. */
   readonly allowedExtIps?: AddressSetRef | undefined;
   /** These external IPs (an address set) are not NATed. Excludes `allowedExtIps`. */
@@ -60,12 +65,12 @@ export interface NatSpec {
 }
 
 /** Which rules {@link lrNatDel} removes: all, all of a type, or those of a type with a key IP. */
-export interface NatFilter {
+export interface NatFilter<DB = NBTables> {
   readonly type?: NatTypeName | undefined;
   /** For `snat` the logical IP (network), otherwise the external IP. */
   readonly ip?: string | undefined;
-  /** Only rules on this gateway port. */
-  readonly gatewayPort?: RouterPortRef | undefined;
+  /** Only rules on this gateway port (models with `NAT.gateway_port`). */
+  readonly gatewayPort?: IfColumn<DB, 'NAT', 'gateway_port', RouterPortRef> | undefined;
 }
 
 type NatRow = NbRow<'NAT'>;
@@ -254,6 +259,12 @@ function describeKey(row: NatColumns): string {
  *   AlreadyExistsError when a rule with the same key exists (unless
  *   `mayExist` and its other IP is the same too).
  */
+export function lrNatAdd<DB extends NeedsOf<'lrNatAdd'>>(
+  t: NbTxn<DB>,
+  router: RouterRef,
+  spec: NoInfer<NatSpec<DB>>,
+  options?: CreateOptions,
+): Uuid<'NAT'>;
 export function lrNatAdd(
   t: NbTxn,
   router: RouterRef,
@@ -307,6 +318,11 @@ export function lrNatAdd(
  * // an existing snat for 10.0.0.0/24: {"op":"update","table":"NAT",…,"row":{"external_ip":"172.16.0.2"}}
  * ```
  */
+export function lrNatEnsure<DB extends NeedsOf<'lrNatEnsure'>>(
+  t: NbTxn<DB>,
+  router: RouterRef,
+  spec: NoInfer<NatSpec<DB>>,
+): Uuid<'NAT'>;
 export function lrNatEnsure(t: NbTxn, router: RouterRef, spec: NatSpec): Uuid<'NAT'> {
   const lr = getNamed(t, 'Logical_Router', router);
   const { row, key } = encode(t, lr, spec);
@@ -321,12 +337,15 @@ export function lrNatEnsure(t: NbTxn, router: RouterRef, spec: NatSpec): Uuid<'N
     logical_port: row.logical_port ?? null,
     external_mac: row.external_mac ?? null,
     external_port_range: row.external_port_range ?? '',
-    gateway_port: row.gateway_port ?? null,
+    // Models before NB 6.3.0 have no NAT.gateway_port.
+    ...(t.schema('NAT').columns['gateway_port'] !== undefined
+      ? { gateway_port: row.gateway_port ?? null }
+      : {}),
     allowed_ext_ips: row.allowed_ext_ips ?? null,
     exempted_ext_ips: row.exempted_ext_ips ?? null,
   };
   for (const [k, v] of Object.entries(want)) {
-    if ((existing as unknown as Record<string, unknown>)[k] !== v) update[k] = v;
+    if (((existing as unknown as Record<string, unknown>)[k] ?? null) !== v) update[k] = v;
   }
   if (Object.keys(update).length > 0) t.update('NAT', existing._uuid, update as never);
   t.setMapKeys(
@@ -362,6 +381,12 @@ export function lrNatEnsure(t: NbTxn, router: RouterRef, spec: NatSpec): Uuid<'N
  * @throws NotFoundError when a rule named by type and IP does not exist
  *   (unless `ifExists`); InvalidArgumentError for an IP without a type.
  */
+export function lrNatDel<DB extends NeedsOf<'lrNatDel'>>(
+  t: NbTxn<DB>,
+  router: RouterRef,
+  filter?: NoInfer<NatFilter<DB>>,
+  options?: DeleteOptions,
+): number;
 export function lrNatDel(
   t: NbTxn,
   router: RouterRef,
@@ -398,6 +423,10 @@ export function lrNatDel(
 }
 
 /** The NAT rules of a router, sorted by type, then external IP (`ovn-nbctl lr-nat-list`). */
+export function lrNatList<DB extends NeedsOf<'lrNatList'>>(
+  t: NbTxn<DB>,
+  router: RouterRef,
+): RowIn<DB, 'NAT'>[];
 export function lrNatList(t: NbTxn, router: RouterRef): NatRow[] {
   const lr = getNamed(t, 'Logical_Router', router);
   return natsOf(t, lr).sort((a, b) =>

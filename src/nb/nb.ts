@@ -29,7 +29,7 @@
  * @module
  */
 
-import type { DatabaseModel } from '../ovsdb/schema/model.js';
+import type { DatabaseModel, TableMap } from '../ovsdb/schema/model.js';
 import type { Int64 } from '../ovsdb/values/int64.js';
 import { TransactionError } from '../ovsdb/wire/errors.js';
 import type { Operation } from '../ovsdb/wire/wire.js';
@@ -41,6 +41,7 @@ import type { OperationHandle, Resolved } from '../transactions/handles.js';
 import type { Resolution } from '../transactions/outcome.js';
 import { createTransactor, type Transactor } from '../transactions/transactor.js';
 import { NB, type NBTables } from './generated/model.js';
+import type { NbModelTables } from './needs.js';
 import { type ShowOptions, showNb } from './show.js';
 import { NbTxn } from './txn.js';
 import {
@@ -53,8 +54,15 @@ import {
   waitForNbCfg,
 } from './wait.js';
 
-/** What the DSL needs of a database client (`connectDatabase({ model: NB, … })` provides it). */
-export interface NbClient extends TransactingClient<NBTables>, NbWaitClient {}
+/**
+ * What the DSL needs of a database client (`connectDatabase({ model, … })`
+ * provides it, for the bundled `NB` or any other NB model): transactions,
+ * replica reads and waits. The view uses the client's indexes and
+ * schema-drift report when it has them (`TransactionViewReaderExtras`).
+ */
+export interface NbClient<DB extends TableMap = NBTables>
+  extends TransactingClient<DB>,
+    NbWaitClient<DB> {}
 
 /** Options of {@link Nb.transact}: those of `transact`, plus waiting. */
 export interface NbTransactOptions extends Omit<TransactOptions, 'dryRun'> {
@@ -79,7 +87,7 @@ export interface NbTransactResult<V> {
   readonly replays: number;
   /** How the commit was learnt. */
   readonly resolution: Resolution;
-  /** With `wait`: the `nb_cfg` value that was waited for. */
+  /** With `wait`: the `nb_cfg` value that was waited for (a 64-bit integer). */
   readonly nbCfg: Int64 | undefined;
 }
 
@@ -101,19 +109,24 @@ export interface NbDryRun<R> {
 
 /**
  * The Northbound DSL over one database client. Create it with
- * {@link createNb}.
+ * {@link createNb} (or {@link connectNb}).
+ *
+ * @typeParam DB - the client's model's table map: the bundled `NBTables`
+ *   (7.18.0), or that of a model generated from the NB schema of the OVN in
+ *   use. The callbacks of `transact` get an `NbTxn<DB>`, and each operation
+ *   compiles only when `DB` has the tables and columns it needs.
  */
-export class Nb {
+export class Nb<DB extends NbModelTables = NBTables> {
   /** Transactions over the client. */
-  readonly db: Transactor<NBTables>;
+  readonly db: Transactor<DB>;
 
-  /** @param client - a database client of the `NB` model. */
-  constructor(readonly client: NbClient) {
+  /** @param client - a database client of an `OVN_Northbound` model. */
+  constructor(readonly client: NbClient<DB>) {
     this.db = createTransactor(clientExecutor(client));
   }
 
-  /** The model (`NB`). */
-  get model(): DatabaseModel<NBTables> {
+  /** The model (`NB`, or the one the client was given). */
+  get model(): DatabaseModel<DB> {
     return this.client.model;
   }
 
@@ -121,14 +134,17 @@ export class Nb {
    * Build and run one transaction of DSL operations (see the module
    * documentation). The callback must be synchronous and may be replayed
    * (it must only read the replica through `t`). `NB_Global` is created when
-   * missing, as `ovn-nbctl` does.
-   * @throws the DSL's errors (before anything is sent); `DuplicateNameError`
+   * missing, as `ovn-nbctl` does, when the client monitors it (`wait` needs it).
+   * @throws the DSL's errors (before anything is sent), among them
+   *   `TableNotMonitoredError` naming a table an operation reads that the
+   *   client does not monitor (`NB_Global` for `wait`) and `SchemaDriftError`
+   *   for one the server lacks; `DuplicateNameError`
    *   when a server-side name check failed; `TransactionError` and the other
    *   errors of `transact`; `NbWaitTimeoutError` when the wait timed out
    *   (the transaction did commit).
    */
   async transact<R>(
-    build: (t: NbTxn) => R,
+    build: (t: NbTxn<DB>) => R,
     options: NbTransactOptions = {},
   ): Promise<NbTransactResult<Resolved<R>>> {
     const { wait, waitTimeoutMs, ...txOptions } = options;
@@ -137,7 +153,7 @@ export class Nb {
     }
     let result: TransactionResult<Resolved<Built<R>>> | undefined;
     for (let attempt = 0; result === undefined; attempt++) {
-      let last: NbTxn | undefined;
+      let last: NbTxn<DB> | undefined;
       try {
         result = await this.run(build, wait !== undefined, txOptions, (t) => {
           last = t;
@@ -148,7 +164,7 @@ export class Nb {
         mapped.cause = e;
         if (!(mapped instanceof NbGlobalRaceError) || attempt >= 2) throw mapped;
         // Another client created NB_Global meanwhile: wait for it, and run again.
-        await this.client.waitFor('NB_Global', () => true, {
+        await this.bundledClient.waitFor('NB_Global', () => true, {
           timeout: 5000,
           signal: options.signal,
         });
@@ -157,7 +173,7 @@ export class Nb {
     const rows = result.value.cfg;
     const nbCfg = rows === undefined ? undefined : rows[0]?.nb_cfg;
     if (wait !== undefined && nbCfg !== undefined) {
-      await waitForNbCfg(this.client, wait, nbCfg, {
+      await waitForNbCfg(this.bundledClient, wait, nbCfg, {
         timeoutMs: waitTimeoutMs,
         signal: options.signal,
       });
@@ -173,17 +189,18 @@ export class Nb {
   }
 
   private run<R>(
-    build: (t: NbTxn) => R,
+    build: (t: NbTxn<DB>) => R,
     bump: boolean,
     options: Omit<TransactOptions, 'dryRun'>,
-    onTxn: (t: NbTxn) => void,
+    onTxn: (t: NbTxn<DB>) => void,
   ): Promise<TransactionResult<Resolved<Built<R>>>> {
     return this.db.transact((tx): Built<R> => {
-      const t = new NbTxn(tx, this.client);
+      const t = new NbTxn<DB>(tx, this.client);
       onTxn(t);
-      ensureNbGlobal(t);
+      // NB_Global's columns are the same in every model: the bundled view of it serves.
+      ensureNbGlobal(bundled(t));
       const value = build(t);
-      const cfg = bump ? bumpNbCfg(t) : undefined;
+      const cfg = bump ? bumpNbCfg(bundled(t)) : undefined;
       return { value, cfg };
     }, options);
   }
@@ -196,12 +213,12 @@ export class Nb {
    * // [{"op":"wait","table":"Logical_Switch",…},{"op":"insert","table":"Logical_Switch","row":{"name":"sw0"},…}]
    * ```
    */
-  dryRun<R>(build: (t: NbTxn) => R): NbDryRun<R> {
+  dryRun<R>(build: (t: NbTxn<DB>) => R): NbDryRun<R> {
     const { compiled, value } = compileTransaction(
       this.client.model,
       (tx) => {
-        const t = new NbTxn(tx, this.client);
-        ensureNbGlobal(t);
+        const t = new NbTxn<DB>(tx, this.client);
+        ensureNbGlobal(bundled(t));
         return build(t);
       },
       { replica: this.client },
@@ -227,12 +244,30 @@ export class Nb {
 
   /** The topology as text, like `ovn-nbctl show` (see `showNb`). */
   show(options: ShowOptions = {}): string {
-    return showNb(this.client, options);
+    return showNb(this.bundledClient, options);
+  }
+
+  /** The client, typed by the bundled model (for `NB_Global` and `show`, which read columns every model has). */
+  private get bundledClient(): NbClient {
+    return this.client as unknown as NbClient;
   }
 }
 
+/** The same transaction, typed by the bundled model (for `NB_Global`, whose columns every model has). */
+function bundled(t: NbTxn<NbModelTables>): NbTxn {
+  return t as unknown as NbTxn;
+}
+
 /**
- * Bind the DSL to a database client of the `NB` model.
+ * Bind the DSL to a database client of an `OVN_Northbound` model: the
+ * bundled `NB`, or one generated from the schema of the OVN in use
+ * (`ovnkit-codegen --schema /usr/share/ovn/ovn-nb.ovsschema`), whose
+ * `NbTxn<DB>` the operations then take.
+ *
+ * The client may monitor only some tables (`tables`): each operation reads
+ * the tables listed for it in `docs/nb-dsl.md`, and fails at once with
+ * `TableNotMonitoredError` when one is not monitored. `NB_Global` is needed
+ * only for `wait`.
  * @example
  * ```ts
  * import { createNb, lsAdd, lspAdd, NB } from 'ovnkit/nb';
@@ -248,7 +283,7 @@ export class Nb {
  * ```
  * @throws TypeError when the client's model is not `OVN_Northbound`.
  */
-export function createNb(client: NbClient): Nb {
+export function createNb<DB extends NbModelTables>(client: NbClient<DB>): Nb<DB> {
   if (client?.model?.name !== NB.name) {
     throw new TypeError(
       `createNb: the client's model must be ${NB.name}, got ${String(client?.model?.name)}`,

@@ -17,6 +17,7 @@ import type { CreateOptions, DeleteOptions } from './existence.js';
 import { normalizeIp, parseIp } from './ip.js';
 import { getNamed, type RouterRef } from './lookup.js';
 import { type MatchInput, matchText } from './match.js';
+import type { NeedsOf, RowIn } from './needs.js';
 import type { NbInsert, NbRow, NbTxn } from './txn.js';
 import { checkEnum, checkPriority, checkStringMap } from './validate.js';
 
@@ -132,6 +133,12 @@ function policiesOf(t: NbTxn, lr: NbRow<'Logical_Router'>): PolicyRow[] {
  * @throws AlreadyExistsError when a policy with this priority and match
  *   exists (unless `mayExist`); see {@link encodePolicy}.
  */
+export function lrPolicyAdd<DB extends NeedsOf<'lrPolicyAdd'>>(
+  t: NbTxn<DB>,
+  router: RouterRef,
+  spec: PolicySpec,
+  options?: CreateOptions,
+): Uuid<'Logical_Router_Policy'>;
 export function lrPolicyAdd(
   t: NbTxn,
   router: RouterRef,
@@ -168,6 +175,12 @@ export function lrPolicyAdd(
  * @throws NotFoundError when the one policy named by priority and match, or
  *   by UUID, does not exist (unless `ifExists`).
  */
+export function lrPolicyDel<DB extends NeedsOf<'lrPolicyDel'>>(
+  t: NbTxn<DB>,
+  router: RouterRef,
+  filter?: PolicyFilter,
+  options?: DeleteOptions,
+): number;
 export function lrPolicyDel(
   t: NbTxn,
   router: RouterRef,
@@ -207,6 +220,10 @@ export function lrPolicyDel(
 }
 
 /** The policies of a router, by priority (highest first), then match (`ovn-nbctl lr-policy-list`). */
+export function lrPolicyList<DB extends NeedsOf<'lrPolicyList'>>(
+  t: NbTxn<DB>,
+  router: RouterRef,
+): RowIn<DB, 'Logical_Router_Policy'>[];
 export function lrPolicyList(t: NbTxn, router: RouterRef): PolicyRow[] {
   const lr = getNamed(t, 'Logical_Router', router);
   return policiesOf(t, lr).sort((a, b) =>

@@ -13,16 +13,18 @@ import type { Uuid } from '../ovsdb/values/uuid.js';
 import { type AclSpec, encodeAcl } from './acl.js';
 import { AlreadyExistsError, InvalidArgumentError, NotFoundError } from './errors.js';
 import type { CreateOptions, DeleteOptions } from './existence.js';
+import type { NBTables } from './generated/model.js';
 import { findNamed, getNamed, type PortGroupRef, type PortRef, rowsNamed } from './lookup.js';
+import type { NeedsOf, RowIn } from './needs.js';
 import type { NbRow, NbTxn } from './txn.js';
 import { checkName, checkStringMap } from './validate.js';
 
 /** Options of {@link pgAdd}. */
-export interface PgAddOptions extends CreateOptions {
+export interface PgAddOptions<DB = NBTables> extends CreateOptions {
   /** Member ports, by name or UUID. */
   readonly ports?: readonly PortRef[] | undefined;
   /** ACLs to create in the group. */
-  readonly acls?: readonly AclSpec[] | undefined;
+  readonly acls?: readonly AclSpec<DB>[] | undefined;
   /** `external_ids`. */
   readonly externalIds?: Readonly<Record<string, string>> | undefined;
 }
@@ -50,6 +52,11 @@ function resolvePorts(t: NbTxn, ports: readonly PortRef[]): Uuid<'Logical_Switch
  * ```
  * @throws AlreadyExistsError (unless `mayExist`); NotFoundError for an unknown port.
  */
+export function pgAdd<DB extends NeedsOf<'pgAdd'>>(
+  t: NbTxn<DB>,
+  name: string,
+  options?: NoInfer<PgAddOptions<DB>>,
+): Uuid<'Port_Group'>;
 export function pgAdd(t: NbTxn, name: string, options: PgAddOptions = {}): Uuid<'Port_Group'> {
   checkName('Port_Group.name', name);
   const ports = options.ports === undefined ? [] : resolvePorts(t, options.ports);
@@ -76,6 +83,11 @@ export function pgAdd(t: NbTxn, name: string, options: PgAddOptions = {}): Uuid<
  * Delete a port group and its ACLs (`ovn-nbctl pg-del`).
  * @throws NotFoundError (unless `ifExists`).
  */
+export function pgDel<DB extends NeedsOf<'pgDel'>>(
+  t: NbTxn<DB>,
+  pg: PortGroupRef,
+  options?: DeleteOptions,
+): void;
 export function pgDel(t: NbTxn, pg: PortGroupRef, options: DeleteOptions = {}): void {
   const row = findNamed(t, 'Port_Group', pg);
   if (row === undefined) {
@@ -89,12 +101,15 @@ export function pgDel(t: NbTxn, pg: PortGroupRef, options: DeleteOptions = {}): 
  * Read a port group by name or UUID.
  * @throws NotFoundError (unless `ifExists`, which returns undefined).
  */
-export function pgGet(t: NbTxn, pg: PortGroupRef): NbRow<'Port_Group'>;
-export function pgGet(
-  t: NbTxn,
+export function pgGet<DB extends NeedsOf<'pgGet'>>(
+  t: NbTxn<DB>,
+  pg: PortGroupRef,
+): RowIn<DB, 'Port_Group'>;
+export function pgGet<DB extends NeedsOf<'pgGet'>>(
+  t: NbTxn<DB>,
   pg: PortGroupRef,
   options: DeleteOptions,
-): NbRow<'Port_Group'> | undefined;
+): RowIn<DB, 'Port_Group'> | undefined;
 export function pgGet(
   t: NbTxn,
   pg: PortGroupRef,
@@ -112,6 +127,11 @@ export function pgGet(
  * ```
  * @throws NotFoundError for an unknown group or port.
  */
+export function pgAddPorts<DB extends NeedsOf<'pgAddPorts'>>(
+  t: NbTxn<DB>,
+  pg: PortGroupRef,
+  ports: readonly PortRef[],
+): void;
 export function pgAddPorts(t: NbTxn, pg: PortGroupRef, ports: readonly PortRef[]): void {
   const row = getNamed(t, 'Port_Group', pg);
   const add = resolvePorts(t, ports).filter((u) => !row.ports.includes(u));
@@ -122,6 +142,11 @@ export function pgAddPorts(t: NbTxn, pg: PortGroupRef, ports: readonly PortRef[]
  * Remove ports from a port group (non-members are ignored).
  * @throws NotFoundError for an unknown group or port.
  */
+export function pgRemovePorts<DB extends NeedsOf<'pgRemovePorts'>>(
+  t: NbTxn<DB>,
+  pg: PortGroupRef,
+  ports: readonly PortRef[],
+): void;
 export function pgRemovePorts(t: NbTxn, pg: PortGroupRef, ports: readonly PortRef[]): void {
   const row = getNamed(t, 'Port_Group', pg);
   const remove = resolvePorts(t, ports).filter((u) => row.ports.includes(u));
@@ -140,6 +165,11 @@ export function pgRemovePorts(t: NbTxn, pg: PortGroupRef, ports: readonly PortRe
  * ```
  * @throws NotFoundError for an unknown group or port.
  */
+export function pgSetPorts<DB extends NeedsOf<'pgSetPorts'>>(
+  t: NbTxn<DB>,
+  pg: PortGroupRef,
+  ports: readonly PortRef[],
+): void;
 export function pgSetPorts(t: NbTxn, pg: PortGroupRef, ports: readonly PortRef[]): void {
   const row = getNamed(t, 'Port_Group', pg);
   const want = resolvePorts(t, ports);

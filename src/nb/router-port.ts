@@ -21,6 +21,7 @@ import {
   type SwitchRef,
 } from './lookup.js';
 import { checkMac, normalizeMac } from './mac.js';
+import type { NeedsOf, RowIn } from './needs.js';
 import { lspAdd } from './switch-port.js';
 import type { NbRow, NbTxn, NbUpdate } from './txn.js';
 import { checkName, checkPriority, checkStringMap } from './validate.js';
@@ -121,6 +122,14 @@ function sameNetworks(a: readonly string[], b: readonly string[]): boolean {
  *   is on this router with the same MAC, networks and peer);
  *   InvalidAddressError for a bad MAC or network.
  */
+export function lrpAdd<DB extends NeedsOf<'lrpAdd'>>(
+  t: NbTxn<DB>,
+  router: RouterRef,
+  name: string,
+  mac: string,
+  networks: readonly string[],
+  options?: LrpAddOptions,
+): Uuid<'Logical_Router_Port'>;
 export function lrpAdd(
   t: NbTxn,
   router: RouterRef,
@@ -195,6 +204,11 @@ export function lrpAdd(
  * Delete a logical router port (`ovn-nbctl lrp-del`).
  * @throws NotFoundError (unless `ifExists`).
  */
+export function lrpDel<DB extends NeedsOf<'lrpDel'>>(
+  t: NbTxn<DB>,
+  port: RouterPortRef,
+  options?: DeleteOptions,
+): void;
 export function lrpDel(t: NbTxn, port: RouterPortRef, options: DeleteOptions = {}): void {
   const row = findNamed(t, 'Logical_Router_Port', port);
   if (row === undefined) {
@@ -210,12 +224,15 @@ export function lrpDel(t: NbTxn, port: RouterPortRef, options: DeleteOptions = {
  * Read a logical router port by name or UUID.
  * @throws NotFoundError (unless `ifExists`, which returns undefined).
  */
-export function lrpGet(t: NbTxn, port: RouterPortRef): NbRow<'Logical_Router_Port'>;
-export function lrpGet(
-  t: NbTxn,
+export function lrpGet<DB extends NeedsOf<'lrpGet'>>(
+  t: NbTxn<DB>,
+  port: RouterPortRef,
+): RowIn<DB, 'Logical_Router_Port'>;
+export function lrpGet<DB extends NeedsOf<'lrpGet'>>(
+  t: NbTxn<DB>,
   port: RouterPortRef,
   options: DeleteOptions,
-): NbRow<'Logical_Router_Port'> | undefined;
+): RowIn<DB, 'Logical_Router_Port'> | undefined;
 export function lrpGet(
   t: NbTxn,
   port: RouterPortRef,
@@ -227,6 +244,10 @@ export function lrpGet(
 }
 
 /** The ports of a router, sorted by name (`ovn-nbctl lrp-list`). */
+export function lrpList<DB extends NeedsOf<'lrpList'>>(
+  t: NbTxn<DB>,
+  router: RouterRef,
+): RowIn<DB, 'Logical_Router_Port'>[];
 export function lrpList(t: NbTxn, router: RouterRef): NbRow<'Logical_Router_Port'>[] {
   const lr = getNamed(t, 'Logical_Router', router);
   return lr.ports
@@ -236,6 +257,10 @@ export function lrpList(t: NbTxn, router: RouterRef): NbRow<'Logical_Router_Port
 }
 
 /** The router a port is on. */
+export function lrpGetRouter<DB extends NeedsOf<'lrpGetRouter'>>(
+  t: NbTxn<DB>,
+  port: RouterPortRef,
+): RowIn<DB, 'Logical_Router'>;
 export function lrpGetRouter(t: NbTxn, port: RouterPortRef): NbRow<'Logical_Router'> {
   const row = getNamed(t, 'Logical_Router_Port', port);
   const lr = routersOf(t, row._uuid)[0];
@@ -244,6 +269,11 @@ export function lrpGetRouter(t: NbTxn, port: RouterPortRef): NbRow<'Logical_Rout
 }
 
 /** Set attributes of a router port; each one given replaces its column. */
+export function lrpSet<DB extends NeedsOf<'lrpSet'>>(
+  t: NbTxn<DB>,
+  port: RouterPortRef,
+  spec: LrpSpec,
+): void;
 export function lrpSet(t: NbTxn, port: RouterPortRef, spec: LrpSpec): void {
   const row = getNamed(t, 'Logical_Router_Port', port);
   const columns = encodeSpec(t, spec);
@@ -262,6 +292,12 @@ export function lrpSet(t: NbTxn, port: RouterPortRef, spec: LrpSpec): void {
  * ```
  * @throws OutOfRangeError for a priority outside 0..32767; NotFoundError.
  */
+export function lrpSetGatewayChassis<DB extends NeedsOf<'lrpSetGatewayChassis'>>(
+  t: NbTxn<DB>,
+  port: RouterPortRef,
+  chassis: string,
+  priority?: number,
+): Uuid<'Gateway_Chassis'>;
 export function lrpSetGatewayChassis(
   t: NbTxn,
   port: RouterPortRef,
@@ -290,6 +326,12 @@ export function lrpSetGatewayChassis(
  * Remove a gateway chassis from a port (`ovn-nbctl lrp-del-gateway-chassis`).
  * @throws NotFoundError when the port has no such chassis (unless `ifExists`).
  */
+export function lrpDelGatewayChassis<DB extends NeedsOf<'lrpDelGatewayChassis'>>(
+  t: NbTxn<DB>,
+  port: RouterPortRef,
+  chassis: string,
+  options?: DeleteOptions,
+): void;
 export function lrpDelGatewayChassis(
   t: NbTxn,
   port: RouterPortRef,
@@ -323,6 +365,14 @@ export interface ConnectSwitchToRouter extends CreateOptions {
   readonly switchPort?: string | undefined;
 }
 
+/** What {@link connectSwitchToRouter} created (or found, with `mayExist`). */
+export interface SwitchRouterLink {
+  /** The router port. */
+  readonly routerPort: Uuid<'Logical_Router_Port'>;
+  /** The switch port of type `router` facing it. */
+  readonly switchPort: Uuid<'Logical_Switch_Port'>;
+}
+
 /**
  * Connect a switch to a router: a router port with the MAC and networks, and
  * a switch port of type `router` with addresses `router` and
@@ -336,13 +386,11 @@ export interface ConnectSwitchToRouter extends CreateOptions {
  * //   "options":["map",[["router-port","lr0-sw0"]]]},…} + mutate Logical_Switch ports
  * ```
  */
-export function connectSwitchToRouter(
-  t: NbTxn,
+export function connectSwitchToRouter<DB extends NeedsOf<'connectSwitchToRouter'>>(
+  t: NbTxn<DB>,
   spec: ConnectSwitchToRouter,
-): {
-  readonly routerPort: Uuid<'Logical_Router_Port'>;
-  readonly switchPort: Uuid<'Logical_Switch_Port'>;
-} {
+): SwitchRouterLink;
+export function connectSwitchToRouter(t: NbTxn, spec: ConnectSwitchToRouter): SwitchRouterLink {
   const ls = getNamed(t, 'Logical_Switch', spec.switch);
   const lr = getNamed(t, 'Logical_Router', spec.router);
   const lsName = ls.name || ls._uuid;

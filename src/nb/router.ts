@@ -16,6 +16,7 @@ import {
 } from './errors.js';
 import type { CreateOptions, DeleteOptions } from './existence.js';
 import { findNamed, getNamed, type RouterRef, rowsNamed } from './lookup.js';
+import type { NeedsOf, RowIn } from './needs.js';
 import type { NbRow, NbTxn } from './txn.js';
 import { checkMapPatch, checkName, checkStringMap } from './validate.js';
 
@@ -39,6 +40,11 @@ export interface LrAddOptions extends CreateOptions {
  * ```
  * @throws AlreadyExistsError (unless `mayExist`); AmbiguousNameError.
  */
+export function lrAdd<DB extends NeedsOf<'lrAdd'>>(
+  t: NbTxn<DB>,
+  name?: string,
+  options?: LrAddOptions,
+): Uuid<'Logical_Router'>;
 export function lrAdd(t: NbTxn, name?: string, options: LrAddOptions = {}): Uuid<'Logical_Router'> {
   const opts =
     options.options === undefined
@@ -84,6 +90,11 @@ export function lrAdd(t: NbTxn, name?: string, options: LrAddOptions = {}): Uuid
  * (`ovn-nbctl lr-del`).
  * @throws NotFoundError (unless `ifExists`); AmbiguousNameError.
  */
+export function lrDel<DB extends NeedsOf<'lrDel'>>(
+  t: NbTxn<DB>,
+  router: RouterRef,
+  options?: DeleteOptions,
+): void;
 export function lrDel(t: NbTxn, router: RouterRef, options: DeleteOptions = {}): void {
   const row = findNamed(t, 'Logical_Router', router);
   if (row === undefined) {
@@ -97,12 +108,15 @@ export function lrDel(t: NbTxn, router: RouterRef, options: DeleteOptions = {}):
  * Read a logical router by name or UUID.
  * @throws NotFoundError (unless `ifExists`, which returns undefined); AmbiguousNameError.
  */
-export function lrGet(t: NbTxn, router: RouterRef): NbRow<'Logical_Router'>;
-export function lrGet(
-  t: NbTxn,
+export function lrGet<DB extends NeedsOf<'lrGet'>>(
+  t: NbTxn<DB>,
+  router: RouterRef,
+): RowIn<DB, 'Logical_Router'>;
+export function lrGet<DB extends NeedsOf<'lrGet'>>(
+  t: NbTxn<DB>,
   router: RouterRef,
   options: DeleteOptions,
-): NbRow<'Logical_Router'> | undefined;
+): RowIn<DB, 'Logical_Router'> | undefined;
 export function lrGet(
   t: NbTxn,
   router: RouterRef,
@@ -114,11 +128,17 @@ export function lrGet(
 }
 
 /** Every logical router, sorted by name (`ovn-nbctl lr-list`). */
+export function lrList<DB extends NeedsOf<'lrList'>>(t: NbTxn<DB>): RowIn<DB, 'Logical_Router'>[];
 export function lrList(t: NbTxn): NbRow<'Logical_Router'>[] {
   return t.rows('Logical_Router').sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 }
 
 /** Set keys of a router's `options` (others are kept; `null` removes a key). */
+export function lrSetOptions<DB extends NeedsOf<'lrSetOptions'>>(
+  t: NbTxn<DB>,
+  router: RouterRef,
+  options: Readonly<Record<string, string | null>>,
+): void;
 export function lrSetOptions(
   t: NbTxn,
   router: RouterRef,
@@ -134,6 +154,11 @@ export function lrSetOptions(
 }
 
 /** Set keys of a router's `external_ids` (others are kept; `null` removes a key). */
+export function lrSetExternalIds<DB extends NeedsOf<'lrSetExternalIds'>>(
+  t: NbTxn<DB>,
+  router: RouterRef,
+  ids: Readonly<Record<string, string | null>>,
+): void;
 export function lrSetExternalIds(
   t: NbTxn,
   router: RouterRef,

@@ -25,6 +25,7 @@
  * @module
  */
 
+import type { DatabaseModel, TableMap } from '../ovsdb/schema/model.js';
 import { isUuid } from '../ovsdb/values/uuid.js';
 import type { NbReader, NbRow, NbTable } from './txn.js';
 
@@ -139,8 +140,14 @@ function named<T extends 'Logical_Switch' | 'Logical_Router'>(
 
 /**
  * The topology as text (see the module documentation), ending with a
- * newline unless empty.
+ * newline unless empty. Any NB model's reader serves (the columns shown are
+ * in every NB schema).
  */
+export function showNb(reader: NbReader, options?: ShowOptions): string;
+export function showNb<DB extends TableMap>(
+  reader: NbReader<DB> & { readonly model: DatabaseModel<DB> },
+  options?: ShowOptions,
+): string;
 export function showNb(reader: NbReader, options: ShowOptions = {}): string {
   const out: string[] = [];
   const switches =

@@ -16,6 +16,7 @@ import { AlreadyExistsError, InvalidArgumentError, NotFoundError } from './error
 import type { CreateOptions, DeleteOptions } from './existence.js';
 import { normalizeIp, normalizePrefix, parsePrefix } from './ip.js';
 import { getNamed, type RouterPortRef, type RouterRef } from './lookup.js';
+import type { NeedsOf, RowIn } from './needs.js';
 import type { NbInsert, NbRow, NbTxn } from './txn.js';
 import { checkEnum, checkStringMap } from './validate.js';
 
@@ -216,6 +217,12 @@ function describe(e: Encoded): string {
  *   `mayExist` (which then leaves it as is: use {@link lrRouteEnsure} to
  *   update it); InvalidAddressError for a bad prefix or nexthop.
  */
+export function lrRouteAdd<DB extends NeedsOf<'lrRouteAdd'>>(
+  t: NbTxn<DB>,
+  router: RouterRef,
+  spec: RouteSpec,
+  options?: CreateOptions,
+): Uuid<'Logical_Router_Static_Route'>;
 export function lrRouteAdd(
   t: NbTxn,
   router: RouterRef,
@@ -265,6 +272,11 @@ export function lrRouteAdd(
  * // an existing default route: {"op":"update","table":"Logical_Router_Static_Route",…,"row":{"nexthop":"172.16.0.253"}}
  * ```
  */
+export function lrRouteEnsure<DB extends NeedsOf<'lrRouteEnsure'>>(
+  t: NbTxn<DB>,
+  router: RouterRef,
+  spec: RouteSpec,
+): Uuid<'Logical_Router_Static_Route'>;
 export function lrRouteEnsure(
   t: NbTxn,
   router: RouterRef,
@@ -303,6 +315,12 @@ export function lrRouteEnsure(
  * ```
  * @throws NotFoundError when a prefix was given and no route matches (unless `ifExists`).
  */
+export function lrRouteDel<DB extends NeedsOf<'lrRouteDel'>>(
+  t: NbTxn<DB>,
+  router: RouterRef,
+  filter?: RouteFilter,
+  options?: DeleteOptions,
+): number;
 export function lrRouteDel(
   t: NbTxn,
   router: RouterRef,
@@ -364,6 +382,10 @@ export function lrRouteDel(
 }
 
 /** The static routes of a router (by route table, then prefix). */
+export function lrRouteList<DB extends NeedsOf<'lrRouteList'>>(
+  t: NbTxn<DB>,
+  router: RouterRef,
+): RowIn<DB, 'Logical_Router_Static_Route'>[];
 export function lrRouteList(t: NbTxn, router: RouterRef): RouteRow[] {
   const lr = getNamed(t, 'Logical_Router', router);
   return routesOf(t, lr).sort((a, b) =>

@@ -32,6 +32,7 @@ import {
   rowsNamed,
   type SwitchRef,
 } from './lookup.js';
+import type { NeedsOf, RowIn } from './needs.js';
 import type { NbRow, NbTxn, NbUpdate } from './txn.js';
 import { checkEnum, checkIntRange, checkName, checkStringMap } from './validate.js';
 
@@ -284,6 +285,12 @@ function switchesOf(t: NbTxn, port: string): NbRow<'Logical_Switch'>[] {
  *   parent and tag request) or an address's IP is already used on the
  *   switch; InvalidAddressError, OutOfRangeError, InvalidArgumentError for bad attributes.
  */
+export function lspAdd<DB extends NeedsOf<'lspAdd'>>(
+  t: NbTxn<DB>,
+  sw: SwitchRef,
+  name: string,
+  options?: LspAddOptions,
+): Uuid<'Logical_Switch_Port'>;
 export function lspAdd(
   t: NbTxn,
   sw: SwitchRef,
@@ -337,7 +344,8 @@ export function lspAdd(
 /**
  * Delete a logical switch port: remove it from its switch and from every
  * port group (`ovn-nbctl lsp-del`; the row itself goes with its last
- * reference).
+ * reference). A client that does not monitor `Port_Group` may delete ports
+ * all the same: the server drops them from the groups.
  *
  * ```ts
  * lspDel(t, 'web-1');
@@ -346,14 +354,23 @@ export function lspAdd(
  * ```
  * @throws NotFoundError (unless `ifExists`).
  */
+export function lspDel<DB extends NeedsOf<'lspDel'>>(
+  t: NbTxn<DB>,
+  port: PortRef,
+  options?: DeleteOptions,
+): void;
 export function lspDel(t: NbTxn, port: PortRef, options: DeleteOptions = {}): void {
   const row = findNamed(t, 'Logical_Switch_Port', port);
   if (row === undefined) {
     if (options.ifExists) return;
     throw new NotFoundError('logical switch port', port);
   }
-  for (const pg of t.referrers('Port_Group', 'ports', row._uuid)) {
-    t.removeFromSet('Port_Group', pg._uuid, 'ports', [row._uuid]);
+  // Port_Group.ports holds ports weakly: the server drops the port anyway, so
+  // the groups are read only when the client monitors them.
+  if (t.monitors('Port_Group')) {
+    for (const pg of t.referrers('Port_Group', 'ports', row._uuid)) {
+      t.removeFromSet('Port_Group', pg._uuid, 'ports', [row._uuid]);
+    }
   }
   const owners = switchesOf(t, row._uuid);
   for (const ls of owners) t.removeFromSet('Logical_Switch', ls._uuid, 'ports', [row._uuid]);
@@ -364,8 +381,15 @@ export function lspDel(t: NbTxn, port: PortRef, options: DeleteOptions = {}): vo
  * Read a logical switch port by name or UUID.
  * @throws NotFoundError (unless `ifExists`, which returns undefined).
  */
-export function lspGet(t: NbTxn, port: PortRef): LspRow;
-export function lspGet(t: NbTxn, port: PortRef, options: DeleteOptions): LspRow | undefined;
+export function lspGet<DB extends NeedsOf<'lspGet'>>(
+  t: NbTxn<DB>,
+  port: PortRef,
+): RowIn<DB, 'Logical_Switch_Port'>;
+export function lspGet<DB extends NeedsOf<'lspGet'>>(
+  t: NbTxn<DB>,
+  port: PortRef,
+  options: DeleteOptions,
+): RowIn<DB, 'Logical_Switch_Port'> | undefined;
 export function lspGet(t: NbTxn, port: PortRef, options: DeleteOptions = {}): LspRow | undefined {
   return options.ifExists
     ? findNamed(t, 'Logical_Switch_Port', port)
@@ -373,6 +397,10 @@ export function lspGet(t: NbTxn, port: PortRef, options: DeleteOptions = {}): Ls
 }
 
 /** The ports of a switch, sorted by name (`ovn-nbctl lsp-list`). */
+export function lspList<DB extends NeedsOf<'lspList'>>(
+  t: NbTxn<DB>,
+  sw: SwitchRef,
+): RowIn<DB, 'Logical_Switch_Port'>[];
 export function lspList(t: NbTxn, sw: SwitchRef): LspRow[] {
   const ls = getNamed(t, 'Logical_Switch', sw);
   return ls.ports
@@ -385,6 +413,10 @@ export function lspList(t: NbTxn, sw: SwitchRef): LspRow[] {
  * The switch a port is on (`ovn-nbctl lsp-get-ls`).
  * @throws NotFoundError for an unknown port or one on no switch.
  */
+export function lspGetSwitch<DB extends NeedsOf<'lspGetSwitch'>>(
+  t: NbTxn<DB>,
+  port: PortRef,
+): RowIn<DB, 'Logical_Switch'>;
 export function lspGetSwitch(t: NbTxn, port: PortRef): NbRow<'Logical_Switch'> {
   const row = getNamed(t, 'Logical_Switch_Port', port);
   const ls = switchesOf(t, row._uuid)[0];
@@ -402,6 +434,11 @@ export function lspGetSwitch(t: NbTxn, port: PortRef): NbRow<'Logical_Switch'> {
  * //  "row":{"options":["map",[["virtual-ip","10.0.0.100"],["virtual-parents","web-1,web-2"]]],"type":"virtual"}}
  * ```
  */
+export function lspSet<DB extends NeedsOf<'lspSet'>>(
+  t: NbTxn<DB>,
+  port: PortRef,
+  spec: LspSpec,
+): void;
 export function lspSet(t: NbTxn, port: PortRef, spec: LspSpec): void {
   const row = getNamed(t, 'Logical_Switch_Port', port);
   const columns = encodeSpec(t, spec);
@@ -413,6 +450,11 @@ export function lspSet(t: NbTxn, port: PortRef, spec: LspSpec): void {
 }
 
 /** Set `addresses` (`ovn-nbctl lsp-set-addresses`). */
+export function lspSetAddresses<DB extends NeedsOf<'lspSetAddresses'>>(
+  t: NbTxn<DB>,
+  port: PortRef,
+  addresses: readonly (string | LspAddress)[],
+): void;
 export function lspSetAddresses(
   t: NbTxn,
   port: PortRef,
@@ -422,6 +464,11 @@ export function lspSetAddresses(
 }
 
 /** Set `port_security` (`ovn-nbctl lsp-set-port-security`). */
+export function lspSetPortSecurity<DB extends NeedsOf<'lspSetPortSecurity'>>(
+  t: NbTxn<DB>,
+  port: PortRef,
+  entries: readonly (string | PortSecurityEntry)[],
+): void;
 export function lspSetPortSecurity(
   t: NbTxn,
   port: PortRef,
@@ -431,16 +478,31 @@ export function lspSetPortSecurity(
 }
 
 /** Set `type` (`ovn-nbctl lsp-set-type`). */
+export function lspSetType<DB extends NeedsOf<'lspSetType'>>(
+  t: NbTxn<DB>,
+  port: PortRef,
+  type: LspType,
+): void;
 export function lspSetType(t: NbTxn, port: PortRef, type: LspType): void {
   lspSet(t, port, { type });
 }
 
 /** Set `options`, replacing the whole map (`ovn-nbctl lsp-set-options`). */
+export function lspSetOptions<DB extends NeedsOf<'lspSetOptions'>>(
+  t: NbTxn<DB>,
+  port: PortRef,
+  options: LspOptions,
+): void;
 export function lspSetOptions(t: NbTxn, port: PortRef, options: LspOptions): void {
   lspSet(t, port, { options });
 }
 
 /** Set `enabled` (`ovn-nbctl lsp-set-enabled`). */
+export function lspSetEnabled<DB extends NeedsOf<'lspSetEnabled'>>(
+  t: NbTxn<DB>,
+  port: PortRef,
+  enabled: boolean,
+): void;
 export function lspSetEnabled(t: NbTxn, port: PortRef, enabled: boolean): void {
   lspSet(t, port, { enabled });
 }
@@ -450,6 +512,11 @@ export function lspSetEnabled(t: NbTxn, port: PortRef, enabled: boolean): void {
  * (`ovn-nbctl lsp-set-dhcpv4-options`).
  * @throws InvalidArgumentError when the row's cidr is not IPv4.
  */
+export function lspSetDhcpv4Options<DB extends NeedsOf<'lspSetDhcpv4Options'>>(
+  t: NbTxn<DB>,
+  port: PortRef,
+  dhcp: Uuid<'DHCP_Options'> | string | null,
+): void;
 export function lspSetDhcpv4Options(
   t: NbTxn,
   port: PortRef,
@@ -463,6 +530,11 @@ export function lspSetDhcpv4Options(
  * (`ovn-nbctl lsp-set-dhcpv6-options`).
  * @throws InvalidArgumentError when the row's cidr is not IPv6.
  */
+export function lspSetDhcpv6Options<DB extends NeedsOf<'lspSetDhcpv6Options'>>(
+  t: NbTxn<DB>,
+  port: PortRef,
+  dhcp: Uuid<'DHCP_Options'> | string | null,
+): void;
 export function lspSetDhcpv6Options(
   t: NbTxn,
   port: PortRef,
@@ -484,6 +556,11 @@ export function lspSetDhcpv6Options(
  * @throws NotFoundError for an unknown port or switch; AlreadyExistsError
  *   when an IP of the port is used on the target switch.
  */
+export function lspMove<DB extends NeedsOf<'lspMove'>>(
+  t: NbTxn<DB>,
+  port: PortRef,
+  to: SwitchRef,
+): void;
 export function lspMove(t: NbTxn, port: PortRef, to: SwitchRef): void {
   const row = getNamed(t, 'Logical_Switch_Port', port);
   const target = getNamed(t, 'Logical_Switch', to);

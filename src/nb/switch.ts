@@ -22,6 +22,7 @@ import type { CreateOptions, DeleteOptions } from './existence.js';
 import { normalizeIp, parseIp, parsePrefix } from './ip.js';
 import { findNamed, getNamed, rowsNamed, type SwitchRef } from './lookup.js';
 import { checkMac } from './mac.js';
+import type { NeedsOf, RowIn } from './needs.js';
 import type { NbRow, NbTxn } from './txn.js';
 import { checkMapPatch, checkName, checkStringMap } from './validate.js';
 
@@ -206,6 +207,11 @@ function withoutNulls(map: Record<string, string | null>): Record<string, string
  *   `mayExist`); AmbiguousNameError when several do; InvalidArgumentError for
  *   a bad `other_config` value.
  */
+export function lsAdd<DB extends NeedsOf<'lsAdd'>>(
+  t: NbTxn<DB>,
+  name?: string,
+  options?: LsAddOptions,
+): Uuid<'Logical_Switch'>;
 export function lsAdd(t: NbTxn, name?: string, options: LsAddOptions = {}): Uuid<'Logical_Switch'> {
   const otherConfig =
     options.otherConfig === undefined
@@ -253,6 +259,11 @@ export function lsAdd(t: NbTxn, name?: string, options: LsAddOptions = {}): Uuid
  * ```
  * @throws NotFoundError (unless `ifExists`); AmbiguousNameError.
  */
+export function lsDel<DB extends NeedsOf<'lsDel'>>(
+  t: NbTxn<DB>,
+  sw: SwitchRef,
+  options?: DeleteOptions,
+): void;
 export function lsDel(t: NbTxn, sw: SwitchRef, options: DeleteOptions = {}): void {
   const row = findNamed(t, 'Logical_Switch', sw);
   if (row === undefined) {
@@ -266,12 +277,15 @@ export function lsDel(t: NbTxn, sw: SwitchRef, options: DeleteOptions = {}): voi
  * Read a logical switch by name or UUID (as changed by the transaction so far).
  * @throws NotFoundError (unless `ifExists`, which returns undefined); AmbiguousNameError.
  */
-export function lsGet(t: NbTxn, sw: SwitchRef): NbRow<'Logical_Switch'>;
-export function lsGet(
-  t: NbTxn,
+export function lsGet<DB extends NeedsOf<'lsGet'>>(
+  t: NbTxn<DB>,
+  sw: SwitchRef,
+): RowIn<DB, 'Logical_Switch'>;
+export function lsGet<DB extends NeedsOf<'lsGet'>>(
+  t: NbTxn<DB>,
   sw: SwitchRef,
   options: DeleteOptions,
-): NbRow<'Logical_Switch'> | undefined;
+): RowIn<DB, 'Logical_Switch'> | undefined;
 export function lsGet(
   t: NbTxn,
   sw: SwitchRef,
@@ -281,6 +295,7 @@ export function lsGet(
 }
 
 /** Every logical switch, sorted by name (`ovn-nbctl ls-list`). */
+export function lsList<DB extends NeedsOf<'lsList'>>(t: NbTxn<DB>): RowIn<DB, 'Logical_Switch'>[];
 export function lsList(t: NbTxn): NbRow<'Logical_Switch'>[] {
   return t.rows('Logical_Switch').sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 }
@@ -295,12 +310,22 @@ export function lsList(t: NbTxn): NbRow<'Logical_Switch'>[] {
  * //   ["other_config","insert",["map",[["subnet","10.0.0.0/24"],["mcast_snoop","true"]]]]]}
  * ```
  */
+export function lsSetOtherConfig<DB extends NeedsOf<'lsSetOtherConfig'>>(
+  t: NbTxn<DB>,
+  sw: SwitchRef,
+  config: LsOtherConfig,
+): void;
 export function lsSetOtherConfig(t: NbTxn, sw: SwitchRef, config: LsOtherConfig): void {
   const row = getNamed(t, 'Logical_Switch', sw);
   t.setMapKeys('Logical_Switch', row._uuid, 'other_config', encodeLsOtherConfig(config));
 }
 
 /** Set keys of `external_ids` (others are kept; `null` removes a key). */
+export function lsSetExternalIds<DB extends NeedsOf<'lsSetExternalIds'>>(
+  t: NbTxn<DB>,
+  sw: SwitchRef,
+  ids: Readonly<Record<string, string | null>>,
+): void;
 export function lsSetExternalIds(
   t: NbTxn,
   sw: SwitchRef,
@@ -329,6 +354,11 @@ export function lsSetExternalIds(
  * @throws InvalidAddressError for a bad IP; InvalidArgumentError when the
  *   switch has several DNS rows.
  */
+export function lsSetDnsRecords<DB extends NeedsOf<'lsSetDnsRecords'>>(
+  t: NbTxn<DB>,
+  sw: SwitchRef,
+  records: Readonly<Record<string, string | readonly string[]>> | null,
+): Uuid<'DNS'> | undefined;
 export function lsSetDnsRecords(
   t: NbTxn,
   sw: SwitchRef,

@@ -27,37 +27,42 @@
  * @module
  */
 
-import type { InsertOf, RowOf, TableName, UpdateOf } from '../ovsdb/schema/model.js';
+import type { InsertOf, RowOf, TableMap, TableName, UpdateOf } from '../ovsdb/schema/model.js';
 import type { TransactionBuilder } from '../transactions/builder.js';
 import { TransactionView, type TransactionViewReader } from '../transactions/view.js';
 import type { NBTables } from './generated/model.js';
 
-/** A Northbound table name. */
-export type NbTable = TableName<NBTables>;
+/** A Northbound table name (of the bundled model, or of the table map `DB`). */
+export type NbTable<DB extends TableMap = NBTables> = TableName<DB>;
 /** A Northbound row of table `T`, as read from the replica. */
-export type NbRow<T extends NbTable> = RowOf<NBTables, T>;
+export type NbRow<T extends TableName<DB>, DB extends TableMap = NBTables> = RowOf<DB, T>;
 /** What may be inserted into table `T`. */
-export type NbInsert<T extends NbTable> = InsertOf<NBTables, T>;
+export type NbInsert<T extends TableName<DB>, DB extends TableMap = NBTables> = InsertOf<DB, T>;
 /** What may be updated in table `T`. */
-export type NbUpdate<T extends NbTable> = UpdateOf<NBTables, T>;
+export type NbUpdate<T extends TableName<DB>, DB extends TableMap = NBTables> = UpdateOf<DB, T>;
 
 /**
  * The replica reads the DSL needs: the database client (`connectDatabase`)
  * provides them.
  */
-export interface NbReader extends TransactionViewReader<NBTables> {}
+export interface NbReader<DB extends TableMap = NBTables> extends TransactionViewReader<DB> {}
 
 /**
  * A Northbound transaction being built: the transaction builder `tx`, the
  * replica `reader`, and the changes made so far (see the module
  * documentation and `TransactionView`).
+ *
+ * @typeParam DB - the model's table map: the bundled `NBTables` (7.18.0) by
+ *   default, or that of a model generated from another NB schema. Each DSL
+ *   operation takes the `NbTxn` of any model that has the tables and
+ *   columns it needs (see `NeedsOf`).
  */
-export class NbTxn extends TransactionView<NBTables> {
+export class NbTxn<DB extends TableMap = NBTables> extends TransactionView<DB> {
   /**
    * @param tx - the transaction builder (the `tx` of `transact(tx => …)`).
    * @param reader - the replica (the database client).
    */
-  constructor(tx: TransactionBuilder<NBTables>, reader: NbReader) {
+  constructor(tx: TransactionBuilder<DB>, reader: NbReader<DB>) {
     super(tx, reader, { label: 'Northbound' });
   }
 }

@@ -9,10 +9,12 @@
  */
 
 import { WaitTimeoutError } from '../client/replica/replica.js';
+import type { RowOf, TableMap, TableName } from '../ovsdb/schema/model.js';
 import { compareInt64, type Int64 } from '../ovsdb/values/int64.js';
 import type { OperationHandle } from '../transactions/handles.js';
 import { NbError, NbWaitTimeoutError } from './errors.js';
-import type { NbReader, NbRow, NbTable, NbTxn } from './txn.js';
+import type { NBTables } from './generated/model.js';
+import type { NbRow, NbTxn } from './txn.js';
 
 /** What to wait for: `sb` (ovn-northd updated the Southbound DB) or `hv` (every chassis applied it too). */
 export type WaitTarget = 'sb' | 'hv';
@@ -32,18 +34,22 @@ export const DEFAULT_WAIT_TIMEOUT_MS = 30_000;
 const NB_CFG_MAX = Number.MAX_SAFE_INTEGER - 1;
 
 /** What the wait needs of the database client. */
-export interface NbWaitClient extends NbReader {
+export interface NbWaitClient<DB extends TableMap = NBTables> {
+  /** Every row of `table`. */
+  rows<T extends TableName<DB>>(table: T): Iterable<RowOf<DB, T>>;
   /** Resolve with the first row of `table` that matches (see the database client's `waitFor`). */
-  waitFor<T extends NbTable>(
+  waitFor<T extends TableName<DB>>(
     table: T,
-    predicate: (row: NbRow<T>) => boolean,
+    predicate: (row: RowOf<DB, T>) => boolean,
     options?: { readonly timeout?: number | undefined; readonly signal?: AbortSignal | undefined },
-  ): Promise<NbRow<T>>;
+  ): Promise<RowOf<DB, T>>;
 }
 
 /**
  * Make sure `NB_Global` has its row (as `ovn-nbctl` does before every
- * command) and return it.
+ * command) and return it; nothing (undefined) when the client does not
+ * monitor `NB_Global` (the DSL's operations do not read it; only waiting
+ * does, see {@link bumpNbCfg}).
  *
  * ```ts
  * // on an empty database:
@@ -51,7 +57,16 @@ export interface NbWaitClient extends NbReader {
  * // {"op":"insert","table":"NB_Global","row":{},"uuid":"<g>","uuid-name":"row0"}
  * ```
  */
-export function ensureNbGlobal(t: NbTxn): NbRow<'NB_Global'> {
+export function ensureNbGlobal(t: NbTxn): NbRow<'NB_Global'> | undefined {
+  if (!t.monitors('NB_Global')) return undefined;
+  return nbGlobal(t);
+}
+
+/**
+ * `NB_Global`'s row, created when missing.
+ * @throws TableNotMonitoredError when the client does not monitor `NB_Global`.
+ */
+function nbGlobal(t: NbTxn): NbRow<'NB_Global'> {
   const existing = t.rows('NB_Global')[0];
   if (existing !== undefined) return existing;
   t.guardAbsent('NB_Global', 'name', undefined, () => new NbGlobalRaceError());
@@ -81,9 +96,10 @@ export class NbGlobalRaceError extends NbError {
  * // {"op":"mutate","table":"NB_Global","where":[["_uuid","==",["uuid","<g>"]]],"mutations":[["nb_cfg","+=",1]]}
  * // {"op":"select","table":"NB_Global","where":[["_uuid","==",["uuid","<g>"]]],"columns":["nb_cfg"]}
  * ```
+ * @throws TableNotMonitoredError when the client does not monitor `NB_Global`.
  */
 export function bumpNbCfg(t: NbTxn): OperationHandle<{ nb_cfg: Int64 }[]> {
-  const nb = ensureNbGlobal(t);
+  const nb = nbGlobal(t);
   if (nb.nb_cfg >= NB_CFG_MAX) t.update('NB_Global', nb._uuid, { nb_cfg: 0 });
   t.mutate('NB_Global', nb._uuid, [['nb_cfg', '+=', 1]]);
   return t.tx.select('NB_Global', nb._uuid, ['nb_cfg']);
