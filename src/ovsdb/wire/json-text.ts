@@ -13,12 +13,31 @@
  *   bigint is written by an exact serializer (a bigint as its decimal digits).
  *
  * Neither recurses: both keep an explicit stack, so no input can overflow
- * the call stack. This module imports nothing from Node.
+ * the call stack.
+ *
+ * Nesting is limited as OVS's JSON reader limits it (lib/json.c,
+ * `JSON_MAX_HEIGHT`): {@link DEFAULT_MAX_DEPTH} levels, the outermost
+ * container counting as one. ovsdb-server 3.1 answers an `echo` whose message
+ * nests 1,000 levels deep (the top-level object and 999 arrays) and drops
+ * the connection for 1,001 ("input exceeds maximum nesting depth 1000").
+ * {@link parseJson} enforces the limit on every path, and
+ * {@link parseJsonMessage} also refuses a string holding U+0000, as OVS does
+ * ("null bytes not supported in quoted strings"): what a message transport
+ * (WebSocket) delivers gets the same checks as the stream framer applies.
+ * V8's `JSON.parse` is iterative at any depth, and its `JSON.stringify`
+ * recurses but handles several thousand levels (about 4,000 from a shallow
+ * stack; {@link stringifyJson} falls back to its iterative serializer when
+ * it does not), so both are safe for anything within the limit.
+ * This module imports nothing from Node.
  * @module
  */
 
-/** Default nesting limit of {@link parseJsonLossless} and of the framer (10,000 levels). */
-export const DEFAULT_MAX_DEPTH = 10_000;
+/**
+ * Default nesting limit of {@link parseJson}, {@link parseJsonLossless} and
+ * of the framer: 1,000 levels, the outermost container counting as one, as
+ * ovsdb-server 3.1 measures it.
+ */
+export const DEFAULT_MAX_DEPTH = 1000;
 
 /** Integer tokens with fewer digits than this are always safe integers. */
 export const LONG_INTEGER_DIGITS = 16;
@@ -96,11 +115,84 @@ export function isFractionOrExponent(c: number): boolean {
 /**
  * Parse JSON text: `JSON.parse`, or {@link parseJsonLossless} when the text
  * holds an integer token `JSON.parse` may round ({@link hasLongInteger}).
- * @throws SyntaxError for invalid JSON (or nesting deeper than `maxDepth`
- *   on the lossless path).
+ * Nesting deeper than `maxDepth` levels (the outermost container counting
+ * as one) is refused on both paths.
+ * @throws SyntaxError for invalid JSON, or nesting deeper than `maxDepth`.
  */
 export function parseJson(text: string, maxDepth = DEFAULT_MAX_DEPTH): unknown {
-  return hasLongInteger(text) ? parseJsonLossless(text, maxDepth) : JSON.parse(text);
+  if (hasLongInteger(text)) return parseJsonLossless(text, maxDepth);
+  // Valid JSON needs two characters a level: a shorter text cannot be too deep.
+  if (text.length > 2 * maxDepth) {
+    const at = depthExceededAt(text, maxDepth);
+    if (at >= 0) throw depthError(text, at, maxDepth);
+  }
+  return JSON.parse(text);
+}
+
+/**
+ * Parse one JSON-RPC message delivered whole (a WebSocket text frame) with
+ * the checks the stream framer applies to each message it cuts: as
+ * {@link parseJson}, and a string holding U+0000 is refused as OVS's JSON
+ * reader refuses it.
+ * @throws SyntaxError for invalid JSON, nesting deeper than `maxDepth`, or a
+ *   `\u0000` escape.
+ */
+export function parseJsonMessage(text: string, maxDepth = DEFAULT_MAX_DEPTH): unknown {
+  if (hasNulEscape(text)) {
+    throw new SyntaxError('null bytes not supported in quoted strings: a string holds U+0000');
+  }
+  return parseJson(text, maxDepth);
+}
+
+/**
+ * True when `text` (JSON) holds the escape `\u0000` (U+0000, which OVS's
+ * JSON reader refuses in a string) rather than, say, an escaped backslash
+ * followed by `u0000`.
+ */
+export function hasNulEscape(text: string): boolean {
+  let at = text.indexOf('\\u0000');
+  while (at >= 0) {
+    // The backslash at `at` starts an escape when an even number of backslashes precede it.
+    let k = at - 1;
+    while (k >= 0 && text.charCodeAt(k) === 0x5c) k--;
+    if ((at - 1 - k) % 2 === 0) return true;
+    at = text.indexOf('\\u0000', at + 1);
+  }
+  return false;
+}
+
+/**
+ * The index of the first bracket of `text` that opens a level deeper than
+ * `maxDepth`, or -1 (brackets inside strings are skipped; the text is not
+ * otherwise checked).
+ */
+export function depthExceededAt(text: string, maxDepth: number): number {
+  const n = text.length;
+  let depth = 0;
+  let i = 0;
+  while (i < n) {
+    const c = text.charCodeAt(i++);
+    if (c === 0x22) {
+      // Skip a string: find its closing quote (one not escaped).
+      for (;;) {
+        const q = text.indexOf('"', i);
+        if (q < 0) return -1;
+        let k = q - 1;
+        while (text.charCodeAt(k) === 0x5c) k--;
+        i = q + 1;
+        if ((q - 1 - k) % 2 === 0) break;
+      }
+    } else if (c === 0x5b || c === 0x7b) {
+      if (++depth > maxDepth) return i - 1;
+    } else if (c === 0x5d || c === 0x7d) {
+      depth--;
+    }
+  }
+  return -1;
+}
+
+function depthError(text: string, i: number, maxDepth: number): SyntaxError {
+  return syntaxError(text, i, `Nesting deeper than ${maxDepth} levels`);
 }
 
 function syntaxError(text: string, i: number, what?: string): SyntaxError {
@@ -143,9 +235,7 @@ export function parseJsonLossless(text: string, maxDepth = DEFAULT_MAX_DEPTH): u
     i = skipWhitespace(text, i);
     const c = text.charCodeAt(i);
     if (c === 0x7b || c === 0x5b) {
-      if (stack.length >= maxDepth) {
-        throw syntaxError(text, i, `Nesting deeper than ${maxDepth} levels`);
-      }
+      if (stack.length >= maxDepth) throw depthError(text, i, maxDepth);
       const isArray = c === 0x5b;
       i = skipWhitespace(text, i + 1);
       const close = isArray ? 0x5d : 0x7d;

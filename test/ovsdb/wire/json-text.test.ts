@@ -1,10 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { INT64_MAX, INT64_MIN } from '../../../src/ovsdb/values/int64.js';
 import {
+  DEFAULT_MAX_DEPTH,
+  depthExceededAt,
   hasLongInteger,
+  hasNulEscape,
   integerTokenValue,
   parseJson,
   parseJsonLossless,
+  parseJsonMessage,
   stringifyJson,
 } from '../../../src/ovsdb/wire/json-text.js';
 
@@ -124,6 +128,51 @@ describe('parseJsonLossless', () => {
     let d = 0;
     for (let x: unknown = v; Array.isArray(x); x = x[0]) d++;
     expect(d).toBe(200_000);
+  });
+});
+
+describe('the nesting limit and U+0000', () => {
+  const deep = (n: number): string => `${'['.repeat(n)}1${']'.repeat(n)}`;
+
+  it('parseJson allows 1,000 levels on both paths and refuses one more', () => {
+    expect(DEFAULT_MAX_DEPTH).toBe(1000);
+    expect(parseJson(deep(1000))).toBeDefined();
+    expect(parseJson(`[${deep(999)},12345678901234567890]`)).toBeDefined();
+    expect(() => parseJson(deep(1001))).toThrow(
+      new SyntaxError('Nesting deeper than 1000 levels in JSON at position 1000'),
+    );
+    expect(() => parseJson(`[${deep(1000)},12345678901234567890]`)).toThrow(
+      /Nesting deeper than 1000 levels in JSON at position 1000/,
+    );
+    expect(() => parseJson(deep(100_000))).toThrow(SyntaxError);
+    expect(() => parseJson(deep(6), 5)).toThrow(/deeper than 5 levels/);
+  });
+
+  it('depthExceededAt skips brackets inside strings, escaped quotes included', () => {
+    const s = `["[[[[\\"[[[[",${deep(2)}]`;
+    expect(depthExceededAt(s, 3)).toBe(-1);
+    expect(depthExceededAt(s, 2)).toBe(s.lastIndexOf('[[') + 1);
+    expect(depthExceededAt('["\\\\",[[1]]]', 3)).toBe(-1);
+    expect(depthExceededAt('["\\\\",[[1]]]', 2)).toBe(7);
+    expect(depthExceededAt('["unterminated [[[[', 1)).toBe(-1);
+  });
+
+  it('hasNulEscape finds the escape, not an escaped backslash before "u0000"', () => {
+    expect(hasNulEscape('{"a":"\\u0000"}')).toBe(true);
+    expect(hasNulEscape('{"a":"\\\\u0000"}')).toBe(false);
+    expect(hasNulEscape('{"a":"\\\\\\u0000"}')).toBe(true);
+    expect(hasNulEscape('{"a":"\\\\u0000","b":"\\u0000"}')).toBe(true);
+    expect(hasNulEscape('{"a":"\\u0001"}')).toBe(false);
+  });
+
+  it('parseJsonMessage refuses U+0000 as OVS does; parseJson reads it', () => {
+    const text = '{"method":"echo","params":["a\\u0000"],"id":1}';
+    expect(() => parseJsonMessage(text)).toThrow(
+      new SyntaxError('null bytes not supported in quoted strings: a string holds U+0000'),
+    );
+    expect(parseJson(text)).toEqual({ method: 'echo', params: ['a\u0000'], id: 1 });
+    expect(() => parseJsonMessage(deep(1001))).toThrow(/Nesting deeper than 1000/);
+    expect(parseJsonMessage('{"a":"\\\\u0000"}')).toEqual({ a: '\\u0000' });
   });
 });
 
