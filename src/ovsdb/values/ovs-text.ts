@@ -70,9 +70,52 @@ export function quoteOvsString(s: string): string {
  * integers (bigints, and integral numbers within int64) in decimal and reals
  * as `%.15g`. OVS's JSON reader takes `1.0` for the integer 1, and JS cannot
  * tell them apart once parsed, so integral numbers print as integers.
+ *
+ * Iterative (an explicit stack), so a value of any depth is safe: this
+ * writes request ids, monitor ids and error details that came from a peer.
  */
 export function ovsJsonText(json: unknown): string {
-  if (json === null || json === undefined) return 'null';
+  if (typeof json !== 'object' || json === null) return ovsScalarText(json);
+  const out: string[] = [];
+  // Each frame: a container, its keys (objects; undefined for arrays), the next index.
+  const stack: { node: unknown; keys: string[] | undefined; next: number }[] = [];
+  const open = (v: object): void => {
+    if (Array.isArray(v)) {
+      out.push('[');
+      stack.push({ node: v, keys: undefined, next: 0 });
+    } else {
+      out.push('{');
+      stack.push({ node: v, keys: Object.keys(v).sort(compareStrings), next: 0 });
+    }
+  };
+  open(json);
+  for (;;) {
+    const top = stack[stack.length - 1];
+    if (top === undefined) break;
+    const length = top.keys === undefined ? (top.node as unknown[]).length : top.keys.length;
+    if (top.next >= length) {
+      out.push(top.keys === undefined ? ']' : '}');
+      stack.pop();
+      continue;
+    }
+    const index = top.next++;
+    if (index > 0) out.push(',');
+    let v: unknown;
+    if (top.keys === undefined) {
+      v = (top.node as unknown[])[index];
+    } else {
+      const k = top.keys[index] as string;
+      out.push(quoteOvsString(k), ':');
+      v = (top.node as Record<string, unknown>)[k];
+    }
+    if (typeof v === 'object' && v !== null) open(v);
+    else out.push(ovsScalarText(v));
+  }
+  return out.join('');
+}
+
+/** {@link ovsJsonText} of a value that is not an array or object. */
+function ovsScalarText(json: unknown): string {
   switch (typeof json) {
     case 'boolean':
       return json ? 'true' : 'false';
@@ -87,12 +130,6 @@ export function ovsJsonText(json: unknown): string {
       return String(json);
     case 'string':
       return quoteOvsString(json);
-    case 'object': {
-      if (Array.isArray(json)) return `[${json.map(ovsJsonText).join(',')}]`;
-      const obj = json as Record<string, unknown>;
-      const keys = Object.keys(obj).sort(compareStrings);
-      return `{${keys.map((k) => `${quoteOvsString(k)}:${ovsJsonText(obj[k])}`).join(',')}}`;
-    }
     default:
       return 'null';
   }

@@ -75,31 +75,51 @@ function adjustRefs(
   }
 }
 
+/**
+ * Delete `tr`, a row no strong reference points to, and with it every row
+ * whose last strong reference it held, depth first in reference order, as
+ * OVS's recursive `delete_garbage_row` does. Iterative (an explicit stack of
+ * the rows being walked and how far), so a chain of any length is safe.
+ */
 function deleteGarbageRow(txn: Txn, tr: TxnRow): void {
-  if (tr.store.schema.isRoot || tr.new === null) return;
-  const row = tr.new;
-  tr.new = null;
-  const table = tr.store.schema;
-  for (const column of tr.store.columnOrder) {
-    const c = table.columns[column];
-    if (c === undefined) continue;
-    const d = row.fields[column] as Datum;
-    const parts: [BaseType | undefined, readonly Atom[]][] = [
-      [c.type.key, d.keys],
-      [c.type.value, d.values ?? []],
-    ];
-    for (const [base, atoms] of parts) {
-      const target = strongRefTargets(base);
-      if (target === undefined) continue;
-      for (const a of atoms) {
-        const uuid = a as string;
-        if (uuid === row.uuid) continue;
-        const ttr = txn.findOrMake(target, uuid);
-        if (ttr === undefined || ttr.new === null || ttr.nRefs === 0) continue;
-        ttr.nRefs--;
-        if (ttr.nRefs === 0) deleteGarbageRow(txn, ttr);
+  /** A row being deleted: the strong references it held, `[table, uuid]`, and the next to drop. */
+  const stack: { readonly uuid: string; readonly refs: [string, string][]; next: number }[] = [];
+  const enter = (r: TxnRow): void => {
+    if (r.store.schema.isRoot || r.new === null) return;
+    const row = r.new;
+    r.new = null;
+    const table = r.store.schema;
+    const refs: [string, string][] = [];
+    for (const column of r.store.columnOrder) {
+      const c = table.columns[column];
+      if (c === undefined) continue;
+      const d = row.fields[column] as Datum;
+      const parts: [BaseType | undefined, readonly Atom[]][] = [
+        [c.type.key, d.keys],
+        [c.type.value, d.values ?? []],
+      ];
+      for (const [base, atoms] of parts) {
+        const target = strongRefTargets(base);
+        if (target === undefined) continue;
+        for (const a of atoms) refs.push([target, a as string]);
       }
     }
+    stack.push({ uuid: row.uuid, refs, next: 0 });
+  };
+  enter(tr);
+  for (;;) {
+    const top = stack[stack.length - 1];
+    if (top === undefined) return;
+    if (top.next >= top.refs.length) {
+      stack.pop();
+      continue;
+    }
+    const [target, uuid] = top.refs[top.next++] as [string, string];
+    if (uuid === top.uuid) continue;
+    const ttr = txn.findOrMake(target, uuid);
+    if (ttr === undefined || ttr.new === null || ttr.nRefs === 0) continue;
+    ttr.nRefs--;
+    if (ttr.nRefs === 0) enter(ttr);
   }
 }
 

@@ -14,9 +14,48 @@ import { HmapBuckets, hashInt, hashString } from './ovs-hash.js';
 
 /**
  * OVS's `json_hash(value, basis)`, or undefined for values it cannot
- * reproduce (reals, and numbers that are not safe integers).
+ * reproduce (reals, and numbers that are not safe integers). Iterative (the
+ * hash folds over the values in pre-order), so an id of any depth is safe.
  */
 export function jsonHash(v: unknown, basis = 0): number | undefined {
+  if (typeof v !== 'object' || v === null) return scalarHash(v, basis);
+  const stack: { readonly node: object; readonly keys: string[] | undefined; next: number }[] = [];
+  let h = basis;
+  let cur: unknown = v;
+  for (;;) {
+    if (Array.isArray(cur)) {
+      h = hashInt(cur.length, h);
+      stack.push({ node: cur, keys: undefined, next: 0 });
+    } else if (typeof cur === 'object' && cur !== null) {
+      stack.push({ node: cur, keys: Object.keys(cur).sort(compareStrings), next: 0 });
+    } else {
+      const x = scalarHash(cur, h);
+      if (x === undefined) return undefined;
+      h = x;
+    }
+    // The next value in pre-order: an object's member name is hashed before its value.
+    for (;;) {
+      const top = stack[stack.length - 1];
+      if (top === undefined) return h;
+      if (top.keys === undefined) {
+        const a = top.node as unknown[];
+        if (top.next < a.length) {
+          cur = a[top.next++];
+          break;
+        }
+      } else if (top.next < top.keys.length) {
+        const k = top.keys[top.next++] as string;
+        h = hashString(k, h);
+        cur = (top.node as Record<string, unknown>)[k];
+        break;
+      }
+      stack.pop();
+    }
+  }
+}
+
+/** {@link jsonHash} of a value that is not an array or object. */
+function scalarHash(v: unknown, basis: number): number | undefined {
   if (typeof v === 'string') return hashString(v, basis);
   // JSON_NULL, JSON_FALSE and JSON_TRUE are 0, 1 and 2 in OVS's enum json_type.
   if (v === null) return hashInt(0, basis);
@@ -28,23 +67,6 @@ export function jsonHash(v: unknown, basis = 0): number | undefined {
     return hashInt(v, basis);
   }
   if (typeof v === 'bigint') return hashInt(Number(BigInt.asUintN(32, v)), basis);
-  if (Array.isArray(v)) {
-    let h: number | undefined = hashInt(v.length, basis);
-    for (const e of v) {
-      h = jsonHash(e, h);
-      if (h === undefined) return undefined;
-    }
-    return h;
-  }
-  if (typeof v === 'object') {
-    let h: number | undefined = basis;
-    const obj = v as Record<string, unknown>;
-    for (const k of Object.keys(obj).sort(compareStrings)) {
-      h = jsonHash(obj[k], hashString(k, h));
-      if (h === undefined) return undefined;
-    }
-    return h;
-  }
   return undefined;
 }
 
