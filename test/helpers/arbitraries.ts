@@ -47,6 +47,11 @@ const DEFAULT_MAX_SIZE = 4;
 /** Keys that break naive map code: `__proto__` and inherited property names. */
 const TRICKY_STRINGS = ['__proto__', 'constructor', 'toString', 'hasOwnProperty', ''];
 
+/** Any one code point but U+0000. */
+const NON_NUL_CHAR = fc
+  .string({ unit: 'binary', minLength: 1, maxLength: 1 })
+  .filter((c) => c !== '\u0000');
+
 function codePointLength(s: string): number {
   let n = 0;
   for (const _ of s) n++;
@@ -77,7 +82,8 @@ export function arbitraryAtom(
         base.maxLength ?? Number.POSITIVE_INFINITY,
         Math.max(minLength, 12),
       );
-      const plain = fc.string({ unit: 'binary', minLength, maxLength });
+      // Never U+0000: OVSDB strings cannot hold it (OVS's JSON reader refuses it).
+      const plain = fc.string({ unit: NON_NUL_CHAR, minLength, maxLength });
       const tricky = TRICKY_STRINGS.filter((s) => {
         const n = codePointLength(s);
         return n >= minLength && n <= maxLength;
@@ -359,6 +365,7 @@ function invalidAtoms(base: BaseType): InvalidValue[] {
         });
       }
       out.push({ rule: 'unicode', value: 'a\ud800', reason: 'lone UTF-16 surrogate' });
+      out.push({ rule: 'nul', value: 'a\u0000b', reason: 'contains U+0000 (NUL)' });
       break;
     case 'uuid':
       out.push({ rule: 'uuid syntax', value: 'not-a-uuid', reason: 'is not a UUID' });

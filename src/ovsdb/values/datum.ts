@@ -37,6 +37,8 @@
  *
  * Decoding and encoding check the shape and the atomic types, and throw a
  * {@link DatumError} naming table, column, the offending value and the reason.
+ * Encoding also refuses a string holding U+0000, which ovsdb-server (OVS's
+ * JSON reader) refuses anywhere in a message by dropping the connection.
  * They do not check enums, ranges, lengths, set sizes or duplicate set
  * elements: those are constraints, checked by `validators.ts` (a `modify`
  * diff of a set column may legitimately be larger than the column's `max`).
@@ -216,6 +218,9 @@ function makeAtomDecoder(base: BaseType, fail: Fail): AtomDecoder {
   }
 }
 
+const nulText =
+  'a string holding U+0000 (NUL) cannot be sent: ovsdb-server drops a connection that sends one';
+
 function makeAtomEncoder(base: BaseType, fail: Fail): AtomEncoder {
   switch (base.type) {
     case 'integer':
@@ -240,7 +245,11 @@ function makeAtomEncoder(base: BaseType, fail: Fail): AtomEncoder {
       };
     case 'string':
       return (v) => {
-        if (typeof v === 'string') return v;
+        if (typeof v === 'string') {
+          // OVS's JSON reader refuses U+0000: ovsdb-server would drop the connection.
+          if (v.includes('\u0000')) return fail(v, nulText);
+          return v;
+        }
         return fail(v, `expected a string, got ${describe(v)}`);
       };
     case 'uuid':

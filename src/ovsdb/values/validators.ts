@@ -4,7 +4,8 @@
  * rules of a column type live: atomic type, `enum`, `minInteger`/`maxInteger`,
  * `minReal`/`maxReal`, `minLength`/`maxLength` (counted in Unicode code points,
  * as ovsdb-server counts them), set and map sizes (`min`/`max`), duplicate set
- * elements and UUID syntax.
+ * elements and UUID syntax; and that a string holds no U+0000, which OVS's
+ * JSON reader refuses anywhere.
  *
  * Each check returns the broken rule as a sentence (`integer 40000 is above
  * maxInteger 32767`); {@link validateColumnValue} and {@link validateRow} throw
@@ -67,6 +68,14 @@ function codePoints(s: string): number {
   return n;
 }
 
+/**
+ * Why a string holding U+0000 is refused: OVS's JSON reader rejects the
+ * escape, and ovsdb-server drops a connection that sends one.
+ */
+function nulReason(s: string): string {
+  return `string ${show(s)} contains U+0000 (NUL), which OVSDB does not allow: ovsdb-server drops a connection that sends one`;
+}
+
 function enumCheck(base: BaseType, values: readonly Atom[]): Check {
   const allowed = new Set<Atom>(values);
   const list = values.map((v) => String(v)).join(', ');
@@ -107,6 +116,7 @@ function typeOnlyCheck(base: BaseType): Check {
       return (v) => {
         if (typeof v !== 'string') return `expected a string, got ${kindOf(v)}`;
         if (LONE_SURROGATE_RE.test(v)) return `string ${show(v)} contains a lone UTF-16 surrogate`;
+        if (v.includes('\u0000')) return nulReason(v);
         return undefined;
       };
     case 'uuid':

@@ -263,7 +263,14 @@ export function parseAtom(base: BaseType, json: unknown, symtab: SymbolTable | u
       if (typeof json === 'boolean') atom = json;
       break;
     case 'string':
-      if (typeof json === 'string') atom = json;
+      if (typeof json === 'string') {
+        // Never from a session (its reader drops the connection first, as OVS's
+        // JSON reader does), but a value from elsewhere gets the same verdict.
+        if (json.includes('\u0000')) {
+          throw syntaxError(json, undefined, 'null bytes not supported in quoted strings');
+        }
+        atom = json;
+      }
       break;
     case 'uuid':
       atom = parseUuidAtom(json, symtab);
