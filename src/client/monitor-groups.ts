@@ -21,7 +21,7 @@ import type { OvsdbConnection } from '../ovsdb/connection/connection.js';
 import { type CompatReport, usableColumns } from '../ovsdb/schema/compat.js';
 import type { ColumnOf, DatabaseModel, TableMap, TableName } from '../ovsdb/schema/model.js';
 import { ZERO_UUID } from '../ovsdb/values/uuid.js';
-import { OvsdbError } from '../ovsdb/wire/errors.js';
+import { OvsdbError, ProtocolError } from '../ovsdb/wire/errors.js';
 import type {
   Condition,
   MonitorRequest,
@@ -267,6 +267,7 @@ export class MonitorGroups<DB extends TableMap> {
     const asked = fromTxnId !== ZERO_TXN_ID;
     if (s.method === 'since') {
       const r = await s.conn.monitorCondSince(this.db, g.id, requests, fromTxnId);
+      this.checkTables(r.updates);
       this.replica.beginBatch(r.lastTxnId);
       let initialRows = 0;
       let changes = 0;
@@ -300,6 +301,7 @@ export class MonitorGroups<DB extends TableMap> {
       s.method === 'cond'
         ? await s.conn.monitorCond(this.db, g.id, requests)
         : await s.conn.monitor(this.db, g.id, requests);
+    this.checkTables(updates);
     this.replica.beginBatch();
     let initialRows = 0;
     for (const t of g.active) initialRows += Object.keys(updates[t] ?? {}).length;
@@ -317,6 +319,21 @@ export class MonitorGroups<DB extends TableMap> {
       changes: initialRows,
       replaced,
     };
+  }
+
+  /**
+   * Updates name only tables the client asked for, so only tables of the
+   * model: another is a malformed update, a {@link ProtocolError}.
+   */
+  private checkTables(updates: object): void {
+    const tables = this.model.schema.tables;
+    for (const table in updates) {
+      if (!Object.hasOwn(tables, table)) {
+        throw new ProtocolError(
+          `malformed update for table ${JSON.stringify(table).slice(0, 80)}: database ${this.db} has no such table`,
+        );
+      }
+    }
   }
 
   private replaceAll(
@@ -404,6 +421,7 @@ export class MonitorGroups<DB extends TableMap> {
   private applyNotification(s: MonitorSession, g: MonitorGroup, message: Buffered): void {
     this.replica.beginBatch(message.kind === 'update3' ? message.txnId : undefined);
     try {
+      this.checkTables(message.updates);
       for (const table in message.updates) {
         if (!g.active.includes(table)) continue;
         if (message.kind === 'update')

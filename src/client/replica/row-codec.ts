@@ -48,8 +48,8 @@ import { compileColumnCodec, defaultValue } from '../../ovsdb/values/datum.js';
 import { sortedDistinct } from '../../ovsdb/values/order.js';
 import { applyMapDiff, applySetDiff, EMPTY_MAP, EMPTY_SET } from '../../ovsdb/values/set-map.js';
 import { datumDiff } from '../../ovsdb/values/sorted-datum.js';
-import { DatumError, OvsdbError } from '../../ovsdb/wire/errors.js';
-import { hasKeys, setOwn } from '../../ovsdb/wire/json.js';
+import { DatumError, OvsdbError, ProtocolError } from '../../ovsdb/wire/errors.js';
+import { hasKeys, isObject, preview, setOwn } from '../../ovsdb/wire/json.js';
 import type { RowUpdate, RowUpdate2, WireRow } from '../../ovsdb/wire/wire.js';
 
 /** A row as the replica holds it: `_uuid` plus the monitored columns. Never mutated. */
@@ -434,15 +434,138 @@ function compileBuilder(
   }
 }
 
+// ---- checking what the server sent ----------------------------------------------
+
+/** A row UUID as ovsdb-server writes it: 36 characters, lower-case hexadecimal. */
+const ROW_UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+const UPDATE2_MEMBERS = new Set(['initial', 'insert', 'modify', 'delete']);
+
+/**
+ * A row change from the server that is not one (a row key that is not a
+ * UUID, a change that is not an object, a row that is not one, a value that
+ * does not fit its column), as a {@link ProtocolError} naming the table and
+ * the key: the server broke the protocol, so the client drops the
+ * connection and resynchronises, and the replica never holds such a row.
+ */
+function malformedUpdate(
+  table: string,
+  key: string,
+  reason: string,
+  cause?: unknown,
+): ProtocolError {
+  return new ProtocolError(
+    `malformed update for table ${table}, row ${preview(key, 60)}: ${reason}`,
+    cause === undefined ? undefined : { cause },
+  );
+}
+
+function checkRowKey(table: string, uuid: string): void {
+  if (!ROW_UUID_RE.test(uuid)) throw malformedUpdate(table, uuid, 'the row key is not a UUID');
+}
+
+/** The row of member `name` of a change: an object, or a ProtocolError. */
+function wireRow(table: string, uuid: string, name: string, v: unknown): WireRow {
+  if (!isObject(v)) {
+    throw malformedUpdate(table, uuid, `"${name}" must be an object, got ${preview(v, 80)}`);
+  }
+  return v as WireRow;
+}
+
+/** Run `decode`, giving a value that does not fit its column as a ProtocolError. */
+function decoding<T>(table: string, uuid: string, decode: () => T): T {
+  try {
+    return decode();
+  } catch (e) {
+    if (e instanceof DatumError) throw malformedUpdate(table, uuid, e.message, e);
+    throw e;
+  }
+}
+
+/**
+ * The one member of an `update2` row change (`initial`, `insert`, `modify`
+ * or `delete`) and its value, checked: a row is an object, `delete` is null.
+ */
+function update2Member(
+  table: string,
+  uuid: string,
+  change: unknown,
+): ['initial' | 'insert' | 'modify', WireRow] | ['delete', null] {
+  if (!isObject(change)) {
+    throw malformedUpdate(
+      table,
+      uuid,
+      `a row change must be an object, got ${preview(change, 80)}`,
+    );
+  }
+  let name: string | undefined;
+  for (const k in change) {
+    if (!UPDATE2_MEMBERS.has(k) || name !== undefined) {
+      throw malformedUpdate(
+        table,
+        uuid,
+        `a row change needs exactly one of "initial", "insert", "modify" or "delete", got ${preview(Object.keys(change), 80)}`,
+      );
+    }
+    name = k;
+  }
+  if (name === undefined) {
+    throw malformedUpdate(
+      table,
+      uuid,
+      'a row change needs one of "initial", "insert", "modify" or "delete", got {}',
+    );
+  }
+  const v = change[name];
+  if (name === 'delete') {
+    if (v !== null)
+      throw malformedUpdate(table, uuid, `"delete" must be null, got ${preview(v, 80)}`);
+    return ['delete', null];
+  }
+  return [name as 'initial' | 'insert' | 'modify', wireRow(table, uuid, name, v)];
+}
+
+/** The `old` and `new` rows of a plain `update` row change, checked. */
+function updateRows(
+  table: string,
+  uuid: string,
+  change: unknown,
+): { old: WireRow | undefined; new: WireRow | undefined } {
+  if (!isObject(change)) {
+    throw malformedUpdate(
+      table,
+      uuid,
+      `a row change must be an object, got ${preview(change, 80)}`,
+    );
+  }
+  for (const k in change) {
+    if (k !== 'old' && k !== 'new') {
+      throw malformedUpdate(table, uuid, `unexpected member "${k}" in a row change`);
+    }
+  }
+  const o = change['old'];
+  const n = change['new'];
+  if (o === undefined && n === undefined) {
+    throw malformedUpdate(table, uuid, 'a row change needs "old" or "new", got {}');
+  }
+  return {
+    old: o === undefined ? undefined : wireRow(table, uuid, 'old', o),
+    new: n === undefined ? undefined : wireRow(table, uuid, 'new', n),
+  };
+}
+
 // ---- applying one change ----------------------------------------------------
 
 /**
  * Apply one `update2`/`update3` row change to `current` (the row before, or
  * undefined when the replica does not have it). Returns the row after, or
  * undefined when the change deletes it.
+ * @throws ProtocolError for a change that is not one: `uuid` is not a
+ *   (lower-case) UUID, `change` is not an object with exactly one of
+ *   `initial`, `insert`, `modify` (objects) or `delete` (null), or a value
+ *   does not fit its column; the message names the table and the key.
  * @throws ReplicaInconsistencyError for a `modify` or `delete` of a missing
  *   row, or an `insert` of a present one (an `initial` always replaces).
- * @throws DatumError when a value does not fit its column.
  */
 export function applyRowUpdate2(
   codec: RowCodec,
@@ -450,49 +573,36 @@ export function applyRowUpdate2(
   current: Row | undefined,
   change: RowUpdate2,
 ): Row | undefined {
-  if (change.modify !== undefined) {
-    if (current === undefined) {
-      throw new ReplicaInconsistencyError(
-        codec.table.name,
-        uuid,
-        'modify of a row not in the replica',
-      );
-    }
-    return codec.applyModify(current, change.modify);
+  const table = codec.table.name;
+  checkRowKey(table, uuid);
+  const [kind, wire] = update2Member(table, uuid, change);
+  switch (kind) {
+    case 'modify':
+      if (current === undefined) {
+        throw new ReplicaInconsistencyError(table, uuid, 'modify of a row not in the replica');
+      }
+      return decoding(table, uuid, () => codec.applyModify(current, wire as WireRow));
+    case 'initial':
+      return decoding(table, uuid, () => codec.decodeRow(uuid, wire as WireRow));
+    case 'insert':
+      if (current !== undefined) {
+        throw new ReplicaInconsistencyError(table, uuid, 'insert of a row already in the replica');
+      }
+      return decoding(table, uuid, () => codec.decodeRow(uuid, wire as WireRow));
+    case 'delete':
+      if (current === undefined) {
+        throw new ReplicaInconsistencyError(table, uuid, 'delete of a row not in the replica');
+      }
+      return undefined;
   }
-  if (change.initial !== undefined) return codec.decodeRow(uuid, change.initial);
-  if (change.insert !== undefined) {
-    if (current !== undefined) {
-      throw new ReplicaInconsistencyError(
-        codec.table.name,
-        uuid,
-        'insert of a row already in the replica',
-      );
-    }
-    return codec.decodeRow(uuid, change.insert);
-  }
-  if ('delete' in change) {
-    if (current === undefined) {
-      throw new ReplicaInconsistencyError(
-        codec.table.name,
-        uuid,
-        'delete of a row not in the replica',
-      );
-    }
-    return undefined;
-  }
-  throw new ReplicaInconsistencyError(
-    codec.table.name,
-    uuid,
-    `a row change needs one of "initial", "insert", "modify" or "delete", got ${JSON.stringify(Object.keys(change))}`,
-  );
 }
 
 /**
  * Apply one plain `update` row change (`old`/`new`, from `monitor`) to
  * `current`. Returns the row after, or undefined when the change deletes it.
+ * @throws ProtocolError for a change that is not one (see
+ *   {@link applyRowUpdate2}: `old` and `new` must be objects, one at least).
  * @throws ReplicaInconsistencyError for a deletion of a missing row.
- * @throws DatumError when a value does not fit its column.
  */
 export function applyRowUpdate(
   codec: RowCodec,
@@ -500,17 +610,44 @@ export function applyRowUpdate(
   current: Row | undefined,
   change: RowUpdate,
 ): Row | undefined {
-  if (change.new === undefined) {
+  const table = codec.table.name;
+  checkRowKey(table, uuid);
+  const rows = updateRows(table, uuid, change);
+  const next = rows.new;
+  if (next === undefined) {
     if (current === undefined) {
-      throw new ReplicaInconsistencyError(
-        codec.table.name,
-        uuid,
-        'delete of a row not in the replica',
-      );
+      throw new ReplicaInconsistencyError(table, uuid, 'delete of a row not in the replica');
     }
     return undefined;
   }
-  return codec.applyNew(uuid, current, change.new);
+  return decoding(table, uuid, () => codec.applyNew(uuid, current, next));
+}
+
+/**
+ * The row one entry of a full dump gives (the `initial`, `insert` or
+ * `modify` row of an `update2` change, the `new` row of a plain one), or
+ * undefined when it carries none (a `delete`, or an `old` alone).
+ * @throws ProtocolError for an entry that is not a row change, as
+ *   {@link applyRowUpdate2} and {@link applyRowUpdate} do.
+ */
+export function decodeDumpRow(
+  codec: RowCodec,
+  uuid: string,
+  change: RowUpdate2 | RowUpdate,
+  format: 'update2' | 'update',
+): Row | undefined {
+  const table = codec.table.name;
+  checkRowKey(table, uuid);
+  let wire: WireRow | undefined;
+  if (format === 'update2') {
+    const [kind, row] = update2Member(table, uuid, change);
+    wire = kind === 'delete' ? undefined : (row as WireRow);
+  } else {
+    wire = updateRows(table, uuid, change).new;
+  }
+  if (wire === undefined) return undefined;
+  const w = wire;
+  return decoding(table, uuid, () => codec.decodeRow(uuid, w));
 }
 
 // ---- computing diffs (for tests and tools) -------------------------------------

@@ -9,7 +9,7 @@
 import type { DatabaseModel, RowOf, TableMap, TableName } from '../../ovsdb/schema/model.js';
 import type { TableSchema } from '../../ovsdb/schema/schema-types.js';
 import { OvsdbError } from '../../ovsdb/wire/errors.js';
-import type { RowUpdate2, TableUpdate, TableUpdate2 } from '../../ovsdb/wire/wire.js';
+import type { TableUpdate, TableUpdate2 } from '../../ovsdb/wire/wire.js';
 import type {
   ErrorReport,
   EventQueue,
@@ -28,6 +28,7 @@ import {
   applyRowUpdate,
   applyRowUpdate2,
   compileRowCodec,
+  decodeDumpRow,
   type Row,
   type RowCodec,
 } from './row-codec.js';
@@ -370,16 +371,9 @@ export class ReplicaStore<DB extends TableMap = TableMap> {
     const hadRows = rows.size > 0;
     const seen = hadRows ? new Set<string>() : undefined;
     for (const uuid in dump) {
-      const change = dump[uuid]!;
-      let wire: Readonly<Record<string, unknown>> | undefined;
-      if (format === 'update2') {
-        const c = change as RowUpdate2;
-        wire = c.initial ?? c.insert ?? c.modify;
-      } else {
-        wire = (change as { new?: Readonly<Record<string, unknown>> }).new;
-      }
-      if (wire === undefined) continue;
-      const next = codec.decodeRow(uuid, wire as never);
+      // A malformed entry is a ProtocolError (naming table and key) before anything is held.
+      const next = decodeDumpRow(codec, uuid, dump[uuid]!, format);
+      if (next === undefined) continue;
       seen?.add(uuid);
       const before = hadRows ? rows.get(uuid) : undefined;
       if (before === undefined) {
