@@ -99,7 +99,7 @@ describe('records', () => {
           const record = txnRecord(primary, out.changes, columnDiff);
           expect(record).toBeDefined();
           // Only the changed columns are written.
-          const written = Object.keys((record?.T as Record<string, object>)[UUID] ?? {});
+          const written = Object.keys((record!.T as Record<string, object>)[UUID] ?? {});
           for (const c of written) {
             expect(JSON.stringify(wire(before)[c])).not.toBe(JSON.stringify(wire(after)[c]));
           }
@@ -122,6 +122,6 @@ describe('records', () => {
     expect(() => applyTxnRecord(db, { T: { 'not-a-uuid': null } })).toThrow(/is not a valid UUID/);
     expect(() => applyTxnRecord(db, { _date: 'today' })).toThrow(/invalid _date member/);
     // Nothing was applied by the failed records.
-    expect((db.dump().T?.[0] as { few: unknown }).few).toEqual(['set', ['a', 'b', 'c']]);
+    expect((db.dump().T![0] as { few: unknown }).few).toEqual(['set', ['a', 'b', 'c']]);
   });
 });
