@@ -8,7 +8,12 @@
 
 import { openNodeWebSocketTransport } from '../transport/connect-ws.js';
 import { parseRemote, type Remote } from '../transport/remote.js';
-import { openSocketTransport, type TlsOptions } from '../transport/socket-transport.js';
+import {
+  DEFAULT_KEEPALIVE_MS,
+  openSocketTransport,
+  type SocketTransportOptions,
+  type TlsOptions,
+} from '../transport/socket-transport.js';
 import type { Transport } from '../wire/transport.js';
 import { type ConnectionOptions, OvsdbConnection } from './connection.js';
 
@@ -27,6 +32,14 @@ export interface ConnectOptions extends ConnectionOptions {
   timeoutMs?: number | undefined;
   /** Abort the connection attempt. */
   signal?: AbortSignal | undefined;
+  /**
+   * TCP keepalive idle time in ms for remotes over TCP (`tcp:`, `ssl:`,
+   * `ws:`, `wss:`): the kernel then finds a lost host or path (10 probes a
+   * second apart) even while no request is answered. Default
+   * `DEFAULT_KEEPALIVE_MS` (5,000); 0 disables. See
+   * {@link SocketTransportOptions.keepAliveMs}.
+   */
+  keepAliveMs?: number | undefined;
 }
 
 /**
@@ -65,7 +78,8 @@ export async function connect(
   remote: string | Remote,
   options: ConnectOptions = {},
 ): Promise<OvsdbConnection> {
-  const { tls, timeoutMs, signal, token, headers, ...connectionOptions } = options;
+  const { tls, timeoutMs, signal, token, headers, keepAliveMs, ...connectionOptions } = options;
+  const keepAlive = keepAliveMs ?? DEFAULT_KEEPALIVE_MS;
   const target = typeof remote === 'string' ? parseRemote(remote) : remote;
   let transport: Transport;
   if (target.kind === 'ws' || target.kind === 'wss') {
@@ -76,9 +90,15 @@ export async function connect(
       token,
       headers,
       maxMessageBytes: connectionOptions.maxMessageBytes,
+      keepAliveMs: keepAlive,
     });
   } else {
-    transport = await openSocketTransport(target, { tls, timeoutMs, signal });
+    transport = await openSocketTransport(target, {
+      tls,
+      timeoutMs,
+      signal,
+      keepAliveMs: keepAlive,
+    });
   }
   return new OvsdbConnection(transport, connectionOptions);
 }

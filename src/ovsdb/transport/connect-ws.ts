@@ -14,8 +14,9 @@
 import type { ConnectionOptions as TlsConnectionOptions } from 'node:tls';
 import WebSocket from 'ws';
 import { OvsdbError } from '../wire/errors.js';
+import { DEFAULT_MAX_REPLY_BYTES } from '../wire/limits.js';
 import { parseRemote, type Remote, type WebSocketRemote } from './remote.js';
-import type { TlsOptions } from './socket-transport.js';
+import type { SocketTransportOptions, TlsOptions } from './socket-transport.js';
 import {
   openWebSocketTransport,
   type WebSocketLike,
@@ -31,16 +32,23 @@ export interface NodeWebSocketOptions extends WebSocketTransportOptions {
   readonly headers?: Readonly<Record<string, string>> | undefined;
   /** TLS settings for `wss:` (CA, client certificate, name check); see {@link TlsOptions}. */
   readonly tls?: TlsOptions | undefined;
-  /** Largest incoming message in bytes; a larger one closes the socket with 1009. Default 64 MiB. */
+  /**
+   * Largest incoming message in bytes (the socket's frame limit); a larger
+   * one closes the socket with 1009. Default `DEFAULT_MAX_REPLY_BYTES` (1 GiB),
+   * as for socket remotes (the JSON-RPC peer applies its smaller limit to
+   * unsolicited messages itself).
+   */
   readonly maxMessageBytes?: number | undefined;
+  /**
+   * TCP keepalive idle time in ms for the socket under the WebSocket
+   * (see {@link SocketTransportOptions.keepAliveMs}); 0 or absent: off.
+   */
+  readonly keepAliveMs?: number | undefined;
   /** Give up when the socket is not open after this many milliseconds. */
   readonly timeoutMs?: number | undefined;
   /** Abort opening. */
   readonly signal?: AbortSignal | undefined;
 }
-
-/** Default {@link NodeWebSocketOptions.maxMessageBytes}: 64 MiB, as for socket remotes. */
-const DEFAULT_MAX_MESSAGE_BYTES = 64 * 1024 * 1024;
 
 /**
  * Open a `ws:` or `wss:` remote with the `ws` package and wrap it in a
@@ -62,13 +70,13 @@ export function openNodeWebSocketTransport(
   } catch (e) {
     return Promise.reject(e);
   }
-  const { token, headers, tls, maxMessageBytes, ...rest } = options;
+  const { token, headers, tls, maxMessageBytes, keepAliveMs, ...rest } = options;
   const allHeaders: Record<string, string> = { ...headers };
   if (token !== undefined) allHeaders['Authorization'] = `Bearer ${token}`;
   const wsOptions: WebSocket.ClientOptions = {
     headers: allHeaders,
     perMessageDeflate: false,
-    maxPayload: maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES,
+    maxPayload: maxMessageBytes ?? DEFAULT_MAX_REPLY_BYTES,
     followRedirects: false,
   };
   if (rest.timeoutMs !== undefined) wsOptions.handshakeTimeout = rest.timeoutMs;
@@ -82,10 +90,14 @@ export function openNodeWebSocketTransport(
     if (tls.checkServerIdentity !== undefined) t.checkServerIdentity = tls.checkServerIdentity;
     Object.assign(wsOptions, t);
   }
-  return openWebSocketTransport(
-    () => new WebSocket(target.url, wsOptions) as unknown as WebSocketLike,
-    rest,
-  );
+  return openWebSocketTransport(() => {
+    const ws = new WebSocket(target.url, wsOptions);
+    if (keepAliveMs !== undefined && keepAliveMs > 0) {
+      // The kernel counts whole seconds.
+      ws.once('upgrade', (res) => res.socket.setKeepAlive(true, Math.max(1000, keepAliveMs)));
+    }
+    return ws as unknown as WebSocketLike;
+  }, rest);
 }
 
 /** Options a {@link dialWebSocket} gets: those of the database client's dialer. */
@@ -96,6 +108,10 @@ export interface DialWebSocketOptions {
   readonly timeoutMs: number;
   /** Aborted when the client closes. */
   readonly signal: AbortSignal;
+  /** TCP keepalive idle time in ms; 0 or absent: off. */
+  readonly keepAliveMs?: number | undefined;
+  /** The largest message accepted (the frame limit). */
+  readonly maxMessageBytes?: number | undefined;
 }
 
 /** A transport with the read flow control the database client uses for backpressure. */
@@ -120,6 +136,8 @@ export async function dialWebSocket(
     tls: options.tls,
     timeoutMs: options.timeoutMs,
     signal: options.signal,
+    keepAliveMs: options.keepAliveMs,
+    maxMessageBytes: options.maxMessageBytes,
   });
   return { transport, pause: () => transport.pause(), resume: () => transport.resume() };
 }

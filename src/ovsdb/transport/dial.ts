@@ -8,8 +8,11 @@
 
 import type { Transport } from '../wire/transport.js';
 import { dialWebSocket } from './connect-ws.js';
-import type { TlsOptions } from './socket-transport.js';
-import { openSocketTransport } from './socket-transport.js';
+import {
+  openSocketTransport,
+  type SocketTransportOptions,
+  type TlsOptions,
+} from './socket-transport.js';
 
 /** Options a {@link Dialer} gets. */
 export interface DialOptions {
@@ -19,6 +22,17 @@ export interface DialOptions {
   readonly timeoutMs: number;
   /** Aborted when the client closes. */
   readonly signal: AbortSignal;
+  /**
+   * TCP keepalive idle time in ms for sockets over TCP (`tcp:`, `ssl:`,
+   * `ws:`, `wss:`); 0 or absent: off. See
+   * {@link SocketTransportOptions.keepAliveMs}.
+   */
+  readonly keepAliveMs?: number | undefined;
+  /**
+   * The largest message the client accepts; a message transport (WebSocket)
+   * should not refuse less (its frame limit).
+   */
+  readonly maxMessageBytes?: number | undefined;
 }
 
 /**

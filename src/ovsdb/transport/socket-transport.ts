@@ -48,7 +48,26 @@ export interface SocketTransportOptions {
   readonly timeoutMs?: number | undefined;
   /** Abort the connection attempt; the promise rejects with the signal's reason. */
   readonly signal?: AbortSignal | undefined;
+  /**
+   * TCP keepalive for `tcp:` and `ssl:` remotes: after this many ms without
+   * traffic the kernel sends a keepalive probe every second and reports the
+   * connection lost (`ETIMEDOUT`) after 10 unanswered ones (Node's settings
+   * on Linux). The peer's kernel answers them even while the server process
+   * is too busy to write, so this finds a lost host or network path, not a
+   * stuck process. Default: off (0). Ignored for `unix:`.
+   */
+  readonly keepAliveMs?: number | undefined;
 }
+
+/** The keepalive idle time {@link connect} and the database client use by default: 5,000 ms. */
+export const DEFAULT_KEEPALIVE_MS = 5000;
+
+/**
+ * How many unanswered keepalive probes, one a second, end a connection once
+ * {@link SocketTransportOptions.keepAliveMs} passed in silence (Node sets
+ * `TCP_KEEPINTVL` 1 s and `TCP_KEEPCNT` 10 on Linux).
+ */
+export const KEEPALIVE_PROBES = 10;
 
 /**
  * A {@link Transport} of kind `stream` over a connected `net.Socket` or
@@ -210,10 +229,13 @@ export function openSocketTransport(
     );
   }
   const description = formatRemote(target);
-  const { signal, timeoutMs } = options;
+  const { signal, timeoutMs, keepAliveMs } = options;
   if (signal?.aborted) return Promise.reject(signal.reason);
   if (timeoutMs !== undefined && !(timeoutMs > 0)) {
     return Promise.reject(new OvsdbError(`${description}: timeoutMs must be positive`));
+  }
+  if (keepAliveMs !== undefined && !(keepAliveMs >= 0)) {
+    return Promise.reject(new OvsdbError(`${description}: keepAliveMs must not be negative`));
   }
 
   return new Promise<SocketTransport>((resolve, reject) => {
@@ -265,7 +287,13 @@ export function openSocketTransport(
     const onAbort = () => fail(signal?.reason);
     const onReady = () => {
       cleanup();
-      if (target.kind !== 'unix') socket.setNoDelay(true);
+      if (target.kind !== 'unix') {
+        socket.setNoDelay(true);
+        if (keepAliveMs !== undefined && keepAliveMs > 0) {
+          // The kernel counts whole seconds.
+          socket.setKeepAlive(true, Math.max(1000, keepAliveMs));
+        }
+      }
       resolve(new SocketTransport(socket, description));
     };
     socket.once('error', onError);
