@@ -1,11 +1,13 @@
 /**
  * The scaling bench: `npm run bench -- --scale [--sizes 10000,100000,500000]
- * [--reps 5] [--txns 1000] [--out FILE] [--quick]`. Not part of CI.
+ * [--reps 5] [--txns 1000] [--series PREFIX,…] [--out FILE] [--quick]`. Not
+ * part of CI.
  *
  * Populates, at every size N, a fresh ovsdb-server and a fresh
  * ovnkit-server (its own process, as in W7) with N Logical_Switch_Ports in
  * N/250 switches (NB 7.18.0), keeps them all running, and then samples every
- * series ({@link SERIES}) at every size in every repetition, the subjects of
+ * series ({@link ALL_SERIES}; `--series sync` only those whose id starts
+ * with `sync`) at every size in every repetition, the subjects of
  * a series back to back in alternating order. So the ratios between
  * subjects are paired (measured within seconds of each other on a shared,
  * noisy machine), and so are the growth ratios between sizes (within one
@@ -18,8 +20,12 @@
  * and 5,000, one repetition, 50 transactions (a smoke test; the numbers mean
  * nothing).
  *
- * More rows (client-side sync against the same populated servers) are added
- * by appending series to {@link SERIES}: see `bench/lib/scale-types.ts`.
+ * The client rows (`bench/workloads/scale-client.ts`): the initial sync of
+ * the whole database by ovnkit's `connectDatabase`, a raw client, libovsdb
+ * and `ovsdb-client monitor`, against the populated ovsdb-server; after the
+ * repetitions, `connectDatabase` with default options over unix and tcp on
+ * the largest one. More rows are added by appending series to
+ * {@link ALL_SERIES}: see `bench/lib/scale-types.ts`.
  * @module
  */
 
@@ -31,10 +37,16 @@ import type { ScaleContext, ScaleSeries, ScaleServer } from './lib/scale-types.j
 import type { ServerKind } from './lib/servers.js';
 import { median } from './lib/stats.js';
 import { type ChartPanel, renderSvg, sizeLabel } from './lib/svg-chart.js';
+import {
+  CLIENT_CHARTS,
+  CLIENT_SERIES,
+  CLIENT_TARGETS,
+  defaultOptionsCheck,
+} from './workloads/scale-client.js';
 import { populate, release, SERVER_SERIES } from './workloads/scale-server.js';
 
-/** Every series the bench measures, in report order. */
-export const SERIES: readonly ScaleSeries[] = [...SERVER_SERIES];
+/** Every series the bench can measure, in report order (`--series` picks some). */
+export const ALL_SERIES: readonly ScaleSeries[] = [...SERVER_SERIES, ...CLIENT_SERIES];
 
 /**
  * The acceptance targets (issue #25), commit by name on ovnkit-server at
@@ -52,6 +64,7 @@ const CHARTS: Readonly<Record<string, { title: string; yLabel: string }>> = {
   'commit-cpu': { title: 'One transaction, server CPU time', yLabel: 'µs per transaction' },
   scan: { title: 'Condition no index answers: server CPU per row', yLabel: 'ns per row' },
   rss: { title: 'Server resident memory', yLabel: 'MB' },
+  ...CLIENT_CHARTS,
 };
 
 /** Samples of one series, subject by subject, size by size, in repetition order. */
@@ -80,12 +93,25 @@ export async function runScale(
     .sort((a, b) => a - b);
   const reps = Number(arg('--reps') ?? (quick ? 1 : 5));
   const txns = Number(arg('--txns') ?? (quick ? 50 : 1000));
+  // `--series sync,commit`: only the series whose id starts with one of these.
+  const only = arg('--series')
+    ?.split(',')
+    .map((x) => x.trim())
+    .filter((x) => x !== '');
+  const SERIES = ALL_SERIES.filter(
+    (s) => only === undefined || only.some((p) => s.id.startsWith(p)),
+  );
   const out = resolve(
     arg('--out') ?? join(root, 'bench/results', quick ? 'scale-quick.json' : 'scale.json'),
   );
-  if (sizes.some((n) => !Number.isInteger(n) || n < 1) || !(reps >= 1) || !(txns >= 1)) {
+  if (
+    sizes.some((n) => !Number.isInteger(n) || n < 1) ||
+    !(reps >= 1) ||
+    !(txns >= 1) ||
+    SERIES.length === 0
+  ) {
     console.error(
-      'usage: bench/run.ts --scale [--sizes 10000,100000,500000] [--reps N] [--txns N] [--out FILE] [--quick]',
+      'usage: bench/run.ts --scale [--sizes 10000,100000,500000] [--reps N] [--txns N] [--series PREFIX,…] [--out FILE] [--quick]',
     );
     return 2;
   }
@@ -108,6 +134,7 @@ export async function runScale(
     ...new Set(SERIES.flatMap((s) => s.subjects.map((x) => x.server))),
   ] as ServerKind[];
   const servers = new Map<string, ScaleServer>();
+  const defaultOptions: Awaited<ReturnType<typeof defaultOptionsCheck>> = [];
   const key = (kind: ServerKind, n: number) => `${kind}@${n}`;
   const samples = new Map<string, Samples>(
     SERIES.map((s) => [
@@ -135,6 +162,12 @@ export async function runScale(
           }
         }
       }
+    }
+    // connectDatabase with default options on the largest ovsdb-server, over unix and tcp.
+    const largest = servers.get(key('ovsdb-server', sizes[sizes.length - 1] as number));
+    if (largest !== undefined && SERIES.some((s) => CLIENT_SERIES.includes(s))) {
+      ctx.log(`connectDatabase with default options at ${largest.n} ports, over unix and tcp`);
+      defaultOptions.push(...(await defaultOptionsCheck(largest, ctx)));
     }
   } finally {
     for (const s of servers.values()) await release(s);
@@ -205,7 +238,8 @@ export async function runScale(
   }
   const find = (series: string, ratio: string, n: number) =>
     ratios.find((r) => r.series === series && r.ratio === ratio && r.n === n)?.median ?? Number.NaN;
-  const checks = ['commit-by-name', 'commit-by-name-cpu'].flatMap((id) => {
+  const present = (id: string) => SERIES.some((s) => s.id === id);
+  const checks = ['commit-by-name', 'commit-by-name-cpu'].filter(present).flatMap((id) => {
     const growth = find(id, `ovnkit-server ${hi}/${lo}`, hi);
     const versus = find(id, 'ovnkit-server/ovsdb-server', hi);
     return [
@@ -223,6 +257,29 @@ export async function runScale(
       },
     ];
   });
+  // The client rows: the ovnkit client's own cost per port and its heap per port must not grow.
+  for (const [id, target] of [
+    ['sync-cpu', CLIENT_TARGETS.growth],
+    ['sync-client', CLIENT_TARGETS.growth],
+    ['sync-heap', CLIENT_TARGETS.heapGrowth],
+  ] as const) {
+    if (!present(id)) continue;
+    const growth = find(id, `ovnkit ${hi}/${lo}`, hi);
+    checks.push({
+      check: `${id}: ovnkit per port ${sizeLabel(hi)}/${sizeLabel(lo)}`,
+      value: growth,
+      target: `<= ${target}`,
+      pass: growth <= target,
+    });
+  }
+  for (const d of defaultOptions) {
+    checks.push({
+      check: `connectDatabase, default options, ${d.remote}, ${sizeLabel(sizes[sizes.length - 1] as number)} ports: ready in ${fmt(d.ms / 1000)} s, ${d.disconnects} disconnections`,
+      value: d.ready && d.disconnects === 0 ? 1 : 0,
+      target: '= 1 (ready, never disconnected)',
+      pass: d.ready && d.disconnects === 0,
+    });
+  }
   lines.push('');
   for (const c of checks)
     lines.push(`- ${c.check}: ${fmt(c.value)} (target ${c.target}) ${c.pass ? 'PASS' : 'FAIL'}`);
@@ -240,6 +297,7 @@ export async function runScale(
     series: json,
     ratios,
     checks,
+    defaultOptions,
   };
   mkdirSync(dirname(out), { recursive: true });
   writeFileSync(out, `${JSON.stringify(report, null, 2)}\n`);

@@ -30,6 +30,8 @@ export interface BenchServer {
   readonly socketPath: string;
   /** The server's process ID (for its RSS), when known. */
   readonly pid?: number | undefined;
+  /** `tcp:127.0.0.1:<port>`, for ovsdb-server (which also listens there). */
+  readonly tcpRemote?: string | undefined;
   /** Stop it and remove its files. */
   stop(): Promise<void>;
 }
@@ -54,12 +56,16 @@ async function waitForSocket(path: string, proc: ChildProcess): Promise<void> {
 /** Start a fresh server of `kind` with the NB 7.18.0 schema. `root` is the repository root. */
 export async function startBenchServer(kind: ServerKind, root: string): Promise<BenchServer> {
   if (kind === 'ovsdb-server') {
-    const s = await startOvsdbServer({ schemaPath: join(root, NB_SCHEMA) });
+    const s = await startOvsdbServer({
+      schemaPath: join(root, NB_SCHEMA),
+      remotes: ['unix', 'tcp'],
+    });
     return {
       kind,
       remote: s.unixRemote,
       socketPath: s.unixRemote.slice('unix:'.length),
       pid: s.pid,
+      tcpRemote: s.remotes.tcp,
       stop: () => s.stop(),
     };
   }
