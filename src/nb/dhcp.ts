@@ -34,6 +34,7 @@ import type { CreateOptions, DeleteOptions } from './existence.js';
 import { checkCidr, parseIp, parsePrefix } from './ip.js';
 import { getNamed, type PortRef } from './lookup.js';
 import { isMac } from './mac.js';
+import { type MapPatch, patchedMap, type SetOptions, writeMap } from './maps.js';
 import { quoteMatchString } from './match.js';
 import type { NeedsOf, RowIn } from './needs.js';
 import type { NbRow, NbTxn } from './txn.js';
@@ -325,19 +326,25 @@ export function encodeDhcpOptions(
     if (!Object.hasOwn(catalogue, name)) throw new UnknownDhcpOptionError(name, family);
     out[name] = encodeOption(name, catalogue[name]!, value);
   }
-  if (requireMandatory) {
-    for (const m of MANDATORY[family]) {
-      if (out[m] === undefined) {
-        throw new InvalidDhcpOptionError(
-          m,
-          undefined,
-          `mandatory DHCP${family === 'IPv4' ? 'v4' : 'v6'} option missing`,
-        );
-      }
-    }
-  }
+  if (requireMandatory) checkMandatory(family, out);
   return out;
 }
+
+/** @throws InvalidDhcpOptionError when `options` lacks a mandatory option of `family`. */
+function checkMandatory(family: 'IPv4' | 'IPv6', options: Readonly<Record<string, string>>): void {
+  for (const m of MANDATORY[family]) {
+    if (options[m] === undefined) {
+      throw new InvalidDhcpOptionError(
+        m,
+        undefined,
+        `mandatory DHCP${family === 'IPv4' ? 'v4' : 'v6'} option missing`,
+      );
+    }
+  }
+}
+
+/** DHCP options to set (a value) or remove (`null`). */
+export type DhcpOptionsPatch<O> = { readonly [K in keyof O]?: O[K] | null };
 
 /** Options of {@link dhcpOptionsCreate}. */
 export interface DhcpOptionsCreateOptions extends CreateOptions {
@@ -411,22 +418,49 @@ function dhcpRow(t: NbTxn, ref: string): NbRow<'DHCP_Options'> | undefined {
 }
 
 /**
- * Replace the options of a DHCP_Options row (`ovn-nbctl dhcp-options-set-options`).
+ * Set options of a DHCP_Options row (others are kept; `null` removes one),
+ * or with `{ replace: true }` replace them all, as
+ * `ovn-nbctl dhcp-options-set-options` does. The result must still have the
+ * mandatory options.
+ *
+ * ```ts
+ * dhcpOptionsSetOptions(t, dhcp, { lease_time: 7200, dns_server: null });
+ * // {"op":"mutate","table":"DHCP_Options",…,"mutations":[["options","delete",["set",["lease_time","dns_server"]]],
+ * //   ["options","insert",["map",[["lease_time","7200"]]]]]}
+ * ```
  * @throws NotFoundError; see {@link encodeDhcpOptions}.
  */
 export function dhcpOptionsSetOptions<DB extends NeedsOf<'dhcpOptionsSetOptions'>>(
   t: NbTxn<DB>,
   dhcp: Uuid<'DHCP_Options'> | string,
-  options: DhcpV4Options | DhcpV6Options,
+  options: DhcpOptionsPatch<DhcpV4Options> | DhcpOptionsPatch<DhcpV6Options>,
+  setOptions?: SetOptions,
 ): void;
 export function dhcpOptionsSetOptions(
   t: NbTxn,
   dhcp: Uuid<'DHCP_Options'> | string,
-  options: DhcpV4Options | DhcpV6Options,
+  options: DhcpOptionsPatch<DhcpV4Options> | DhcpOptionsPatch<DhcpV6Options>,
+  setOptions: SetOptions = {},
 ): void {
   const row = dhcpRow(t, dhcp);
   if (row === undefined) throw new NotFoundError('DHCP options', dhcp);
-  t.update('DHCP_Options', row._uuid, { options: encodeDhcpOptions(row.cidr, options) });
+  if (options === null || typeof options !== 'object') {
+    throw new InvalidArgumentError('DHCP_Options.options', options, 'must be an object');
+  }
+  const entries = Object.entries(options);
+  const given = Object.fromEntries(entries.filter(([, v]) => v !== null));
+  const patch: Record<string, string | null> = encodeDhcpOptions(row.cidr, given, false);
+  for (const [k, v] of entries) {
+    if (v === null)
+      Object.defineProperty(patch, k, {
+        value: null,
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
+  }
+  checkMandatory(dhcpFamily(row.cidr), patchedMap(row.options, patch as MapPatch, setOptions));
+  writeMap(t, 'DHCP_Options', row._uuid, 'options', patch, setOptions);
 }
 
 /**

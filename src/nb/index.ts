@@ -60,6 +60,7 @@ export {
 export { ConnectedNb, type ConnectNbOptions, connectNb } from './connect.js';
 export {
   type DhcpOptionsCreateOptions,
+  type DhcpOptionsPatch,
   type DhcpStaticRoute,
   type DhcpV4Options,
   type DhcpV6Options,
@@ -150,6 +151,7 @@ export {
   type SwitchRef,
 } from './lookup.js';
 export { checkMac, isMac, normalizeMac } from './mac.js';
+export type { MapPatch, SetOptions } from './maps.js';
 export {
   formatMatch,
   type MatchAddressSetRef,

@@ -21,12 +21,18 @@ import {
   type SwitchRef,
 } from './lookup.js';
 import { checkMac, normalizeMac } from './mac.js';
+import { type MapPatch, type SetOptions, setKeysOf, writeMap } from './maps.js';
 import type { NeedsOf, RowIn } from './needs.js';
 import { lspAdd } from './switch-port.js';
 import type { NbRow, NbTxn, NbUpdate } from './txn.js';
-import { checkName, checkPriority, checkStringMap } from './validate.js';
+import { checkMapPatch, checkName, checkPriority } from './validate.js';
 
-/** The settable attributes of a logical router port (each replaces its column). */
+/**
+ * The settable attributes of a logical router port. In `lrpSet`, each
+ * attribute given replaces its column, except the maps (`options`,
+ * `ipv6RaConfigs`, `externalIds`), which are merged (`null` removes a key)
+ * unless `{ replace: true }`.
+ */
 export interface LrpSpec {
   /** `mac`. */
   readonly mac?: string | undefined;
@@ -35,15 +41,15 @@ export interface LrpSpec {
   /** `peer`: another router port (router-to-router links), or null. */
   readonly peer?: string | null | undefined;
   /** `options`, e.g. `{ 'gateway_mtu': '1400' }`. */
-  readonly options?: Readonly<Record<string, string>> | undefined;
+  readonly options?: Readonly<Record<string, string | null>> | undefined;
   /** `enabled` (null: unset, which means enabled). */
   readonly enabled?: boolean | null | undefined;
   /** `ha_chassis_group`, or null. */
   readonly haChassisGroup?: HaChassisGroupRef | null | undefined;
   /** `ipv6_ra_configs`. */
-  readonly ipv6RaConfigs?: Readonly<Record<string, string>> | undefined;
+  readonly ipv6RaConfigs?: Readonly<Record<string, string | null>> | undefined;
   /** `external_ids`. */
-  readonly externalIds?: Readonly<Record<string, string>> | undefined;
+  readonly externalIds?: Readonly<Record<string, string | null>> | undefined;
 }
 
 /** Options of {@link lrpAdd}. */
@@ -68,14 +74,18 @@ function checkNetworks(networks: readonly string[]): string[] {
   return [...networks];
 }
 
-function encodeSpec(t: NbTxn, spec: LrpSpec): LrpColumns {
+/** The map columns of an {@link LrpSpec}: column → keys to set or remove. */
+type LrpMaps = { options?: MapPatch; ipv6_ra_configs?: MapPatch; external_ids?: MapPatch };
+
+function encodeSpec(t: NbTxn, spec: LrpSpec): { row: LrpColumns; maps: LrpMaps } {
   const row: LrpColumns = {};
+  const maps: LrpMaps = {};
   if (spec.mac !== undefined) row.mac = checkMac(spec.mac, 'Logical_Router_Port.mac');
   if (spec.networks !== undefined) row.networks = checkNetworks(spec.networks);
   if (spec.peer !== undefined)
     row.peer = spec.peer === null ? null : checkName('Logical_Router_Port.peer', spec.peer);
   if (spec.options !== undefined)
-    row.options = checkStringMap('Logical_Router_Port.options', spec.options);
+    maps.options = checkMapPatch('Logical_Router_Port.options', spec.options);
   if (spec.enabled !== undefined) {
     if (spec.enabled !== null && typeof spec.enabled !== 'boolean') {
       throw new InvalidArgumentError(
@@ -93,10 +103,19 @@ function encodeSpec(t: NbTxn, spec: LrpSpec): LrpColumns {
         : getNamed(t, 'HA_Chassis_Group', spec.haChassisGroup)._uuid;
   }
   if (spec.ipv6RaConfigs !== undefined)
-    row.ipv6_ra_configs = checkStringMap('Logical_Router_Port.ipv6_ra_configs', spec.ipv6RaConfigs);
+    maps.ipv6_ra_configs = checkMapPatch('Logical_Router_Port.ipv6_ra_configs', spec.ipv6RaConfigs);
   if (spec.externalIds !== undefined)
-    row.external_ids = checkStringMap('Logical_Router_Port.external_ids', spec.externalIds);
-  return row;
+    maps.external_ids = checkMapPatch('Logical_Router_Port.external_ids', spec.externalIds);
+  return { row, maps };
+}
+
+/** The columns of a new port: its attributes, maps with their string keys. */
+function newPortColumns(encoded: { row: LrpColumns; maps: LrpMaps }): LrpColumns {
+  const out: LrpColumns = { ...encoded.row };
+  for (const [column, patch] of Object.entries(encoded.maps) as [keyof LrpMaps, MapPatch][]) {
+    out[column] = setKeysOf(patch);
+  }
+  return out;
 }
 
 function routersOf(t: NbTxn, port: string): NbRow<'Logical_Router'>[] {
@@ -140,7 +159,7 @@ export function lrpAdd(
 ): Uuid<'Logical_Router_Port'> {
   checkName('Logical_Router_Port.name', name);
   const { mayExist, gatewayChassis, ...rest } = options;
-  const columns = encodeSpec(t, { ...rest, mac, networks });
+  const columns = newPortColumns(encodeSpec(t, { ...rest, mac, networks }));
   const gc = Object.entries(gatewayChassis ?? {}).map(([c, p]) => {
     checkName('Gateway_Chassis.chassis_name', c);
     return [c, checkPriority('Gateway_Chassis.priority', p)] as const;
@@ -268,16 +287,35 @@ export function lrpGetRouter(t: NbTxn, port: RouterPortRef): NbRow<'Logical_Rout
   return lr;
 }
 
-/** Set attributes of a router port; each one given replaces its column. */
+/**
+ * Set attributes of a router port: each one given replaces its column,
+ * except the maps (`options`, `ipv6RaConfigs`, `externalIds`), whose keys
+ * are merged (`null` removes a key) unless `{ replace: true }`.
+ *
+ * ```ts
+ * lrpSet(t, 'lr0-public', { options: { 'redirect-type': 'bridged' } }); // other options stay
+ * // {"op":"mutate","table":"Logical_Router_Port",…,"mutations":[["options","delete",["set",["redirect-type"]]],
+ * //   ["options","insert",["map",[["redirect-type","bridged"]]]]]}
+ * ```
+ */
 export function lrpSet<DB extends NeedsOf<'lrpSet'>>(
   t: NbTxn<DB>,
   port: RouterPortRef,
   spec: LrpSpec,
+  options?: SetOptions,
 ): void;
-export function lrpSet(t: NbTxn, port: RouterPortRef, spec: LrpSpec): void {
+export function lrpSet(
+  t: NbTxn,
+  port: RouterPortRef,
+  spec: LrpSpec,
+  options: SetOptions = {},
+): void {
   const row = getNamed(t, 'Logical_Router_Port', port);
-  const columns = encodeSpec(t, spec);
+  const { row: columns, maps } = encodeSpec(t, spec);
   if (Object.keys(columns).length > 0) t.update('Logical_Router_Port', row._uuid, columns);
+  for (const [column, patch] of Object.entries(maps)) {
+    writeMap(t, 'Logical_Router_Port', row._uuid, column, patch, options);
+  }
 }
 
 /**

@@ -16,6 +16,7 @@ import {
 } from './errors.js';
 import type { CreateOptions, DeleteOptions } from './existence.js';
 import { findNamed, getNamed, type RouterRef, rowsNamed } from './lookup.js';
+import { type SetOptions, writeMap } from './maps.js';
 import type { NeedsOf, RowIn } from './needs.js';
 import type { NbRow, NbTxn } from './txn.js';
 import { checkMapPatch, checkName, checkStringMap } from './validate.js';
@@ -133,42 +134,56 @@ export function lrList(t: NbTxn): NbRow<'Logical_Router'>[] {
   return t.rows('Logical_Router').sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 }
 
-/** Set keys of a router's `options` (others are kept; `null` removes a key). */
+/**
+ * Set keys of a router's `options` (others are kept; `null` removes a key),
+ * or with `{ replace: true }` replace the whole map.
+ */
 export function lrSetOptions<DB extends NeedsOf<'lrSetOptions'>>(
   t: NbTxn<DB>,
   router: RouterRef,
   options: Readonly<Record<string, string | null>>,
+  setOptions?: SetOptions,
 ): void;
 export function lrSetOptions(
   t: NbTxn,
   router: RouterRef,
   options: Readonly<Record<string, string | null>>,
+  setOptions: SetOptions = {},
 ): void {
   const row = getNamed(t, 'Logical_Router', router);
-  t.setMapKeys(
+  writeMap(
+    t,
     'Logical_Router',
     row._uuid,
     'options',
     checkMapPatch('Logical_Router.options', options),
+    setOptions,
   );
 }
 
-/** Set keys of a router's `external_ids` (others are kept; `null` removes a key). */
+/**
+ * Set keys of a router's `external_ids` (others are kept; `null` removes a
+ * key), or with `{ replace: true }` replace the whole map.
+ */
 export function lrSetExternalIds<DB extends NeedsOf<'lrSetExternalIds'>>(
   t: NbTxn<DB>,
   router: RouterRef,
   ids: Readonly<Record<string, string | null>>,
+  options?: SetOptions,
 ): void;
 export function lrSetExternalIds(
   t: NbTxn,
   router: RouterRef,
   ids: Readonly<Record<string, string | null>>,
+  options: SetOptions = {},
 ): void {
   const row = getNamed(t, 'Logical_Router', router);
-  t.setMapKeys(
+  writeMap(
+    t,
     'Logical_Router',
     row._uuid,
     'external_ids',
     checkMapPatch('Logical_Router.external_ids', ids),
+    options,
   );
 }

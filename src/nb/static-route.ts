@@ -265,7 +265,8 @@ export function lrRouteAdd(
 /**
  * Create the route, or update the existing one with the same prefix, policy
  * and table (nexthop, output port, policy, BFD), like
- * `ovn-nbctl --may-exist lr-route-add`. Not for ECMP routes.
+ * `ovn-nbctl --may-exist lr-route-add`; the `options` and `externalIds`
+ * given are merged into its maps (others are kept). Not for ECMP routes.
  *
  * ```ts
  * lrRouteEnsure(t, 'lr0', { prefix: '0.0.0.0/0', nexthop: '172.16.0.253' });
@@ -300,6 +301,12 @@ export function lrRouteEnsure(
   if (bfd !== undefined && existing.bfd !== bfd) update['bfd'] = bfd;
   if (Object.keys(update).length > 0)
     t.update('Logical_Router_Static_Route', existing._uuid, update as never);
+  for (const column of ['options', 'external_ids'] as const) {
+    const given = e.row[column] ?? {};
+    const now = existing[column];
+    const changed = Object.fromEntries(Object.entries(given).filter(([k, v]) => now[k] !== v));
+    t.setMapKeys('Logical_Router_Static_Route', existing._uuid, column, changed);
+  }
   return existing._uuid;
 }
 

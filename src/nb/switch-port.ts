@@ -32,9 +32,10 @@ import {
   rowsNamed,
   type SwitchRef,
 } from './lookup.js';
+import { type MapPatch, type SetOptions, setKeysOf, writeMap } from './maps.js';
 import type { NeedsOf, RowIn } from './needs.js';
 import type { NbRow, NbTxn, NbUpdate } from './txn.js';
-import { checkEnum, checkIntRange, checkName, checkStringMap } from './validate.js';
+import { checkEnum, checkIntRange, checkMapPatch, checkName } from './validate.js';
 
 /** The logical switch port types OVN knows (`""` is a VM or container interface). */
 export const LSP_TYPES = [
@@ -55,26 +56,31 @@ export type LspType = (typeof LSP_TYPES)[number];
 
 /**
  * `Logical_Switch_Port.options`, typed for the keys the DSL checks; other
- * keys pass as strings.
+ * keys pass as strings. In a setter, `null` removes a key (see `SetOptions`).
  */
 export interface LspOptions {
   /** `router` ports: the peer logical router port. */
-  readonly 'router-port'?: string | undefined;
+  readonly 'router-port'?: string | null | undefined;
   /** VIF ports: the chassis (or comma-separated chassis) the port should be bound on. */
-  readonly 'requested-chassis'?: string | undefined;
+  readonly 'requested-chassis'?: string | null | undefined;
   /** `virtual` ports: the virtual IP. */
-  readonly 'virtual-ip'?: string | undefined;
+  readonly 'virtual-ip'?: string | null | undefined;
   /** `virtual` ports: the comma-separated ports that may own the virtual IP. */
-  readonly 'virtual-parents'?: string | undefined;
+  readonly 'virtual-parents'?: string | null | undefined;
   /** `localnet` ports: the physical network name. */
-  readonly network_name?: string | undefined;
+  readonly network_name?: string | null | undefined;
   /** `router` ports: NAT addresses to announce (`router` or `MAC IP…`). */
-  readonly 'nat-addresses'?: string | undefined;
+  readonly 'nat-addresses'?: string | null | undefined;
   /** Any other option. */
-  readonly [key: string]: string | undefined;
+  readonly [key: string]: string | null | undefined;
 }
 
-/** The settable attributes of a logical switch port (each replaces its column). */
+/**
+ * The settable attributes of a logical switch port. In `lspSet`, each
+ * attribute given replaces its column, except the maps (`options`,
+ * `externalIds`), which are merged (`null` removes a key) unless
+ * `{ replace: true }`.
+ */
 export interface LspSpec {
   /** `addresses`: strings or typed {@link LspAddress} values. */
   readonly addresses?: readonly (string | LspAddress)[] | undefined;
@@ -82,7 +88,7 @@ export interface LspSpec {
   readonly portSecurity?: readonly (string | PortSecurityEntry)[] | undefined;
   /** `type`. */
   readonly type?: LspType | undefined;
-  /** `options` (the whole map). */
+  /** `options`. */
   readonly options?: LspOptions | undefined;
   /** `parent_name`: the VIF a container port is nested in. */
   readonly parentName?: string | null | undefined;
@@ -98,8 +104,8 @@ export interface LspSpec {
   readonly dhcpv6Options?: Uuid<'DHCP_Options'> | string | null | undefined;
   /** `ha_chassis_group` (for `external` ports), or null. */
   readonly haChassisGroup?: HaChassisGroupRef | null | undefined;
-  /** `external_ids` (the whole map). */
-  readonly externalIds?: Readonly<Record<string, string>> | undefined;
+  /** `external_ids`. */
+  readonly externalIds?: Readonly<Record<string, string | null>> | undefined;
 }
 
 /** Options of {@link lspAdd}: the port's attributes, and `mayExist`. */
@@ -110,10 +116,10 @@ type LspColumns = {
   -readonly [K in keyof NbUpdate<'Logical_Switch_Port'>]: NbUpdate<'Logical_Switch_Port'>[K];
 };
 
-function checkOptions(options: LspOptions): Record<string, string> {
-  const out = checkStringMap('Logical_Switch_Port.options', options);
+function checkOptions(options: LspOptions): Record<string, string | null> {
+  const out = checkMapPatch('Logical_Switch_Port.options', options);
   const vip = out['virtual-ip'];
-  if (vip !== undefined && parseIp(vip) === undefined) {
+  if (typeof vip === 'string' && parseIp(vip) === undefined) {
     throw new InvalidAddressError(
       'IP',
       vip,
@@ -122,7 +128,7 @@ function checkOptions(options: LspOptions): Record<string, string> {
     );
   }
   const parents = out['virtual-parents'];
-  if (parents?.split(',').some((p) => p.trim() === '')) {
+  if (typeof parents === 'string' && parents.split(',').some((p) => p.trim() === '')) {
     throw new InvalidArgumentError(
       'Logical_Switch_Port.options:virtual-parents',
       parents,
@@ -152,9 +158,13 @@ function dhcpRef(
   return row._uuid;
 }
 
-/** Translate an {@link LspSpec} into column values, checking everything. */
-function encodeSpec(t: NbTxn, spec: LspSpec): LspColumns {
+/** The map columns of an {@link LspSpec}: column → keys to set or remove. */
+type LspMaps = { options?: MapPatch; external_ids?: MapPatch };
+
+/** Translate an {@link LspSpec} into column values (maps apart), checking everything. */
+function encodeSpec(t: NbTxn, spec: LspSpec): { row: LspColumns; maps: LspMaps } {
   const row: LspColumns = {};
+  const maps: LspMaps = {};
   if (spec.addresses !== undefined) {
     if (!Array.isArray(spec.addresses)) {
       throw new InvalidArgumentError(
@@ -177,7 +187,7 @@ function encodeSpec(t: NbTxn, spec: LspSpec): LspColumns {
   }
   if (spec.type !== undefined)
     row.type = checkEnum('Logical_Switch_Port.type', spec.type, LSP_TYPES);
-  if (spec.options !== undefined) row.options = checkOptions(spec.options);
+  if (spec.options !== undefined) maps.options = checkOptions(spec.options);
   if (spec.parentName !== undefined) {
     row.parent_name =
       spec.parentName === null
@@ -217,9 +227,19 @@ function encodeSpec(t: NbTxn, spec: LspSpec): LspColumns {
         : getNamed(t, 'HA_Chassis_Group', spec.haChassisGroup)._uuid;
   }
   if (spec.externalIds !== undefined) {
-    row.external_ids = checkStringMap('Logical_Switch_Port.external_ids', spec.externalIds);
+    maps.external_ids = checkMapPatch('Logical_Switch_Port.external_ids', spec.externalIds);
   }
-  return row;
+  return { row, maps };
+}
+
+/** The columns of a new port: its attributes, maps with their string keys. */
+function newPortColumns(encoded: { row: LspColumns; maps: LspMaps }): LspColumns {
+  const { row, maps } = encoded;
+  return {
+    ...row,
+    ...(maps.options !== undefined ? { options: setKeysOf(maps.options) } : {}),
+    ...(maps.external_ids !== undefined ? { external_ids: setKeysOf(maps.external_ids) } : {}),
+  };
 }
 
 /**
@@ -300,7 +320,7 @@ export function lspAdd(
   checkName('Logical_Switch_Port.name', name);
   const ls = getNamed(t, 'Logical_Switch', sw);
   const { mayExist, ...spec } = options;
-  const columns = encodeSpec(t, spec);
+  const columns = newPortColumns(encodeSpec(t, spec));
   const existing = rowsNamed(t, 'Logical_Switch_Port', name)[0];
   if (existing !== undefined) {
     const key = JSON.stringify(name);
@@ -425,28 +445,35 @@ export function lspGetSwitch(t: NbTxn, port: PortRef): NbRow<'Logical_Switch'> {
 }
 
 /**
- * Set attributes of a port; each one given replaces its column (like the
- * `ovn-nbctl lsp-set-*` commands).
+ * Set attributes of a port: each one given replaces its column (like the
+ * `ovn-nbctl lsp-set-*` commands), except `options` and `externalIds`,
+ * whose keys are merged into the map (`null` removes a key) unless
+ * `{ replace: true }` (then each map given replaces its column).
  *
  * ```ts
  * lspSet(t, 'web-1', { type: 'virtual', options: { 'virtual-ip': '10.0.0.100', 'virtual-parents': 'web-1,web-2' } });
- * // {"op":"update","table":"Logical_Switch_Port","where":[["_uuid","==",["uuid","<web-1>"]]],
- * //  "row":{"options":["map",[["virtual-ip","10.0.0.100"],["virtual-parents","web-1,web-2"]]],"type":"virtual"}}
+ * // {"op":"update","table":"Logical_Switch_Port","where":[["_uuid","==",["uuid","<web-1>"]]],"row":{"type":"virtual"}}
+ * // {"op":"mutate","table":"Logical_Switch_Port",…,"mutations":[["options","delete",["set",["virtual-ip","virtual-parents"]]],
+ * //   ["options","insert",["map",[["virtual-ip","10.0.0.100"],["virtual-parents","web-1,web-2"]]]]]}
  * ```
  */
 export function lspSet<DB extends NeedsOf<'lspSet'>>(
   t: NbTxn<DB>,
   port: PortRef,
   spec: LspSpec,
+  options?: SetOptions,
 ): void;
-export function lspSet(t: NbTxn, port: PortRef, spec: LspSpec): void {
+export function lspSet(t: NbTxn, port: PortRef, spec: LspSpec, options: SetOptions = {}): void {
   const row = getNamed(t, 'Logical_Switch_Port', port);
-  const columns = encodeSpec(t, spec);
+  const { row: columns, maps } = encodeSpec(t, spec);
   if (columns.addresses !== undefined) {
     for (const ls of switchesOf(t, row._uuid))
       checkDuplicateIps(t, ls, row._uuid, columns.addresses);
   }
   if (Object.keys(columns).length > 0) t.update('Logical_Switch_Port', row._uuid, columns);
+  for (const [column, patch] of Object.entries(maps)) {
+    writeMap(t, 'Logical_Switch_Port', row._uuid, column, patch, options);
+  }
 }
 
 /** Set `addresses` (`ovn-nbctl lsp-set-addresses`). */
@@ -487,14 +514,32 @@ export function lspSetType(t: NbTxn, port: PortRef, type: LspType): void {
   lspSet(t, port, { type });
 }
 
-/** Set `options`, replacing the whole map (`ovn-nbctl lsp-set-options`). */
+/**
+ * Set keys of `options` (others are kept; `null` removes a key), or with
+ * `{ replace: true }` replace the whole map, as `ovn-nbctl lsp-set-options`
+ * does.
+ *
+ * ```ts
+ * lspSetOptions(t, 'web-1', { 'requested-chassis': 'ch1' });
+ * // {"op":"mutate","table":"Logical_Switch_Port",…,"mutations":[["options","delete",["set",["requested-chassis"]]],
+ * //   ["options","insert",["map",[["requested-chassis","ch1"]]]]]}
+ * lspSetOptions(t, 'web-1', { 'requested-chassis': 'ch1' }, { replace: true });
+ * // {"op":"update","table":"Logical_Switch_Port",…,"row":{"options":["map",[["requested-chassis","ch1"]]]}}
+ * ```
+ */
 export function lspSetOptions<DB extends NeedsOf<'lspSetOptions'>>(
   t: NbTxn<DB>,
   port: PortRef,
   options: LspOptions,
+  setOptions?: SetOptions,
 ): void;
-export function lspSetOptions(t: NbTxn, port: PortRef, options: LspOptions): void {
-  lspSet(t, port, { options });
+export function lspSetOptions(
+  t: NbTxn,
+  port: PortRef,
+  options: LspOptions,
+  setOptions: SetOptions = {},
+): void {
+  lspSet(t, port, { options }, setOptions);
 }
 
 /** Set `enabled` (`ovn-nbctl lsp-set-enabled`). */

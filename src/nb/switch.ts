@@ -22,6 +22,7 @@ import type { CreateOptions, DeleteOptions } from './existence.js';
 import { normalizeIp, parseIp, parsePrefix } from './ip.js';
 import { findNamed, getNamed, rowsNamed, type SwitchRef } from './lookup.js';
 import { checkMac } from './mac.js';
+import { type SetOptions, setKeysOf, writeMap } from './maps.js';
 import type { NeedsOf, RowIn } from './needs.js';
 import type { NbRow, NbTxn } from './txn.js';
 import { checkMapPatch, checkName, checkStringMap } from './validate.js';
@@ -301,7 +302,8 @@ export function lsList(t: NbTxn): NbRow<'Logical_Switch'>[] {
 }
 
 /**
- * Set keys of `other_config` (others are kept; `null` removes a key).
+ * Set keys of `other_config` (others are kept; `null` removes a key), or
+ * with `{ replace: true }` replace the whole map.
  *
  * ```ts
  * lsSetOtherConfig(t, 'sw0', { subnet: '10.0.0.0/24', mcast_snoop: true, exclude_ips: null });
@@ -314,42 +316,60 @@ export function lsSetOtherConfig<DB extends NeedsOf<'lsSetOtherConfig'>>(
   t: NbTxn<DB>,
   sw: SwitchRef,
   config: LsOtherConfig,
+  options?: SetOptions,
 ): void;
-export function lsSetOtherConfig(t: NbTxn, sw: SwitchRef, config: LsOtherConfig): void {
+export function lsSetOtherConfig(
+  t: NbTxn,
+  sw: SwitchRef,
+  config: LsOtherConfig,
+  options: SetOptions = {},
+): void {
   const row = getNamed(t, 'Logical_Switch', sw);
-  t.setMapKeys('Logical_Switch', row._uuid, 'other_config', encodeLsOtherConfig(config));
+  writeMap(t, 'Logical_Switch', row._uuid, 'other_config', encodeLsOtherConfig(config), options);
 }
 
-/** Set keys of `external_ids` (others are kept; `null` removes a key). */
+/**
+ * Set keys of `external_ids` (others are kept; `null` removes a key), or
+ * with `{ replace: true }` replace the whole map.
+ */
 export function lsSetExternalIds<DB extends NeedsOf<'lsSetExternalIds'>>(
   t: NbTxn<DB>,
   sw: SwitchRef,
   ids: Readonly<Record<string, string | null>>,
+  options?: SetOptions,
 ): void;
 export function lsSetExternalIds(
   t: NbTxn,
   sw: SwitchRef,
   ids: Readonly<Record<string, string | null>>,
+  options: SetOptions = {},
 ): void {
   const row = getNamed(t, 'Logical_Switch', sw);
-  t.setMapKeys(
+  writeMap(
+    t,
     'Logical_Switch',
     row._uuid,
     'external_ids',
     checkMapPatch('Logical_Switch.external_ids', ids),
+    options,
   );
 }
 
 /**
  * Set the switch's DNS records (hostname → one or more IPs), served by
  * `ovn-controller` to the switch's ports: creates the `DNS` row and attaches
- * it when the switch has none, replaces the records of the one it has, and
- * with `null` detaches and deletes it (when no other switch uses it).
+ * it when the switch has none; sets the hosts given in the records of the
+ * one it has (others are kept; a host given as `null` is removed), or with
+ * `{ replace: true }` replaces them all; and with `records` `null` detaches
+ * and deletes it (when no other switch uses it).
  *
  * ```ts
  * lsSetDnsRecords(t, 'sw0', { 'web.example': ['10.0.0.5', 'fd00::5'] });
  * // {"op":"insert","table":"DNS","row":{"records":["map",[["web.example","10.0.0.5 fd00::5"]]]},"uuid":"<dns>","uuid-name":"row0"}
  * // {"op":"mutate","table":"Logical_Switch",…,"mutations":[["dns_records","insert",["set",[["named-uuid","row0"]]]]]}
+ * lsSetDnsRecords(t, 'sw0', { 'db.example': '10.0.0.6', 'old.example': null });
+ * // {"op":"mutate","table":"DNS",…,"mutations":[["records","delete",["set",["db.example","old.example"]]],
+ * //   ["records","insert",["map",[["db.example","10.0.0.6"]]]]]}
  * ```
  * @throws InvalidAddressError for a bad IP; InvalidArgumentError when the
  *   switch has several DNS rows.
@@ -357,12 +377,14 @@ export function lsSetExternalIds(
 export function lsSetDnsRecords<DB extends NeedsOf<'lsSetDnsRecords'>>(
   t: NbTxn<DB>,
   sw: SwitchRef,
-  records: Readonly<Record<string, string | readonly string[]>> | null,
+  records: Readonly<Record<string, string | readonly string[] | null>> | null,
+  options?: SetOptions,
 ): Uuid<'DNS'> | undefined;
 export function lsSetDnsRecords(
   t: NbTxn,
   sw: SwitchRef,
-  records: Readonly<Record<string, string | readonly string[]>> | null,
+  records: Readonly<Record<string, string | readonly string[] | null>> | null,
+  options: SetOptions = {},
 ): Uuid<'DNS'> | undefined {
   const row = getNamed(t, 'Logical_Switch', sw);
   if (row.dns_records.length > 1) {
@@ -382,8 +404,18 @@ export function lsSetDnsRecords(
   }
   if (typeof records !== 'object')
     throw new InvalidArgumentError('DNS.records', records, 'must be an object');
-  const encoded: Record<string, string> = {};
+  const encoded: Record<string, string | null> = {};
   for (const [host, ips] of Object.entries(records)) {
+    if (ips === undefined) continue;
+    if (ips === null) {
+      Object.defineProperty(encoded, host, {
+        value: null,
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
+      continue;
+    }
     const list = typeof ips === 'string' ? ips.split(' ').filter((w) => w !== '') : ips;
     if (!Array.isArray(list) || list.length === 0) {
       throw new InvalidArgumentError(
@@ -401,10 +433,10 @@ export function lsSetDnsRecords(
     });
   }
   if (current !== undefined) {
-    t.update('DNS', current, { records: encoded });
+    writeMap(t, 'DNS', current, 'records', encoded, options);
     return current;
   }
-  const dns = t.insert('DNS', { records: encoded });
+  const dns = t.insert('DNS', { records: setKeysOf(encoded) });
   t.addToSet('Logical_Switch', row._uuid, 'dns_records', [dns]);
   return dns;
 }

@@ -8,8 +8,11 @@ import {
   type AclSpec,
   type AclTarget,
   type LspType,
+  lrpSet,
   lsAdd,
   lspAdd,
+  lspSetOptions,
+  lsSetDnsRecords,
   type MatchExpr,
   match,
   type NatTypeName,
@@ -49,5 +52,32 @@ describe('DSL types', () => {
     expectTypeOf(nb.transact((tx) => lsAdd(tx, 'sw0')))
       .resolves.toHaveProperty('value')
       .toEqualTypeOf<Uuid<'Logical_Switch'>>();
+  });
+
+  it('setters take null to remove a key, and { replace: true }', () => {
+    lspSetOptions(t, 'p1', { 'requested-chassis': 'ch1', 'virtual-ip': null });
+    lspSetOptions(t, 'p1', { 'requested-chassis': 'ch1' }, { replace: true });
+    lrpSet(
+      t,
+      'lrp0',
+      { options: { gateway_mtu: null }, externalIds: { a: '1' } },
+      { replace: false },
+    );
+    lsSetDnsRecords(t, 'sw0', { 'a.example': null, 'b.example': ['10.0.0.1'] }, { replace: true });
+    // @ts-expect-error: a map value is a string or null
+    lspSetOptions(t, 'p1', { mtu: 1400 });
+    // @ts-expect-error: replace is a boolean
+    lspSetOptions(t, 'p1', {}, { replace: 'yes' });
+  });
+
+  it('index reads are typed by the table', () => {
+    expectTypeOf(t.lookup('Logical_Switch_Port', { name: 'p1' })).toEqualTypeOf<
+      NbRow<'Logical_Switch_Port'> | undefined
+    >();
+    expectTypeOf(t.byIndex('Logical_Switch', 'bySubnet', '10.0.0.0/24')).toEqualTypeOf<
+      NbRow<'Logical_Switch'>[]
+    >();
+    // @ts-expect-error: a lookup key holds columns of the table
+    t.lookup('Logical_Switch_Port', { nope: 'p1' });
   });
 });

@@ -28,6 +28,7 @@ import {
   lrpAdd,
   lrpDel,
   lrpDelGatewayChassis,
+  lrpSet,
   lrpSetGatewayChassis,
   lrRouteAdd,
   lrRouteDel,
@@ -164,6 +165,51 @@ export const routingScenarios: readonly Scenario[] = [
         fails: true,
       },
       ['lrp-del', 'lrp1', '--', 'lr-del', 'lr2', '--', '--if-exists', 'lr-del', 'nope'],
+    ],
+  },
+  {
+    name: 'lrpSet merges options: a redirect-type change keeps the gateway MTU',
+    group: 'router port',
+    dsl: [
+      (t) => {
+        lrAdd(t, 'lr0');
+        lrpAdd(t, 'lr0', 'lrp0', '00:00:00:00:ff:01', ['172.16.0.1/24'], {
+          options: { gateway_mtu: '1400', 'redirect-type': 'overlay' },
+        });
+      },
+      (t) => lrpSet(t, 'lrp0', { options: { 'redirect-type': 'bridged' } }),
+      (t) => lrpSet(t, 'lrp0', { externalIds: { a: '1' }, options: { gateway_mtu: null } }),
+    ],
+    nbctl: [
+      [
+        'lr-add',
+        'lr0',
+        '--',
+        'lrp-add',
+        'lr0',
+        'lrp0',
+        '00:00:00:00:ff:01',
+        '172.16.0.1/24',
+        '--',
+        'set',
+        'Logical_Router_Port',
+        'lrp0',
+        'options:gateway_mtu=1400',
+        'options:redirect-type=overlay',
+      ],
+      ['set', 'Logical_Router_Port', 'lrp0', 'options:redirect-type=bridged'],
+      [
+        'set',
+        'Logical_Router_Port',
+        'lrp0',
+        'external_ids:a=1',
+        '--',
+        'remove',
+        'Logical_Router_Port',
+        'lrp0',
+        'options',
+        'gateway_mtu',
+      ],
     ],
   },
   {

@@ -13,6 +13,7 @@ import {
   addressSetRemoveAddresses,
   dhcpOptionsCreate,
   dhcpOptionsDel,
+  dhcpOptionsSetOptions,
   formatMatch,
   haChassisGroupAdd,
   lsAdd,
@@ -28,6 +29,7 @@ import {
   lspSetDhcpv4Options,
   lspSetDhcpv6Options,
   lspSetEnabled,
+  lspSetOptions,
   lsSetDnsRecords,
   lsSetOtherConfig,
   match,
@@ -184,7 +186,8 @@ export const switchingScenarios: readonly Scenario[] = [
           'db.example': '10.0.0.6',
         });
       },
-      (t) => lsSetDnsRecords(t, 'sw0', { 'web.example': '10.0.0.7' }),
+      // ovn-nbctl's `set DNS … records=…` replaces the column: the DSL's replace mode.
+      (t) => lsSetDnsRecords(t, 'sw0', { 'web.example': '10.0.0.7' }, { replace: true }),
     ],
     nbctl: [
       [
@@ -210,6 +213,105 @@ export const switchingScenarios: readonly Scenario[] = [
           'records={"web.example"="10.0.0.7"}',
         );
       },
+    ],
+  },
+  {
+    name: 'DNS records: set one host and remove another (the others stay)',
+    group: 'logical switch',
+    dsl: [
+      (t) => {
+        lsAdd(t, 'sw0');
+        lsSetDnsRecords(t, 'sw0', { 'a.example': '10.0.0.1', 'b.example': '10.0.0.2' });
+      },
+      (t) => lsSetDnsRecords(t, 'sw0', { 'c.example': '10.0.0.3', 'a.example': null }),
+    ],
+    nbctl: [
+      [
+        'ls-add',
+        'sw0',
+        '--',
+        '--id=@d',
+        'create',
+        'DNS',
+        'records={"a.example"="10.0.0.1","b.example"="10.0.0.2"}',
+        '--',
+        'add',
+        'Logical_Switch',
+        'sw0',
+        'dns_records',
+        '@d',
+      ],
+      async (nbctl, uuid) => {
+        const d = await uuid('DNS', 'external_ids={}');
+        await nbctl(
+          'set',
+          'DNS',
+          d,
+          'records:"c.example"="10.0.0.3"',
+          '--',
+          'remove',
+          'DNS',
+          d,
+          'records',
+          '"a.example"',
+        );
+      },
+    ],
+  },
+  {
+    name: 'lsp-set-options replaces the options (replace mode); a merge keeps the others',
+    group: 'logical switch port',
+    dsl: [
+      (t) => {
+        lsAdd(t, 'sw0');
+        lspAdd(t, 'sw0', 'p1', { options: { 'requested-chassis': 'ch1', a: '1' } });
+        lspAdd(t, 'sw0', 'p2', { options: { 'requested-chassis': 'ch1', a: '1' } });
+      },
+      (t) => {
+        lspSetOptions(t, 'p1', { 'requested-chassis': 'ch2' }, { replace: true });
+        lspSetOptions(t, 'p2', { 'requested-chassis': 'ch2', a: null, b: '2' });
+      },
+    ],
+    nbctl: [
+      [
+        'ls-add',
+        'sw0',
+        '--',
+        'lsp-add',
+        'sw0',
+        'p1',
+        '--',
+        'lsp-set-options',
+        'p1',
+        'requested-chassis=ch1',
+        'a=1',
+        '--',
+        'lsp-add',
+        'sw0',
+        'p2',
+        '--',
+        'lsp-set-options',
+        'p2',
+        'requested-chassis=ch1',
+        'a=1',
+      ],
+      [
+        'lsp-set-options',
+        'p1',
+        'requested-chassis=ch2',
+        '--',
+        'set',
+        'Logical_Switch_Port',
+        'p2',
+        'options:requested-chassis=ch2',
+        'options:b=2',
+        '--',
+        'remove',
+        'Logical_Switch_Port',
+        'p2',
+        'options',
+        'a',
+      ],
     ],
   },
   {
@@ -1098,6 +1200,74 @@ export const switchingScenarios: readonly Scenario[] = [
           'lsp-set-dhcpv4-options',
           'p1',
           d,
+        );
+      },
+    ],
+  },
+  {
+    name: 'dhcp-options-set-options replaces the options (replace mode); a merge keeps the others',
+    group: 'DHCP',
+    dsl: [
+      (t) => {
+        dhcpOptionsCreate(t, '10.0.0.0/24', V4_OPTIONS, { externalIds: { n: 'a' } });
+        dhcpOptionsCreate(t, '10.0.0.0/24', V4_OPTIONS, { externalIds: { n: 'b' } });
+      },
+      (t) => {
+        const [a, b] = ['a', 'b'].map(
+          (n) => t.find('DHCP_Options', (r) => r.external_ids['n'] === n)!._uuid,
+        );
+        dhcpOptionsSetOptions(
+          t,
+          a!,
+          { server_id: '10.0.0.1', server_mac: '00:00:00:00:00:01', lease_time: 60 },
+          { replace: true },
+        );
+        dhcpOptionsSetOptions(t, b!, { lease_time: 60, mtu: null });
+      },
+    ],
+    nbctl: [
+      [
+        'dhcp-options-create',
+        '10.0.0.0/24',
+        'n=a',
+        '--',
+        'dhcp-options-create',
+        '10.0.0.0/24',
+        'n=b',
+      ],
+      async (nbctl, uuid) => {
+        for (const n of ['a', 'b']) {
+          await nbctl(
+            'dhcp-options-set-options',
+            await uuid('DHCP_Options', `external_ids:n=${n}`),
+            'server_id=10.0.0.1',
+            'server_mac=00:00:00:00:00:01',
+            'lease_time=3600',
+            'router=10.0.0.1',
+            'dns_server={8.8.8.8, 1.1.1.1}',
+            'mtu=1442',
+            'domain_name="example.org"',
+          );
+        }
+        await nbctl(
+          'dhcp-options-set-options',
+          await uuid('DHCP_Options', 'external_ids:n=a'),
+          'server_id=10.0.0.1',
+          'server_mac=00:00:00:00:00:01',
+          'lease_time=60',
+        );
+        const b = await uuid('DHCP_Options', 'external_ids:n=b');
+        await nbctl(
+          'set',
+          'DHCP_Options',
+          b,
+          'options:lease_time=60',
+          '--',
+          'remove',
+          'DHCP_Options',
+          b,
+          'options',
+          'mtu',
         );
       },
     ],
