@@ -121,7 +121,7 @@ export class JsonStreamFramer {
   private longInteger = false;
   /** Messages parsed by the lossless parser. */
   private losslessCount = 0;
-  /** Give messages as {@link FramedMessage}s (text and value). */
+  /** Give messages as `FramedMessage`s (text and value). */
   private withText = false;
 
   /** @param opts - limits; see {@link JsonStreamFramerOptions}. */
@@ -180,7 +180,7 @@ export class JsonStreamFramer {
 
   /**
    * Like {@link JsonStreamFramer.pushInto}, but each completed message is a
-   * {@link FramedMessage}: its text exactly as received, and its value (for
+   * `FramedMessage`: its text exactly as received, and its value (for
    * a relay that checks a message and forwards its text unchanged).
    * @throws ProtocolError when the stream is invalid.
    */

@@ -52,7 +52,7 @@ import {
 } from './log.js';
 import { applyTxnRecord, convertDatabase, snapshotRecord, txnRecord } from './records.js';
 
-/** When {@link DbStorage} compacts on its own (defaults: ovsdb-server's rule). */
+/** When the database file storage compacts on its own (defaults: ovsdb-server's rule). */
 export interface CompactionOptions {
   /** Never before this many ms after opening or the last compaction (default 10 minutes)… */
   readonly minIntervalMs?: number | undefined;
