@@ -140,7 +140,7 @@ describe('dependencies', () => {
       const code = readFileSync(p, 'utf8')
         .replace(/\/\*[\s\S]*?\*\//g, '')
         .replace(/^\s*\/\/.*$/gm, '');
-      const re = /(?:\bfrom\s*|\bimport\s*\(\s*|\brequire\)?\(\s*|\)\(\s*)'([^'.][^']*)'/g;
+      const re = /(?:(?<![-\w])from\s*|\bimport\s*\(\s*|\brequire\)?\(\s*|\)\(\s*)'([^'.][^']*)'/g;
       for (const m of code.matchAll(re)) {
         const spec = m[1]!;
         if (spec.startsWith('node:')) continue;
