@@ -439,8 +439,6 @@ function compileBuilder(
 /** A row UUID as ovsdb-server writes it: 36 characters, lower-case hexadecimal. */
 const ROW_UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
-const UPDATE2_MEMBERS = new Set(['initial', 'insert', 'modify', 'delete']);
-
 /**
  * A row change from the server that is not one (a row key that is not a
  * UUID, a change that is not an object, a row that is not one, a value that
@@ -464,94 +462,84 @@ function checkRowKey(table: string, uuid: string): void {
   if (!ROW_UUID_RE.test(uuid)) throw malformedUpdate(table, uuid, 'the row key is not a UUID');
 }
 
-/** The row of member `name` of a change: an object, or a ProtocolError. */
-function wireRow(table: string, uuid: string, name: string, v: unknown): WireRow {
-  if (!isObject(v)) {
-    throw malformedUpdate(table, uuid, `"${name}" must be an object, got ${preview(v, 80)}`);
-  }
-  return v as WireRow;
+/** A value that does not fit its column (a DatumError) as a ProtocolError; anything else as is. */
+function asMalformed(table: string, uuid: string, e: unknown): unknown {
+  return e instanceof DatumError ? malformedUpdate(table, uuid, e.message, e) : e;
 }
 
-/** Run `decode`, giving a value that does not fit its column as a ProtocolError. */
-function decoding<T>(table: string, uuid: string, decode: () => T): T {
-  try {
-    return decode();
-  } catch (e) {
-    if (e instanceof DatumError) throw malformedUpdate(table, uuid, e.message, e);
-    throw e;
-  }
+function notAnObject(table: string, uuid: string, what: string, v: unknown): ProtocolError {
+  return malformedUpdate(table, uuid, `${what} must be an object, got ${preview(v, 80)}`);
 }
+
+// The kinds of an update2 row change.
+const INITIAL = 0;
+const INSERT = 1;
+const MODIFY = 2;
+const DELETE = 3;
+const KIND_NAMES = ['initial', 'insert', 'modify', 'delete'] as const;
 
 /**
- * The one member of an `update2` row change (`initial`, `insert`, `modify`
- * or `delete`) and its value, checked: a row is an object, `delete` is null.
+ * The kind of an `update2` row change, checked: an object with exactly one
+ * of `initial`, `insert`, `modify` (each an object) and `delete` (null).
  */
-function update2Member(
-  table: string,
-  uuid: string,
-  change: unknown,
-): ['initial' | 'insert' | 'modify', WireRow] | ['delete', null] {
-  if (!isObject(change)) {
+function update2Kind(table: string, uuid: string, change: unknown): number {
+  if (typeof change !== 'object' || change === null || Array.isArray(change)) {
+    throw notAnObject(table, uuid, 'a row change', change);
+  }
+  const c = change as Record<string, unknown>;
+  let kind = -1;
+  let n = 0;
+  if (c['initial'] !== undefined) {
+    kind = INITIAL;
+    n++;
+  }
+  if (c['insert'] !== undefined) {
+    kind = INSERT;
+    n++;
+  }
+  if (c['modify'] !== undefined) {
+    kind = MODIFY;
+    n++;
+  }
+  if (c['delete'] !== undefined) {
+    kind = DELETE;
+    n++;
+  }
+  if (n !== 1) {
     throw malformedUpdate(
       table,
       uuid,
-      `a row change must be an object, got ${preview(change, 80)}`,
+      `a row change needs ${n === 0 ? 'one' : 'exactly one'} of "initial", "insert", "modify" or "delete", got ${preview(change, 80)}`,
     );
   }
-  let name: string | undefined;
-  for (const k in change) {
-    if (!UPDATE2_MEMBERS.has(k) || name !== undefined) {
-      throw malformedUpdate(
-        table,
-        uuid,
-        `a row change needs exactly one of "initial", "insert", "modify" or "delete", got ${preview(Object.keys(change), 80)}`,
-      );
-    }
-    name = k;
-  }
-  if (name === undefined) {
-    throw malformedUpdate(
-      table,
-      uuid,
-      'a row change needs one of "initial", "insert", "modify" or "delete", got {}',
-    );
-  }
-  const v = change[name];
-  if (name === 'delete') {
+  const v = c[KIND_NAMES[kind] as string];
+  if (kind === DELETE) {
     if (v !== null)
       throw malformedUpdate(table, uuid, `"delete" must be null, got ${preview(v, 80)}`);
-    return ['delete', null];
+  } else if (!isObject(v)) {
+    throw notAnObject(table, uuid, `"${KIND_NAMES[kind]}"`, v);
   }
-  return [name as 'initial' | 'insert' | 'modify', wireRow(table, uuid, name, v)];
+  return kind;
 }
 
-/** The `old` and `new` rows of a plain `update` row change, checked. */
-function updateRows(
-  table: string,
-  uuid: string,
-  change: unknown,
-): { old: WireRow | undefined; new: WireRow | undefined } {
-  if (!isObject(change)) {
+/** The `new` row of a plain `update` row change (undefined: a delete), checked with its `old`. */
+function updateNew(table: string, uuid: string, change: unknown): WireRow | undefined {
+  if (typeof change !== 'object' || change === null || Array.isArray(change)) {
+    throw notAnObject(table, uuid, 'a row change', change);
+  }
+  const c = change as Record<string, unknown>;
+  const o = c['old'];
+  const n = c['new'];
+  if (o === undefined && n === undefined) {
     throw malformedUpdate(
       table,
       uuid,
-      `a row change must be an object, got ${preview(change, 80)}`,
+      `a row change needs "old" or "new", got ${preview(change, 80)}`,
     );
   }
-  for (const k in change) {
-    if (k !== 'old' && k !== 'new') {
-      throw malformedUpdate(table, uuid, `unexpected member "${k}" in a row change`);
-    }
-  }
-  const o = change['old'];
-  const n = change['new'];
-  if (o === undefined && n === undefined) {
-    throw malformedUpdate(table, uuid, 'a row change needs "old" or "new", got {}');
-  }
-  return {
-    old: o === undefined ? undefined : wireRow(table, uuid, 'old', o),
-    new: n === undefined ? undefined : wireRow(table, uuid, 'new', n),
-  };
+  if (o !== undefined && !isObject(o)) throw notAnObject(table, uuid, '"old"', o);
+  if (n !== undefined && !isObject(n)) throw notAnObject(table, uuid, '"new"', n);
+  return n as WireRow | undefined;
 }
 
 // ---- applying one change ----------------------------------------------------
@@ -575,25 +563,24 @@ export function applyRowUpdate2(
 ): Row | undefined {
   const table = codec.table.name;
   checkRowKey(table, uuid);
-  const [kind, wire] = update2Member(table, uuid, change);
-  switch (kind) {
-    case 'modify':
-      if (current === undefined) {
-        throw new ReplicaInconsistencyError(table, uuid, 'modify of a row not in the replica');
-      }
-      return decoding(table, uuid, () => codec.applyModify(current, wire as WireRow));
-    case 'initial':
-      return decoding(table, uuid, () => codec.decodeRow(uuid, wire as WireRow));
-    case 'insert':
-      if (current !== undefined) {
-        throw new ReplicaInconsistencyError(table, uuid, 'insert of a row already in the replica');
-      }
-      return decoding(table, uuid, () => codec.decodeRow(uuid, wire as WireRow));
-    case 'delete':
-      if (current === undefined) {
-        throw new ReplicaInconsistencyError(table, uuid, 'delete of a row not in the replica');
-      }
-      return undefined;
+  const kind = update2Kind(table, uuid, change);
+  if (kind === DELETE) {
+    if (current === undefined) {
+      throw new ReplicaInconsistencyError(table, uuid, 'delete of a row not in the replica');
+    }
+    return undefined;
+  }
+  if (kind === MODIFY && current === undefined) {
+    throw new ReplicaInconsistencyError(table, uuid, 'modify of a row not in the replica');
+  }
+  if (kind === INSERT && current !== undefined) {
+    throw new ReplicaInconsistencyError(table, uuid, 'insert of a row already in the replica');
+  }
+  try {
+    if (kind === MODIFY) return codec.applyModify(current as Row, change.modify as WireRow);
+    return codec.decodeRow(uuid, (kind === INITIAL ? change.initial : change.insert) as WireRow);
+  } catch (e) {
+    throw asMalformed(table, uuid, e);
   }
 }
 
@@ -612,15 +599,18 @@ export function applyRowUpdate(
 ): Row | undefined {
   const table = codec.table.name;
   checkRowKey(table, uuid);
-  const rows = updateRows(table, uuid, change);
-  const next = rows.new;
+  const next = updateNew(table, uuid, change);
   if (next === undefined) {
     if (current === undefined) {
       throw new ReplicaInconsistencyError(table, uuid, 'delete of a row not in the replica');
     }
     return undefined;
   }
-  return decoding(table, uuid, () => codec.applyNew(uuid, current, next));
+  try {
+    return codec.applyNew(uuid, current, next);
+  } catch (e) {
+    throw asMalformed(table, uuid, e);
+  }
 }
 
 /**
@@ -640,14 +630,19 @@ export function decodeDumpRow(
   checkRowKey(table, uuid);
   let wire: WireRow | undefined;
   if (format === 'update2') {
-    const [kind, row] = update2Member(table, uuid, change);
-    wire = kind === 'delete' ? undefined : (row as WireRow);
+    const kind = update2Kind(table, uuid, change);
+    if (kind === DELETE) return undefined;
+    const c = change as RowUpdate2;
+    wire = (kind === INITIAL ? c.initial : kind === INSERT ? c.insert : c.modify) as WireRow;
   } else {
-    wire = updateRows(table, uuid, change).new;
+    wire = updateNew(table, uuid, change);
+    if (wire === undefined) return undefined;
   }
-  if (wire === undefined) return undefined;
-  const w = wire;
-  return decoding(table, uuid, () => codec.decodeRow(uuid, w));
+  try {
+    return codec.decodeRow(uuid, wire);
+  } catch (e) {
+    throw asMalformed(table, uuid, e);
+  }
 }
 
 // ---- computing diffs (for tests and tools) -------------------------------------
