@@ -138,6 +138,7 @@ export {
   RpcError,
   SchemaError,
   TransactionError,
+  WriteQueueFullError,
 } from './ovsdb/wire/errors.js';
 export { JsonStreamFramer, type JsonStreamFramerOptions } from './ovsdb/wire/framer.js';
 export { JsonRpcPeer, type PeerOptions, type RequestOptions } from './ovsdb/wire/rpc.js';

@@ -61,6 +61,7 @@ export {
   TransactionError,
   type UpdateOf,
   type Uuid,
+  WriteQueueFullError,
 } from './ovsdb/index.js';
 export {
   DatabaseHandle,

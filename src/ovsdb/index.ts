@@ -129,9 +129,15 @@ export {
   RpcError,
   SchemaError,
   TransactionError,
+  WriteQueueFullError,
 } from './wire/errors.js';
 export { JsonStreamFramer, type JsonStreamFramerOptions } from './wire/framer.js';
-export { JsonRpcPeer, type PeerOptions, type RequestOptions } from './wire/rpc.js';
+export {
+  DEFAULT_MAX_WRITE_QUEUE_BYTES,
+  JsonRpcPeer,
+  type PeerOptions,
+  type RequestOptions,
+} from './wire/rpc.js';
 export type { Transport, TransportHandlers } from './wire/transport.js';
 export type {
   AbortOperation,

@@ -33,8 +33,26 @@ const ZERO_TXN_ID: string = ZERO_UUID;
 export interface ConnectionOptions {
   /** Default per-request timeout in ms; undefined = none. */
   requestTimeoutMs?: number;
-  /** Largest incoming message, in bytes (default 64 MiB). */
+  /**
+   * Most bytes waiting to be written while the server does not read
+   * (default 64 MiB, `DEFAULT_MAX_WRITE_QUEUE_BYTES`; `Infinity`: no bound).
+   * Past it the connection closes with a `WriteQueueFullError` (the `close`
+   * event's error, and the `cause` of the pending requests' errors).
+   */
+  maxWriteQueueBytes?: number;
+  /**
+   * Largest incoming message, in bytes: it must admit the largest reply
+   * asked for (an initial monitor reply). Default
+   * `DEFAULT_MAX_REPLY_BYTES` (1 GiB).
+   */
   maxMessageBytes?: number;
+  /**
+   * Largest message that begins while no request is outstanding (a
+   * notification, a request from the server), in bytes; at most
+   * `maxMessageBytes`. Default `DEFAULT_MAX_UNSOLICITED_BYTES` (64 MiB).
+   * See `ovsdb/wire/limits.ts`.
+   */
+  maxUnsolicitedBytes?: number;
   /**
    * Called when an event listener (or another hook) throws. The connection
    * keeps running. Default: `console.error`.
@@ -124,8 +142,13 @@ export class OvsdbConnection {
     if (options.requestTimeoutMs !== undefined) {
       peerOptions.requestTimeoutMs = options.requestTimeoutMs;
     }
+    if (options.maxWriteQueueBytes !== undefined) {
+      peerOptions.maxWriteQueueBytes = options.maxWriteQueueBytes;
+    }
     if (options.maxMessageBytes !== undefined)
       peerOptions.maxMessageBytes = options.maxMessageBytes;
+    if (options.maxUnsolicitedBytes !== undefined)
+      peerOptions.maxUnsolicitedBytes = options.maxUnsolicitedBytes;
     this.peer = new JsonRpcPeer(transport, peerOptions);
     this.closed = this.peer.closed;
   }
@@ -138,6 +161,11 @@ export class OvsdbConnection {
   /** True once the connection is closed. */
   get isClosed(): boolean {
     return this.peer.isClosed;
+  }
+
+  /** Bytes waiting to be written now, and the most that ever waited (see `maxWriteQueueBytes`). */
+  get writeQueue(): { readonly bytes: number; readonly peakBytes: number } {
+    return { bytes: this.peer.queuedWriteBytes, peakBytes: this.peer.peakQueuedWriteBytes };
   }
 
   /** The JSON-RPC peer underneath, for requests this class has no method for. */
@@ -294,7 +322,9 @@ export class OvsdbConnection {
     options?: RequestOptions,
   ): Promise<TableUpdates> {
     const result = await this.peer.request('monitor', [db, monitorId, requests], options);
-    if (!isTableUpdates(result)) throw this.badReply('monitor', 'table updates', result);
+    if (!isTableUpdates(result)) {
+      throw this.badReply('monitor', 'table updates', result, tableUpdatesProblem(result));
+    }
     return result;
   }
 
@@ -309,7 +339,9 @@ export class OvsdbConnection {
     options?: RequestOptions,
   ): Promise<TableUpdates2> {
     const result = await this.peer.request('monitor_cond', [db, monitorId, requests], options);
-    if (!isTableUpdates(result)) throw this.badReply('monitor_cond', 'table updates', result);
+    if (!isTableUpdates(result)) {
+      throw this.badReply('monitor_cond', 'table updates', result, tableUpdatesProblem(result));
+    }
     return result as TableUpdates2;
   }
 
@@ -343,7 +375,12 @@ export class OvsdbConnection {
       typeof result[1] !== 'string' ||
       !isTableUpdates(result[2])
     ) {
-      throw this.badReply('monitor_cond_since', '[found, last-txn-id, updates]', result);
+      throw this.badReply(
+        'monitor_cond_since',
+        '[found, last-txn-id, updates]',
+        result,
+        Array.isArray(result) && result.length === 3 ? tableUpdatesProblem(result[2]) : undefined,
+      );
     }
     return { found: result[0], lastTxnId: result[1], updates: result[2] as TableUpdates2 };
   }
@@ -486,9 +523,11 @@ export class OvsdbConnection {
     params: readonly unknown[],
   ): boolean {
     if (ok) return true;
+    // Of updates, say which table and row (their table updates are the last param).
+    const problem = method.startsWith('update') ? tableUpdatesProblem(params.at(-1)) : undefined;
     this.peer.close(
       new ProtocolError(
-        `${this.description}: malformed "${method}" notification: expected params ${expected}, got ${preview(params, 200)}`,
+        `${this.description}: malformed "${method}" notification: expected params ${expected}${problem ? ` (${problem})` : ''}, got ${preview(params, 200)}`,
       ),
     );
     return false;
@@ -503,11 +542,20 @@ export class OvsdbConnection {
 
 /** `{table: {uuid: object}}`: the outer two levels of (table-)updates and updates2. */
 function isTableUpdates(v: unknown): v is TableUpdates {
-  if (!isObject(v)) return false;
+  return tableUpdatesProblem(v) === undefined;
+}
+
+/** Why `v` is not `{table: {uuid: object}}` (naming the table and row), or undefined. */
+function tableUpdatesProblem(v: unknown): string | undefined {
+  if (!isObject(v)) return 'the table updates are not an object';
   for (const table in v) {
     const rows = v[table];
-    if (!isObject(rows)) return false;
-    for (const uuid in rows) if (!isObject(rows[uuid])) return false;
+    if (!isObject(rows)) return `table ${preview(table, 60)}: the row changes are not an object`;
+    for (const uuid in rows) {
+      if (!isObject(rows[uuid])) {
+        return `table ${preview(table, 60)}, row ${preview(uuid, 60)}: a row change must be an object`;
+      }
+    }
   }
-  return true;
+  return undefined;
 }

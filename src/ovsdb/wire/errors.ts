@@ -58,6 +58,27 @@ export class ConnectionClosedError extends OvsdbError {
   }
 }
 
+/**
+ * More bytes waited to be written on a connection than its bound allows
+ * (the other side does not read, yet the connection keeps producing:
+ * replies to its requests, or requests of the application): the
+ * connection is dropped rather than buffering without end.
+ */
+export class WriteQueueFullError extends OvsdbError {
+  override name = 'WriteQueueFullError';
+  constructor(
+    readonly description: string,
+    /** The bytes that were queued, the new message included. */
+    readonly queuedBytes: number,
+    /** The bound, in bytes. */
+    readonly limit: number,
+  ) {
+    super(
+      `${description}: ${queuedBytes} bytes wait to be written, over the ${limit}-byte bound of the write queue (the other side is not reading); dropping the connection`,
+    );
+  }
+}
+
 /** A request got no reply within its timeout. */
 export class RequestTimeoutError extends OvsdbError {
   override name = 'RequestTimeoutError';

@@ -13,7 +13,17 @@
  * or more (outside strings, not part of a real), which `JSON.parse` might
  * round: the scan counts digit runs as it goes, and such a message is parsed
  * by `parseJsonLossless`, which gives integers their canonical int64 (a
- * `bigint` beyond ±(2^53−1)). This module imports nothing from Node.
+ * `bigint` beyond ±(2^53−1)).
+ *
+ * Two limits of OVS's own JSON reader (lib/json.c) hold on every side, as
+ * `ovsdb-server` and its clients apply them: nesting deeper than `maxDepth`
+ * (default 1,000 levels, the top-level object counting as one; its
+ * `JSON_MAX_HEIGHT`) and a string holding U+0000 (`"\u0000"`: "null bytes
+ * not supported in quoted strings") are a {@link ProtocolError}. The scan
+ * counts the depth as it goes and fails at the first bracket too many,
+ * before the message is buffered further; a `\u` escape is noted, and only
+ * a message holding one is searched for `\u0000`. This module imports
+ * nothing from Node.
  * @module
  */
 
@@ -21,10 +31,12 @@ import { ProtocolError } from './errors.js';
 import { errorText } from './json.js';
 import {
   DEFAULT_MAX_DEPTH,
+  hasNulEscape,
   isFractionOrExponent,
   LONG_INTEGER_DIGITS,
   parseJsonLossless,
 } from './json-text.js';
+import { SplitDecoder } from './split-decoder.js';
 
 /** Options of {@link JsonStreamFramer}. */
 export interface JsonStreamFramerOptions {
@@ -34,12 +46,37 @@ export interface JsonStreamFramerOptions {
    * before the rest of it is buffered.
    */
   maxMessageBytes?: number;
-  /** Deepest bracket nesting accepted (default 10,000). */
+  /**
+   * The limit of the next message, asked when its first byte arrives (at
+   * most `maxMessageBytes`): e.g. the JSON-RPC peer's smaller limit while no
+   * reply is expected. Default: `maxMessageBytes` for every message.
+   */
+  messageLimit?: () => number;
+  /**
+   * A message that grows past this many bytes before it ends is decoded as
+   * its bytes arrive (`SplitDecoder`) instead of being buffered whole:
+   * nothing of it but its parsed tree is held, and it may be larger than the
+   * longest string V8 can make (512 MiB). Default
+   * `DEFAULT_SPLIT_THRESHOLD_BYTES` (8 MiB). Not in
+   * {@link JsonStreamFramer.pushFramesInto}, which gives each message's text.
+   */
+  splitThresholdBytes?: number;
+  /** In a split message, the longest value parsed whole (default 64 KiB). */
+  splitLeafMaxBytes?: number;
+  /**
+   * Deepest bracket nesting accepted, the top-level object counting as one
+   * level (default {@link DEFAULT_MAX_DEPTH}, 1,000: ovsdb-server's limit).
+   * A message that goes deeper fails with a {@link ProtocolError} at the
+   * first bracket too many.
+   */
   maxDepth?: number;
 }
 
 /** Default {@link JsonStreamFramerOptions.maxMessageBytes}: 64 MiB. */
 export const DEFAULT_MAX_MESSAGE_BYTES = 64 * 1024 * 1024;
+
+/** Default {@link JsonStreamFramerOptions.splitThresholdBytes}: 8 MiB. */
+export const DEFAULT_SPLIT_THRESHOLD_BYTES = 8 * 1024 * 1024;
 
 /** Default {@link JsonStreamFramerOptions.maxDepth}. */
 export { DEFAULT_MAX_DEPTH };
@@ -70,6 +107,7 @@ for (let c = 0x30; c <= 0x39; c++) CLASS[c] = DIGIT;
 const LBRACE = 0x7b;
 const DQUOTE = 0x22;
 const BACKSLASH = 0x5c;
+const LETTER_U = 0x75;
 
 /**
  * Splits a byte stream of concatenated JSON objects into parsed messages.
@@ -84,13 +122,20 @@ const BACKSLASH = 0x5c;
  *
  * Every top-level value must be an object. Whitespace between values is
  * skipped. Anything else (a top-level array or scalar, invalid JSON, invalid
- * UTF-8, a message over `maxMessageBytes`, nesting deeper than `maxDepth`)
- * throws a {@link ProtocolError}; after that the framer stays failed, throwing
+ * UTF-8, a message over `maxMessageBytes`, nesting deeper than `maxDepth`,
+ * a string holding U+0000) throws a {@link ProtocolError}; after that the framer stays failed, throwing
  * the same error on every push, until {@link JsonStreamFramer.reset}.
  */
 export class JsonStreamFramer {
   private readonly maxMessageBytes: number;
+  private readonly messageLimit: (() => number) | undefined;
+  /** The current message's limit. */
+  private limit: number;
   private readonly maxDepth: number;
+  private readonly splitThreshold: number;
+  private readonly splitLeafMax: number;
+  /** Decodes the current message as it arrives, once it is large. */
+  private split: SplitDecoder | undefined;
   private readonly decoder = new TextDecoder('utf-8', { fatal: true });
 
   /** Bytes of the current message held from earlier pushes (copies). */
@@ -119,6 +164,8 @@ export class JsonStreamFramer {
   private lastByte = -1;
   /** The current message holds an integer token of 16 digits or more. */
   private longInteger = false;
+  /** The current message holds a `\u` escape (it may spell U+0000). */
+  private unicodeEscape = false;
   /** Messages parsed by the lossless parser. */
   private losslessCount = 0;
   /** Give messages as `FramedMessage`s (text and value). */
@@ -131,7 +178,11 @@ export class JsonStreamFramer {
     if (!(max >= 2)) throw new RangeError(`maxMessageBytes must be at least 2, got ${max}`);
     if (!(depth >= 1)) throw new RangeError(`maxDepth must be at least 1, got ${depth}`);
     this.maxMessageBytes = max;
+    this.messageLimit = opts.messageLimit;
+    this.limit = max;
     this.maxDepth = depth;
+    this.splitThreshold = opts.splitThresholdBytes ?? DEFAULT_SPLIT_THRESHOLD_BYTES;
+    this.splitLeafMax = opts.splitLeafMaxBytes ?? 64 * 1024;
   }
 
   /**
@@ -215,6 +266,8 @@ export class JsonStreamFramer {
     this.escaped = false;
     this.run = 0;
     this.longInteger = false;
+    this.unicodeEscape = false;
+    this.split = undefined;
   }
 
   private scanChunk(chunk: Uint8Array, out: unknown[]): void {
@@ -233,21 +286,50 @@ export class JsonStreamFramer {
         this.inMessage = true;
         this.messageOffset = this.offset + i;
         this.messageBytes = 0;
+        if (this.messageLimit) {
+          this.limit = Math.max(2, Math.min(this.maxMessageBytes, this.messageLimit()));
+        }
         start = i;
       } else {
         start = i;
       }
-      const allowance = this.maxMessageBytes - this.messageBytes;
+      const allowance = this.limit - this.messageBytes;
       const limit = n - i > allowance ? i + allowance : n;
       const end = this.scanMessage(chunk, i, limit);
       if (end < 0) {
         // The message continues past `limit`.
         if (limit < n) throw this.tooLarge();
         this.messageBytes += n - start;
-        this.pieces.push(chunk.slice(start, n));
+        if (this.split === undefined && !this.withText && this.messageBytes > this.splitThreshold) {
+          // Large: decode it as it arrives, from what is held so far.
+          this.split = new SplitDecoder(
+            this.splitLeafMax,
+            this.maxDepth,
+            `the message starting at stream offset ${this.messageOffset}`,
+          );
+          for (const p of this.pieces) {
+            this.split.push(p, 0, p.length, this.longInteger, this.unicodeEscape);
+          }
+          this.pieces = [];
+        } else if (this.split === undefined) {
+          this.pieces.push(chunk.slice(start, n));
+          return;
+        }
+        this.split.push(chunk, start, n, this.longInteger, this.unicodeEscape);
         return;
       }
       this.messageBytes += end - start;
+      if (this.split !== undefined) {
+        const split = this.split;
+        split.push(chunk, start, end, this.longInteger, this.unicodeEscape);
+        this.split = undefined;
+        this.inMessage = false;
+        this.longInteger = false;
+        this.unicodeEscape = false;
+        out.push(split.finish());
+        i = end;
+        continue;
+      }
       let bytes: Uint8Array;
       if (this.pieces.length === 0) {
         bytes = chunk.subarray(start, end);
@@ -263,8 +345,10 @@ export class JsonStreamFramer {
       }
       this.inMessage = false;
       const longInteger = this.longInteger;
+      const unicodeEscape = this.unicodeEscape;
       this.longInteger = false;
-      out.push(this.parse(bytes, longInteger));
+      this.unicodeEscape = false;
+      out.push(this.parse(bytes, longInteger, unicodeEscape));
       i = end;
     }
   }
@@ -281,6 +365,7 @@ export class JsonStreamFramer {
     if (inString && this.escaped) {
       // The byte after a backslash that ended the previous chunk.
       if (i === to) return -1;
+      if (chunk[i] === LETTER_U) this.unicodeEscape = true;
       i++;
       this.escaped = false;
     } else if (this.run > 0) {
@@ -306,7 +391,11 @@ export class JsonStreamFramer {
             inString = false;
             break;
           }
-          if (c === BACKSLASH) i++;
+          if (c === BACKSLASH) {
+            // Escapes are rare; a `\u` one may spell U+0000, checked once the message is whole.
+            if (chunk[i] === LETTER_U) this.unicodeEscape = true;
+            i++;
+          }
           if (i >= to) break;
         }
         if (i > to) {
@@ -362,7 +451,7 @@ export class JsonStreamFramer {
     }
   }
 
-  private parse(bytes: Uint8Array, longInteger: boolean): unknown {
+  private parse(bytes: Uint8Array, longInteger: boolean, unicodeEscape: boolean): unknown {
     let text: string;
     try {
       text = this.decoder.decode(bytes);
@@ -370,6 +459,11 @@ export class JsonStreamFramer {
       throw new ProtocolError(
         `invalid UTF-8 in the ${bytes.length}-byte message at stream offset ${this.messageOffset}`,
         { cause: e },
+      );
+    }
+    if (unicodeEscape && hasNulEscape(text)) {
+      throw new ProtocolError(
+        `null bytes not supported in quoted strings: a string holds U+0000 in the ${bytes.length}-byte message at stream offset ${this.messageOffset}`,
       );
     }
     let value: unknown;
@@ -401,7 +495,7 @@ export class JsonStreamFramer {
   private tooLarge(): ProtocolError {
     return new ProtocolError(
       `message starting at stream offset ${this.messageOffset} exceeds the ` +
-        `${this.maxMessageBytes}-byte limit (more than ${this.maxMessageBytes} bytes received ` +
+        `${this.limit}-byte limit (more than ${this.limit} bytes received ` +
         `without the message ending)`,
     );
   }

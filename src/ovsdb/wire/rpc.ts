@@ -11,24 +11,54 @@
  *
  * Integers are exact over int64 both ways: messages are written by
  * `stringifyJson` (a bigint as its digits) and read by the framer or
- * `parseJson` (an integer beyond ±(2^53−1) as a bigint).
+ * `parseJsonMessage` (an integer beyond ±(2^53−1) as a bigint). Both apply
+ * OVS's JSON limits (nesting deeper than 1,000 levels, a string holding
+ * U+0000): a message breaking one closes the peer with a
+ * {@link ProtocolError}, as any malformed message does.
  *
  * This module imports nothing from Node, so it also runs in browsers.
  * @module
  */
 
-import { ConnectionClosedError, ProtocolError, RequestTimeoutError, RpcError } from './errors.js';
-import { DEFAULT_MAX_MESSAGE_BYTES, JsonStreamFramer } from './framer.js';
+import {
+  ConnectionClosedError,
+  ProtocolError,
+  RequestTimeoutError,
+  RpcError,
+  WriteQueueFullError,
+} from './errors.js';
+import { JsonStreamFramer } from './framer.js';
 import { errorText, preview } from './json.js';
-import { parseJson, stringifyJson } from './json-text.js';
+import { parseJsonMessage, stringifyJson } from './json-text.js';
+import { DEFAULT_MAX_REPLY_BYTES, DEFAULT_MAX_UNSOLICITED_BYTES } from './limits.js';
 import type { Transport } from './transport.js';
 
 /** Options of {@link JsonRpcPeer}. */
 export interface PeerOptions {
-  /** Largest incoming message, in bytes (default 64 MiB). A larger one closes the peer with a {@link ProtocolError}. */
+  /**
+   * Largest incoming message, in bytes: it must admit the largest reply
+   * asked for (an initial monitor reply). Default
+   * `DEFAULT_MAX_REPLY_BYTES` (1 GiB). A larger one closes the peer
+   * with a {@link ProtocolError} as soon as the limit is crossed.
+   */
   maxMessageBytes?: number;
+  /**
+   * Largest message that begins while no request of this peer is pending
+   * (so that it cannot be a reply: a notification or a request from the
+   * other side), in bytes; at most `maxMessageBytes`. Default
+   * `DEFAULT_MAX_UNSOLICITED_BYTES` (64 MiB). See `limits.ts`.
+   */
+  maxUnsolicitedBytes?: number;
   /** Default per-request timeout in ms; undefined = none. */
   requestTimeoutMs?: number;
+  /**
+   * Most bytes (UTF-8) of messages waiting for the transport to drain;
+   * default {@link DEFAULT_MAX_WRITE_QUEUE_BYTES} (64 MiB), `Infinity` for
+   * no bound. A message that would take the queue past it (unless the queue
+   * is empty: one message of any size may always wait) closes the peer with
+   * a {@link WriteQueueFullError}: the other side is not reading.
+   */
+  maxWriteQueueBytes?: number;
   /**
    * Requests from the other side (besides echo, which is always answered with
    * the same params). Return the result or throw to send an error: an
@@ -47,6 +77,9 @@ export interface PeerOptions {
    */
   onHookError?: (error: unknown) => void;
 }
+
+/** Default {@link PeerOptions.maxWriteQueueBytes}: 64 MiB. */
+export const DEFAULT_MAX_WRITE_QUEUE_BYTES = 64 * 1024 * 1024;
 
 /** Options of one {@link JsonRpcPeer.request}. */
 export interface RequestOptions {
@@ -95,6 +128,7 @@ export class JsonRpcPeer {
   private readonly transport: Transport;
   private readonly options: PeerOptions;
   private readonly maxMessageBytes: number;
+  private readonly maxUnsolicitedBytes: number;
   private readonly framer: JsonStreamFramer | undefined;
   private readonly pending = new Map<number, Pending>();
   private nextId = 0;
@@ -106,6 +140,11 @@ export class JsonRpcPeer {
   private readonly queue: string[] = [];
   private queueHead = 0;
   private waitingForDrain = false;
+  /** The UTF-8 size of each queued message, in step with `queue`. */
+  private readonly queueSizes: number[] = [];
+  private queueBytes = 0;
+  private queueBytesPeak = 0;
+  private readonly maxWriteQueueBytes: number;
   private drainWaiters: (() => void)[] = [];
 
   /**
@@ -115,10 +154,21 @@ export class JsonRpcPeer {
   constructor(transport: Transport, options: PeerOptions = {}) {
     this.transport = transport;
     this.options = options;
-    this.maxMessageBytes = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
+    this.maxWriteQueueBytes = options.maxWriteQueueBytes ?? DEFAULT_MAX_WRITE_QUEUE_BYTES;
+    if (!(this.maxWriteQueueBytes > 0)) {
+      throw new RangeError(`maxWriteQueueBytes must be positive, got ${this.maxWriteQueueBytes}`);
+    }
+    this.maxMessageBytes = options.maxMessageBytes ?? DEFAULT_MAX_REPLY_BYTES;
+    this.maxUnsolicitedBytes = Math.min(
+      this.maxMessageBytes,
+      options.maxUnsolicitedBytes ?? DEFAULT_MAX_UNSOLICITED_BYTES,
+    );
     this.framer =
       transport.kind === 'stream'
-        ? new JsonStreamFramer({ maxMessageBytes: this.maxMessageBytes })
+        ? new JsonStreamFramer({
+            maxMessageBytes: this.maxMessageBytes,
+            messageLimit: () => this.messageLimit(),
+          })
         : undefined;
     this.closed = new Promise((resolve) => {
       this.resolveClosed = resolve;
@@ -136,9 +186,29 @@ export class JsonRpcPeer {
     return this.isClosedFlag;
   }
 
+  /** Requests sent (or queued) and not yet answered, timed out, aborted or cancelled. */
+  get pendingRequests(): number {
+    return this.pending.size;
+  }
+
+  /** The limit of a message beginning now: a reply may be on its way only while a request is pending. */
+  private messageLimit(): number {
+    return this.pending.size > 0 ? this.maxMessageBytes : this.maxUnsolicitedBytes;
+  }
+
   /** Messages waiting for the transport to drain (write backpressure). */
   get queuedWrites(): number {
     return this.queue.length - this.queueHead;
+  }
+
+  /** Bytes (UTF-8) of the messages waiting for the transport to drain. */
+  get queuedWriteBytes(): number {
+    return this.queueBytes;
+  }
+
+  /** The most bytes that ever waited at once (see {@link JsonRpcPeer.queuedWriteBytes}). */
+  get peakQueuedWriteBytes(): number {
+    return this.queueBytesPeak;
   }
 
   /** The transport's description, e.g. `unix:/run/ovn/ovnnb_db.sock`. */
@@ -329,12 +399,13 @@ export class JsonRpcPeer {
   private onMessage(text: string): void {
     if (this.isClosedFlag) return;
     // Each UTF-16 unit takes 1 to 3 UTF-8 bytes: count exactly only when it matters.
-    if (text.length * 3 > this.maxMessageBytes) {
+    const limit = this.messageLimit();
+    if (text.length * 3 > limit) {
       const bytes = utf8Length(text);
-      if (bytes > this.maxMessageBytes) {
+      if (bytes > limit) {
         this.fail(
           new ProtocolError(
-            `${this.description}: ${bytes}-byte message exceeds the ${this.maxMessageBytes}-byte limit`,
+            `${this.description}: ${bytes}-byte message exceeds the ${limit}-byte limit`,
           ),
         );
         return;
@@ -342,7 +413,7 @@ export class JsonRpcPeer {
     }
     let message: unknown;
     try {
-      message = parseJson(text);
+      message = parseJsonMessage(text);
     } catch (e) {
       this.fail(
         new ProtocolError(`${this.description}: invalid JSON message: ${errorText(e)}`, {
@@ -481,7 +552,17 @@ export class JsonRpcPeer {
   private write(text: string): void {
     if (this.isClosedFlag) return;
     if (this.waitingForDrain) {
+      const size = utf8Length(text);
+      const total = this.queueBytes + size;
+      if (total > this.maxWriteQueueBytes && this.queuedWrites > 0) {
+        const error = new WriteQueueFullError(this.description, total, this.maxWriteQueueBytes);
+        this.shutdown(error, error.message);
+        return;
+      }
       this.queue.push(text);
+      this.queueSizes.push(size);
+      this.queueBytes = total;
+      if (total > this.queueBytesPeak) this.queueBytesPeak = total;
       return;
     }
     this.writeNow(text);
@@ -507,14 +588,18 @@ export class JsonRpcPeer {
     while (!this.waitingForDrain && this.queueHead < this.queue.length && !this.isClosedFlag) {
       const text = this.queue[this.queueHead]!;
       this.queue[this.queueHead] = '';
+      this.queueBytes -= this.queueSizes[this.queueHead]!;
       this.queueHead++;
       this.writeNow(text);
     }
     if (this.queueHead === this.queue.length) {
       this.queue.length = 0;
+      this.queueSizes.length = 0;
       this.queueHead = 0;
+      this.queueBytes = 0;
     } else if (this.queueHead > 1024 && this.queueHead * 2 > this.queue.length) {
       this.queue.splice(0, this.queueHead);
+      this.queueSizes.splice(0, this.queueHead);
       this.queueHead = 0;
     }
     if (!this.waitingForDrain && this.queuedWrites === 0) this.wakeDrainWaiters();
@@ -563,7 +648,9 @@ export class JsonRpcPeer {
       );
     }
     this.queue.length = 0;
+    this.queueSizes.length = 0;
     this.queueHead = 0;
+    this.queueBytes = 0;
     this.waitingForDrain = false;
     this.wakeDrainWaiters();
     this.framer?.reset();

@@ -68,7 +68,7 @@ describe('JsonStreamFramer', () => {
     const messages = [
       { id: 1, result: { name: 'sw-é-日本-😀', q: 'a"b\\c}', arr: [[], {}, [{}]] }, error: null },
       { method: 'update2', params: ['m', { T: { u: { modify: { s: '\\' } } } }], id: null },
-      { id: 'echo', method: 'echo', params: ['\u0000\u001f\u2028'] },
+      { id: 'echo', method: 'echo', params: ['\u0001\u001f\u2028'] },
     ];
     const text = messages.map((m) => JSON.stringify(m)).join(' \n');
     const data = bytes(text);
@@ -205,6 +205,49 @@ describe('JsonStreamFramer', () => {
     const e = catchError(() => new JsonStreamFramer().push(bytes(huge)));
     expect(e).toBeInstanceOf(ProtocolError);
     expect((e as Error).message).toContain(`nesting deeper than ${DEFAULT_MAX_DEPTH} levels`);
+  });
+
+  it('defaults to the limit of ovsdb-server: 1,000 levels counting the top-level object', () => {
+    expect(DEFAULT_MAX_DEPTH).toBe(1000);
+    const message = (n: number): string => `{"a":${'['.repeat(n - 1)}${']'.repeat(n - 1)}}`;
+    expect(new JsonStreamFramer().push(bytes(message(1000)))).toHaveLength(1);
+    const e = catchError(() => new JsonStreamFramer().push(bytes(message(1001))));
+    expect((e as Error).message).toBe(
+      'message nesting deeper than 1000 levels at stream offset 1004',
+    );
+  });
+
+  it('refuses a string holding U+0000, wherever the escape falls across chunks', () => {
+    const text = '{"a":"x"}{"method":"echo","params":["a\\u0000b"],"id":1}';
+    const data = bytes(text);
+    for (let cut = 0; cut <= data.length; cut++) {
+      const f = new JsonStreamFramer();
+      const out: unknown[] = [];
+      const e = catchError(() => {
+        f.pushInto(data.subarray(0, cut), out);
+        f.pushInto(data.subarray(cut), out);
+      });
+      expect(e, `cut at ${cut}`).toBeInstanceOf(ProtocolError);
+      expect((e as Error).message).toMatch(
+        /^null bytes not supported in quoted strings: a string holds U\+0000 in the 46-byte message at stream offset 9$/,
+      );
+      expect(out).toEqual([{ a: 'x' }]);
+    }
+    // One byte at a time.
+    const f = new JsonStreamFramer();
+    const e = catchError(() => {
+      for (const b of data) f.push(Uint8Array.of(b));
+    });
+    expect(e).toBeInstanceOf(ProtocolError);
+  });
+
+  it('takes an escaped backslash before "u0000" for what it is, and other \\u escapes', () => {
+    const f = new JsonStreamFramer();
+    expect(f.push(bytes('{"a":"\\\\u0000","b":"\\u0001\\u00e9","c":"\\\\\\u0041"}'))).toEqual([
+      { a: '\\u0000', b: '\u0001\u00e9', c: '\\A' },
+    ]);
+    const e = catchError(() => f.push(bytes('{"a":"\\\\\\u0000"}')));
+    expect((e as Error).message).toMatch(/^null bytes not supported/);
   });
 
   it('keeps the messages completed before an error when using pushInto', () => {

@@ -473,6 +473,31 @@ describe('JsonRpcPeer: message transports', () => {
     b.client.injectMessage('"hello"');
     expect(((await b.peer.closed) as Error).message).toContain('must be a JSON object');
   });
+
+  it('applies the framer limits: 1,000 levels answered, 1,001 and U+0000 close with a ProtocolError', async () => {
+    const deep = (n: number): string => `${'['.repeat(n)}${']'.repeat(n)}`;
+    const got: unknown[] = [];
+    const ok = setup({ onNotification: (_m, p) => got.push(p) }, { kind: 'message' });
+    ok.client.injectMessage(`{"method":"n","params":${deep(999)},"id":null}`);
+    expect(got).toHaveLength(1);
+    expect(ok.peer.isClosed).toBe(false);
+    for (const text of [
+      `{"method":"n","params":${deep(1000)},"id":null}`,
+      `{"method":"n","params":${deep(100_000)},"id":null}`,
+      `{"method":"n","params":[${deep(999)},12345678901234567890],"id":null}`,
+    ]) {
+      const { peer, client } = setup({}, { kind: 'message' });
+      const p = peer.request('x', []);
+      client.injectMessage(text);
+      const reason = await peer.closed;
+      expect(reason).toBeInstanceOf(ProtocolError);
+      expect((reason as Error).message).toMatch(/Nesting deeper than 1000 levels/);
+      await expect(p).rejects.toBeInstanceOf(ConnectionClosedError);
+    }
+    const nul = setup({}, { kind: 'message' });
+    nul.client.injectMessage('{"method":"n","params":["a\\u0000"],"id":null}');
+    expect(((await nul.peer.closed) as Error).message).toMatch(/null bytes not supported/);
+  });
 });
 
 describe('JsonRpcPeer: closing', () => {
