@@ -11,8 +11,9 @@ import {
   parseRemoteList,
   type Remote,
 } from '../ovsdb/transport/remote.js';
-import type { TlsOptions } from '../ovsdb/transport/socket-transport.js';
+import { DEFAULT_KEEPALIVE_MS, type TlsOptions } from '../ovsdb/transport/socket-transport.js';
 import { OvsdbError } from '../ovsdb/wire/errors.js';
+import { DEFAULT_MAX_REPLY_BYTES, DEFAULT_MAX_UNSOLICITED_BYTES } from '../ovsdb/wire/limits.js';
 import type { Condition } from '../ovsdb/wire/wire.js';
 import { Backoff, type BackoffOptions } from './backoff.js';
 import { shuffle } from './cluster.js';
@@ -65,10 +66,82 @@ export interface DatabaseClientOptions<DB extends TableMap, IX extends IndexesOp
   /** Reconnection delays and give-up rule. */
   readonly backoff?: BackoffOptions | undefined;
   /**
-   * Send `echo` after this many ms without a message from the server, and
-   * drop the connection after twice as long. Default 5,000; 0 disables.
+   * The inactivity probe's interval P, in ms; 0 disables the probe.
+   *
+   * Default: `DEFAULT_PROBE_INTERVAL_MS` (5,000) for remotes over TCP
+   * (`tcp:`, `ssl:`, `ws:`, `wss:`), and no probe for `unix:` remotes, as
+   * Open vSwitch's own clients do (its unix streams need no probes: the
+   * kernel reports a server that died or closed at once). A value given
+   * here applies to every remote.
+   *
+   * The rule: every byte from the server counts as a sign of life. When no
+   * request of the client's is outstanding, the client sends `echo` after P
+   * ms without a byte, and drops the connection after 2P. While the server
+   * owes the client a reply (the initial monitor reply, a transaction), it
+   * may be busy building it (ovsdb-server writes nothing for some 20 s while
+   * it builds the initial reply of a 500k-port Northbound database): silence
+   * is then no verdict, no `echo` is sent, and the connection is dropped
+   * only when TCP keepalive fails (see {@link DatabaseClientOptions.keepAliveMs})
+   * or the silence reaches {@link DatabaseClientOptions.replySilenceTimeoutMs}.
+   * While reads are paused (backpressure) the probe never drops the
+   * connection.
+   *
+   * So, with the defaults, over TCP: a killed server is noticed at once (its
+   * kernel closes the connection); a lost host or network path within 15 s
+   * (keepalive: 5 s idle, then 10 probes a second apart), or 10 s (2P) when
+   * nothing is owed; a stuck server process within 10 s when nothing is
+   * owed, and within `replySilenceTimeoutMs` (300 s) while a reply is.
    */
   readonly probeIntervalMs?: number | undefined;
+  /**
+   * While a request of the client's is outstanding, the longest silence from
+   * the server before the client gives up on it (a server process that is
+   * stuck rather than busy), in ms; 0: no limit. At least twice the probe
+   * interval; only applies when the probe is on. Default
+   * `DEFAULT_REPLY_SILENCE_TIMEOUT_MS` (300,000: five minutes, room for
+   * the initial reply of a database several times 1M ports on a loaded
+   * server).
+   */
+  readonly replySilenceTimeoutMs?: number | undefined;
+  /**
+   * TCP keepalive for remotes over TCP (`tcp:`, `ssl:`, `ws:`, `wss:`):
+   * after this many ms without traffic the kernel sends a keepalive probe
+   * every second and closes the connection after 10 unanswered ones. The
+   * server's kernel answers them however busy the server process is, so
+   * they find a lost host or path without mistaking a busy server for a
+   * dead one. (A request written after the path was lost stays
+   * unacknowledged, and the kernel sends no keepalive while data is in
+   * flight: then the probe's rules above decide.) Default
+   * `DEFAULT_KEEPALIVE_MS` (5,000); 0 disables. Not used for `unix:`.
+   */
+  readonly keepAliveMs?: number | undefined;
+  /**
+   * The largest message accepted from the server, in bytes: it must admit
+   * the initial monitor reply, which for an OVN Northbound database is
+   * about 350 bytes per logical switch port. Default
+   * `DEFAULT_MAX_REPLY_BYTES` (1 GiB; about 3M ports). A larger
+   * message closes the connection with a `ProtocolError`.
+   */
+  readonly maxMessageBytes?: number | undefined;
+  /**
+   * The largest message accepted while no request of the client's is
+   * outstanding (so that it is not a reply: a notification, or a request
+   * from the server), in bytes; at most `maxMessageBytes`. Default
+   * `DEFAULT_MAX_UNSOLICITED_BYTES` (64 MiB), a bound against a peer
+   * that floods the client unasked. A larger `update` (one transaction
+   * changing a large part of the database) closes the connection: the
+   * client reconnects, and the changes arrive in the reply to
+   * `monitor_cond_since`, under `maxMessageBytes`.
+   */
+  readonly maxUnsolicitedBytes?: number | undefined;
+  /**
+   * Most bytes waiting to be written on a connection while the server does
+   * not read them (requests, and replies to the server's `echo`). Default
+   * `DEFAULT_MAX_WRITE_QUEUE_BYTES` (64 MiB); `Infinity`: no bound. Past it
+   * the connection is dropped (status `disconnected`, its reason a
+   * `WriteQueueFullError`'s message) and the client reconnects as usual.
+   */
+  readonly maxWriteQueueBytes?: number | undefined;
   /** Timeout of opening a connection and of each setup request. Default 10,000 ms. */
   readonly connectTimeoutMs?: number | undefined;
   /** Freeze rows (see `ReplicaOptions.freeze`). Default true. */
@@ -101,8 +174,14 @@ export interface RawTransactOptions {
   readonly onSent?: (() => void) | undefined;
 }
 
-/** The default {@link DatabaseClientOptions.probeIntervalMs}. */
+/** The default {@link DatabaseClientOptions.probeIntervalMs} of remotes over TCP (`unix:` ones have none). */
 export const DEFAULT_PROBE_INTERVAL_MS = 5000;
+
+/** The default {@link DatabaseClientOptions.replySilenceTimeoutMs}. */
+export const DEFAULT_REPLY_SILENCE_TIMEOUT_MS = 300_000;
+
+/** The default {@link DatabaseClientOptions.keepAliveMs}. */
+export { DEFAULT_KEEPALIVE_MS };
 
 /** The default {@link DatabaseClientOptions.connectTimeoutMs}. */
 export const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
@@ -120,15 +199,32 @@ export interface ConnectionConfig {
   readonly clusterId: string | undefined;
   readonly tls: TlsOptions | undefined;
   readonly backoff: BackoffOptions;
-  readonly probeIntervalMs: number;
+  /** The probe interval given, or undefined for the default of each remote's kind. */
+  readonly probeIntervalMs: number | undefined;
+  readonly replySilenceTimeoutMs: number;
+  readonly keepAliveMs: number;
+  readonly maxMessageBytes: number;
+  readonly maxUnsolicitedBytes: number;
   readonly connectTimeoutMs: number;
+  /** Undefined: the connection's default. */
+  readonly maxWriteQueueBytes?: number | undefined;
   readonly dial: Dialer;
+}
+
+/**
+ * The probe interval for `remote` (normalised): the one given, else
+ * `DEFAULT_PROBE_INTERVAL_MS` over TCP and 0 (none) for `unix:`.
+ */
+export function probeIntervalFor(config: ConnectionConfig, remote: string): number {
+  if (config.probeIntervalMs !== undefined) return config.probeIntervalMs;
+  return remote.startsWith('unix:') ? 0 : DEFAULT_PROBE_INTERVAL_MS;
 }
 
 /**
  * Check the connection options of `options` and fill in their defaults.
  * @throws RemoteSyntaxError for an invalid remote; OvsdbError for no
- *   remote; RangeError for invalid backoff options.
+ *   remote; RangeError for invalid backoff options, or a negative (or
+ *   non-numeric) interval, timeout or limit.
  */
 export function connectionConfig<DB extends TableMap, IX extends IndexesOption<DB>>(
   options: DatabaseClientOptions<DB, IX>,
@@ -137,6 +233,8 @@ export function connectionConfig<DB extends TableMap, IX extends IndexesOption<D
   const shuffled = options.shuffleRemotes ? shuffle(remotes) : undefined;
   const backoff = options.backoff ?? {};
   new Backoff(backoff); // validates
+  const maxMessageBytes =
+    positive('maxMessageBytes', options.maxMessageBytes) ?? DEFAULT_MAX_REPLY_BYTES;
   return {
     db: options.model.name,
     remotes,
@@ -145,10 +243,34 @@ export function connectionConfig<DB extends TableMap, IX extends IndexesOption<D
     clusterId: options.clusterId?.toLowerCase(),
     tls: options.tls,
     backoff,
-    probeIntervalMs: options.probeIntervalMs ?? DEFAULT_PROBE_INTERVAL_MS,
+    probeIntervalMs: nonNegative('probeIntervalMs', options.probeIntervalMs),
+    replySilenceTimeoutMs:
+      nonNegative('replySilenceTimeoutMs', options.replySilenceTimeoutMs) ??
+      DEFAULT_REPLY_SILENCE_TIMEOUT_MS,
+    keepAliveMs: nonNegative('keepAliveMs', options.keepAliveMs) ?? DEFAULT_KEEPALIVE_MS,
+    maxMessageBytes,
+    maxUnsolicitedBytes: Math.min(
+      maxMessageBytes,
+      positive('maxUnsolicitedBytes', options.maxUnsolicitedBytes) ?? DEFAULT_MAX_UNSOLICITED_BYTES,
+    ),
     connectTimeoutMs: options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
+    maxWriteQueueBytes: positive('maxWriteQueueBytes', options.maxWriteQueueBytes),
     dial: options.dial ?? dialRemote,
   };
+}
+
+function nonNegative(name: string, value: number | undefined): number | undefined {
+  if (value !== undefined && !(value >= 0)) {
+    throw new RangeError(`${name} must be a non-negative number, got ${value}`);
+  }
+  return value;
+}
+
+function positive(name: string, value: number | undefined): number | undefined {
+  if (value !== undefined && !(value >= 2)) {
+    throw new RangeError(`${name} must be at least 2, got ${value}`);
+  }
+  return value;
 }
 
 function normalizeRemotes(remotes: string | readonly string[]): string[] {

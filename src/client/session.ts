@@ -23,7 +23,7 @@ import {
 import { isUnknownMethod, ServerSkippedError, TransactionOutcomeUnknownError } from './errors.js';
 import { errorText, type Log } from './log.js';
 import type { MonitorGroups, MonitorSession } from './monitor-groups.js';
-import type { ConnectionConfig, RawTransactOptions } from './options.js';
+import { type ConnectionConfig, probeIntervalFor, type RawTransactOptions } from './options.js';
 import { MeteredTransport, type ProbedSession, startProbe } from './probe.js';
 import type { ServerSelector } from './server-choice.js';
 import type { MonitorSyncInfo, StatusReporter } from './status.js';
@@ -89,9 +89,16 @@ export async function openSession<DB extends TableMap>(
     tls: config.tls,
     timeoutMs: config.connectTimeoutMs,
     signal: host.signal,
+    keepAliveMs: config.keepAliveMs,
+    maxMessageBytes: config.maxMessageBytes,
   });
   const metered = new MeteredTransport(flow.transport);
   const conn = new OvsdbConnection(metered, {
+    maxMessageBytes: config.maxMessageBytes,
+    maxUnsolicitedBytes: config.maxUnsolicitedBytes,
+    ...(config.maxWriteQueueBytes === undefined
+      ? {}
+      : { maxWriteQueueBytes: config.maxWriteQueueBytes }),
     onListenerError: (error, event) =>
       log('error', `${remote}: "${event}" handling failed: ${errorText(error)}`, { error }),
   });
@@ -151,7 +158,14 @@ export async function openSession<DB extends TableMap>(
       `the server canceled monitor ${JSON.stringify(id)} (database removed or converted)`,
     ),
   );
-  session.probe = startProbe(session, config.probeIntervalMs, () => host.readsPaused);
+  session.probe = startProbe(
+    session,
+    {
+      intervalMs: probeIntervalFor(config, remote),
+      replySilenceTimeoutMs: config.replySilenceTimeoutMs,
+    },
+    () => host.readsPaused,
+  );
   if (host.readsPaused) flow.pause?.();
   try {
     await setUp(host, session);
