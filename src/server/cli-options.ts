@@ -56,6 +56,8 @@ export interface CliOptions {
   readonly logFile: string | undefined;
   readonly vlog: VlogLevels;
   readonly probeInterval: string | undefined;
+  /** `--max-connections=N`: most connections at once (0: no limit). */
+  readonly maxConnections: string | undefined;
   readonly history: string | undefined;
   readonly privateKey: string | undefined;
   readonly certificate: string | undefined;
@@ -88,6 +90,7 @@ const OPTIONS: Readonly<Record<string, Spec>> = {
   certificate: { arity: 'required', short: 'c' },
   'ca-cert': { arity: 'required', short: 'C' },
   'probe-interval': { arity: 'required' },
+  'max-connections': { arity: 'required' },
   history: { arity: 'required' },
   'disable-file-column-diff': { arity: 'none' },
   'no-self-confinement': { arity: 'none' },
@@ -244,6 +247,7 @@ export function parseCommandLine(args: readonly string[]): CliOptions {
       : undefined,
     vlog,
     probeInterval: one('probe-interval'),
+    maxConnections: one('max-connections'),
     history: one('history'),
     privateKey: tls('private-key'),
     certificate: tls('certificate'),

@@ -62,6 +62,7 @@ Database and remote options:
   --disable-file-column-diff
                           write changed columns whole, not as diffs
   --probe-interval=MS     inactivity probe of tcp/ssl clients (default 5000, 0: off)
+  --max-connections=N     refuse connections beyond N at once (default 0: no limit)
   --history=N             transactions kept for monitor_cond_since (default 100)
   -p, --private-key=FILE  TLS key for pssl: and wss: (PEM)
   -c, --certificate=FILE  TLS certificate for pssl: and wss: (PEM)
@@ -274,6 +275,7 @@ export async function startCli(args: readonly string[], io: CliIo): Promise<CliS
         : undefined;
     const probeIntervalMs = nonNegative(options.probeInterval, '--probe-interval');
     const historyLength = nonNegative(options.history, '--history');
+    const maxConnections = nonNegative(options.maxConnections, '--max-connections');
     const router = new LogRouter(options.vlog, options.logFile, (t) => io.stderr(t));
     let running: CliServer | undefined;
     let fatal: Error | undefined;
@@ -284,6 +286,7 @@ export async function startCli(args: readonly string[], io: CliIo): Promise<CliS
       listen: options.remotes,
       probeIntervalMs,
       historyLength,
+      maxConnections,
       tls,
       storage: { columnDiff: options.columnDiff },
       onLog: (line) => router.line(line),

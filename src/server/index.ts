@@ -32,6 +32,11 @@ export type {
 } from './engine/executor.js';
 export type { InProcessTransport } from './listeners/in-process-transport.js';
 export {
+  type ConnectionLimitStats,
+  DEFAULT_MAX_BACKLOG_BYTES,
+  DEFAULT_MAX_INPUT_BYTES,
+} from './listeners/limits.js';
+export {
   SNAPSHOT_FORMAT,
   type Snapshot,
   SnapshotError,

@@ -68,6 +68,7 @@ import type { Transport } from '../ovsdb/wire/transport.js';
 import type { Database } from './engine/database.js';
 import type { TxnChanges } from './engine/executor.js';
 import { createInProcessPair, type InProcessTransport } from './listeners/in-process-transport.js';
+import { type ConnectionLimitStats, ConnectionLimits } from './listeners/limits.js';
 import { type ListenAddress, Listeners, type ServerTlsOptions } from './listeners/listen.js';
 import { MonitorHub } from './monitor/monitor-hub.js';
 import { asDatabase, DatabaseRegistry, type Served, type Trigger } from './registry.js';
@@ -80,6 +81,7 @@ import { Transactions } from './rpc/transact.js';
 import { type CompactionOptions, DbStorage } from './storage/db-file.js';
 import { DbFileError } from './storage/log.js';
 
+export type { ConnectionLimitStats } from './listeners/limits.js';
 export type { ListenAddress, ServerTlsOptions } from './listeners/listen.js';
 
 /** Options of {@link createServer}. */
@@ -135,6 +137,14 @@ export interface CreateServerOptions {
   readonly historyLength?: number | undefined;
   /** Certificates for `pssl:` and `wss:` listeners. */
   readonly tls?: ServerTlsOptions | undefined;
+  /** Most connections at once over the listeners (default: no limit, as ovsdb-server); see `listeners/limits.ts`. */
+  readonly maxConnections?: number | undefined;
+  /** Most bytes of incomplete messages held for all connections together (default 256 MiB). */
+  readonly maxInputBytes?: number | undefined;
+  /** Most bytes waiting for one client that does not read, merged monitor updates included (default 256 MiB). */
+  readonly maxBacklogBytes?: number | undefined;
+  /** Browser origins the WebSocket listeners accept (`*`: any); by default none but their own. */
+  readonly allowOrigins?: readonly string[] | undefined;
   /** Also append log lines to this file. */
   readonly logFile?: string | undefined;
   /** Also pass log lines to this function. */
@@ -188,6 +198,8 @@ export class OvsdbServer implements SessionHost {
     this.listeners = new Listeners({
       tls: options.tls,
       log: this.log,
+      limits: new ConnectionLimits(options),
+      allowOrigins: options.allowOrigins,
       closing: () => this.closing,
       startSession: (channel) => this.startSession(channel),
     });
@@ -231,6 +243,11 @@ export class OvsdbServer implements SessionHost {
   /** How many client sessions are connected. */
   get sessionCount(): number {
     return this.sessions.size;
+  }
+
+  /** The connection bounds' counters (input held, refusals, drops; see `listeners/limits.ts`). */
+  connectionStats(): ConnectionLimitStats {
+    return this.listeners.limits.stats();
   }
 
   /** The engine of database `name` (`_Server` included), for direct inspection. */

@@ -17,8 +17,9 @@ import {
   type PassiveRemote,
   parsePassiveRemote,
 } from '../../ovsdb/transport/remote.js';
-import { type SessionChannel, SocketChannel } from '../rpc/channel.js';
+import { type ChannelBounds, type SessionChannel, SocketChannel } from '../rpc/channel.js';
 import type { ServerLog } from '../rpc/server-log.js';
+import { ConnectionLimits } from './limits.js';
 import { listenWebSocket } from './ws-listener.js';
 
 /**
@@ -58,6 +59,10 @@ export interface ListenerHost {
   /** Certificates for `pssl:` and `wss:` listeners. */
   readonly tls: ServerTlsOptions | undefined;
   readonly log: ServerLog;
+  /** The bounds of the connections (default: {@link ConnectionLimits}' defaults). */
+  readonly limits?: ConnectionLimits | undefined;
+  /** Browser origins WebSocket listeners accept besides their own (`*`: any). */
+  readonly allowOrigins?: readonly string[] | undefined;
   /** Whether the server is shutting down: new connections are then dropped. */
   closing(): boolean;
   /** Serve a new connection. */
@@ -97,10 +102,52 @@ function removeSocketFile(path: string): void {
 
 /** The listeners of one server, in the order they were opened. */
 export class Listeners {
+  /** The bounds of the listeners' connections, with their counters. */
+  readonly limits: ConnectionLimits;
   private readonly listeners: Listener[] = [];
   private unixCount = 0;
+  /** Connections accepted by the listeners and not closed yet. */
+  private open = 0;
+  private readonly bounds: ChannelBounds;
 
-  constructor(private readonly host: ListenerHost) {}
+  constructor(private readonly host: ListenerHost) {
+    this.limits = host.limits ?? new ConnectionLimits();
+    this.bounds = {
+      limits: this.limits,
+      log: (module, level, text) => host.log.write(module, level, text),
+    };
+  }
+
+  /** Connections accepted by the listeners that are still open. */
+  get openConnections(): number {
+    return this.open;
+  }
+
+  /**
+   * Whether one more connection may be accepted (`maxConnections`); logs the
+   * refusal of `peer` on `remote` when not.
+   */
+  private admit(remote: string, peer: string): boolean {
+    if (this.open < this.limits.maxConnections) return true;
+    this.limits.refusedConnections++;
+    this.host.log.write(
+      'ovsdb_jsonrpc_server',
+      'WARN',
+      `${remote}: refusing connection from ${peer}: ${this.open} connections open, the most allowed (maxConnections)`,
+    );
+    return false;
+  }
+
+  /** Count `channel` as open until its connection closes. */
+  private counted(onClose: (cb: () => void) => void): void {
+    this.open++;
+    let done = false;
+    onClose(() => {
+      if (done) return;
+      done = true;
+      this.open--;
+    });
+  }
 
   /** The listeners' addresses, with their bound ports. */
   get addresses(): ListenAddress[] {
@@ -128,7 +175,7 @@ export class Listeners {
         requestCert: true,
         rejectUnauthorized: true,
       });
-      tlsServer.on('secureConnection', (socket) => this.accept(socket, 'ssl'));
+      tlsServer.on('secureConnection', (socket) => this.accept(socket, 'ssl', remote));
       tlsServer.on('tlsClientError', (err, socket) => {
         // A client certificate that does not chain to the CA fails after the
         // handshake: Node then closes the connection (no TLS alert) and says
@@ -146,7 +193,9 @@ export class Listeners {
       });
       server = tlsServer;
     } else {
-      server = net.createServer((socket) => this.accept(socket, kind === 'punix' ? 'unix' : 'tcp'));
+      server = net.createServer((socket) =>
+        this.accept(socket, kind === 'punix' ? 'unix' : 'tcp', remote),
+      );
     }
     if (r.kind === 'punix') {
       try {
@@ -216,10 +265,19 @@ export class Listeners {
     const ws = await listenWebSocket(
       remote,
       (channel) => {
-        if (this.host.closing()) channel.abort();
-        else this.host.startSession(channel);
+        if (this.host.closing()) {
+          channel.abort();
+          return;
+        }
+        this.counted((cb) => channel.onClose(cb));
+        this.host.startSession(channel);
       },
-      { tls: t === undefined ? undefined : { key: t.key, cert: t.cert } },
+      {
+        tls: t === undefined ? undefined : { key: t.key, cert: t.cert },
+        allowOrigins: this.host.allowOrigins,
+        bounds: this.bounds,
+        admit: () => this.admit(remote, 'a WebSocket client'),
+      },
     );
     const url = new URL(ws.url);
     const address: ListenAddress = {
@@ -235,11 +293,21 @@ export class Listeners {
   }
 
   /** A connection accepted on a unix, tcp or ssl listener: name it and serve it. */
-  private accept(socket: net.Socket, kind: 'unix' | 'tcp' | 'ssl'): void {
+  private accept(socket: net.Socket, kind: 'unix' | 'tcp' | 'ssl', remote: string): void {
     if (this.host.closing()) {
       socket.destroy();
       return;
     }
+    const peer =
+      kind === 'unix'
+        ? 'a unix client'
+        : `${kind}:${socket.remoteAddress ?? '?'}:${socket.remotePort ?? '?'}`;
+    if (!this.admit(remote, peer)) {
+      socket.on('error', () => undefined);
+      socket.destroy();
+      return;
+    }
+    this.counted((cb) => socket.once('close', cb));
     let name: string;
     if (kind === 'unix') {
       this.unixCount++;
@@ -249,6 +317,6 @@ export class Listeners {
       name = `${kind}:${host.includes(':') ? `[${host}]` : host}:${socket.remotePort}`;
       socket.setNoDelay(true);
     }
-    this.host.startSession(new SocketChannel(socket, name, kind !== 'unix'));
+    this.host.startSession(new SocketChannel(socket, name, kind !== 'unix', this.bounds));
   }
 }

@@ -14,10 +14,11 @@
  * server side of a connection. {@link attachWebSocketListener} plugs it into
  * any server with `connectInProcess()`.
  *
- * Unlike `ovnkit bridge`, these listeners apply no policy and no read
- * backpressure (the in-process session cannot be paused): they are meant for
- * tests and development servers, on loopback unless tokens are set.
- * Node only.
+ * Unlike `ovnkit bridge`, these listeners apply no policy: they are meant
+ * for tests and development servers, on loopback unless tokens are set.
+ * Browser pages of other origins are refused (HTTP 403) unless listed in
+ * `allowOrigins` (see `net/origin.ts`). A client with more than 1 MiB
+ * queued for it is not read until it catches up. Node only.
  * @module
  */
 
@@ -34,7 +35,14 @@ import { isLoopbackHost, TokenAuthenticator } from '../../net/auth.js';
 import { listenUrl, parseListenAddress } from '../../net/listen-address.js';
 import { OriginPolicy } from '../../net/origin.js';
 import type { Transport } from '../../ovsdb/wire/transport.js';
-import type { ChannelHandlers, SessionChannel } from '../rpc/channel.js';
+import {
+  type ChannelBounds,
+  type ChannelHandlers,
+  logBacklogDrop,
+  logInputDrop,
+  type SessionChannel,
+} from '../rpc/channel.js';
+import type { BacklogMeter } from './limits.js';
 
 /** Options of {@link listenWebSocket} and {@link attachWebSocketListener}. */
 export interface WebSocketListenOptions {
@@ -51,6 +59,10 @@ export interface WebSocketListenOptions {
    * that send no `Origin` (not browsers) are not affected. Others get HTTP 403.
    */
   readonly allowOrigins?: readonly string[] | undefined;
+  /** @internal The server's connection bounds (its own listeners). */
+  readonly bounds?: ChannelBounds | undefined;
+  /** @internal Whether one more connection may be accepted (else HTTP 503). */
+  readonly admit?: (() => boolean) | undefined;
 }
 
 /** A WebSocket listener. */
@@ -66,6 +78,8 @@ export interface WebSocketListener {
 }
 
 const DEFAULT_MAX_FRAME_BYTES = 64 * 1024 * 1024;
+/** Bytes queued for a client above which it counts as backlogged (reading stops). */
+const HIGH_WATER_MARK = 1024 * 1024;
 
 /**
  * The server side of one WebSocket client: a {@link SessionChannel} of kind
@@ -74,22 +88,52 @@ const DEFAULT_MAX_FRAME_BYTES = 64 * 1024 * 1024;
 export class WebSocketChannel implements SessionChannel {
   readonly kind = 'message';
   readonly probes = true;
+  readonly backlog: BacklogMeter | undefined;
   private handlers: ChannelHandlers | undefined;
   private closedReported = false;
   private readonly early: string[] = [];
+  /** Bytes sent and not yet written to the socket. */
+  private queued = 0;
+  private held = false;
+  /** Bytes received since the last whole message (an incomplete one, roughly). */
+  private partial = 0;
 
   /**
    * @param ws An open server-side socket of the `ws` package.
    * @param name The connection's name in logs, e.g. `ws:127.0.0.1:40512`.
+   * @param socket The upgraded socket, to count incomplete messages against `bounds`.
+   * @param bounds The server's connection bounds, when a server's listener accepted it.
    */
   constructor(
     private readonly ws: WebSocket,
     readonly name: string,
+    socket?: Duplex | undefined,
+    bounds?: ChannelBounds | undefined,
   ) {
     ws.on('error', () => {
       // 'close' follows.
     });
+    this.backlog = bounds?.limits.meter((bytes) => {
+      if (this.closedReported) return;
+      logBacklogDrop(bounds, name, bytes);
+      this.abort();
+    });
+    if (bounds !== undefined && socket !== undefined) {
+      // Registered after the ws receiver's own listener: each chunk is counted
+      // after the messages it completed were delivered.
+      socket.on('data', (chunk: Buffer) => {
+        this.partial += chunk.length;
+        if (bounds.limits.holdInput(this, this.partial)) return;
+        logInputDrop(bounds, name, this.partial);
+        bounds.limits.release(this);
+        this.abort();
+      });
+    }
     ws.on('message', (data: RawData, isBinary: boolean) => {
+      if (this.partial > 0) {
+        this.partial = 0;
+        bounds?.limits.holdInput(this, 0);
+      }
       if (isBinary) {
         ws.close(1003, 'binary frames are not supported: send each JSON-RPC message as text');
         return;
@@ -98,7 +142,21 @@ export class WebSocketChannel implements SessionChannel {
       if (this.handlers) this.handlers.message(text);
       else this.early.push(text);
     });
-    ws.on('close', () => this.reportClose());
+    ws.on('close', () => {
+      bounds?.limits.release(this);
+      this.reportClose();
+    });
+  }
+
+  /** Call `cb` once the WebSocket has closed. */
+  onClose(cb: () => void): void {
+    if (this.ws.readyState === this.ws.CLOSED) cb();
+    else this.ws.once('close', cb);
+  }
+
+  /** True while more than 1 MiB waits to be written to the client: reading stops meanwhile. */
+  get backlogged(): boolean {
+    return this.held;
   }
 
   attach(handlers: ChannelHandlers): void {
@@ -108,7 +166,23 @@ export class WebSocketChannel implements SessionChannel {
   }
 
   write(text: string): void {
-    if (this.ws.readyState === this.ws.OPEN) this.ws.send(text);
+    if (this.ws.readyState !== this.ws.OPEN) return;
+    const bytes = Buffer.byteLength(text);
+    if (this.held) this.backlog?.wrote(bytes);
+    this.queued += bytes;
+    this.ws.send(text, () => {
+      this.queued -= bytes;
+      if (this.held && this.queued <= HIGH_WATER_MARK / 4) {
+        this.held = false;
+        this.backlog?.drained();
+        this.ws.resume();
+        this.handlers?.drain?.();
+      }
+    });
+    if (!this.held && this.queued > HIGH_WATER_MARK) {
+      this.held = true;
+      this.ws.pause();
+    }
   }
 
   close(): void {
@@ -137,7 +211,7 @@ export class WebSocketChannel implements SessionChannel {
  */
 export async function listenWebSocket(
   address: string,
-  onChannel: (channel: SessionChannel) => void,
+  onChannel: (channel: WebSocketChannel) => void,
   options: WebSocketListenOptions = {},
 ): Promise<WebSocketListener> {
   const parsed = parseListenAddress(address);
@@ -167,6 +241,12 @@ export async function listenWebSocket(
   http.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     socket.on('error', () => socket.destroy());
     const path = (req.url ?? '/').split('?')[0] ?? '/';
+    if (options.admit !== undefined && !options.admit()) {
+      socket.end(
+        'HTTP/1.1 503 Service Unavailable\r\nConnection: close\r\nContent-Length: 0\r\n\r\n',
+      );
+      return;
+    }
     if (parsed.path !== '/' && path !== parsed.path) {
       socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
       return;
@@ -184,7 +264,7 @@ export async function listenWebSocket(
       }
       const host = req.socket.remoteAddress ?? '?';
       const name = `ws:${host.includes(':') ? `[${host}]` : host}:${req.socket.remotePort ?? '?'}`;
-      onChannel(new WebSocketChannel(ws, name));
+      onChannel(new WebSocketChannel(ws, name, socket, options.bounds));
     });
   });
   await new Promise<void>((resolve, reject) => {

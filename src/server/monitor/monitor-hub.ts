@@ -12,6 +12,7 @@ import type { TxnChanges } from '../engine/executor.js';
 import { OpError, syntaxError } from '../engine/op-error.js';
 import type { DatabaseRegistry, Served } from '../registry.js';
 import { jsonKey, type Session } from '../rpc/session.js';
+import { MergedBacklog } from './backlog.js';
 import type { HistoryEntry, TxnHistory } from './history.js';
 import { Monitor, type MonitorUpdates, type MonitorVersion } from './monitor.js';
 
@@ -26,12 +27,19 @@ export class MonitorHub {
   private readonly monitorOwner = new Map<Monitor, Session>();
   /** Committed changes each monitor has not sent yet. */
   private readonly pendingUpdates = new Map<Monitor, HistoryEntry[]>();
+  /**
+   * The changes held back for monitors of sessions whose client does not
+   * read, merged per row and counted against the session's backlog bound
+   * (see `backlog.ts`), instead of in `pendingUpdates`.
+   */
+  private readonly backlogs = new Map<Monitor, MergedBacklog>();
 
   constructor(private readonly databases: DatabaseRegistry) {}
 
   /** Queue transaction `id` of `served` (just committed) for every monitor of the database. */
   queue(served: Served, id: string, changes: TxnChanges): void {
     for (const m of served.monitors) {
+      if (this.holdBack(m, { id, changes })) continue;
       const pending = this.pendingUpdates.get(m);
       if (pending === undefined) this.pendingUpdates.set(m, [{ id, changes }]);
       else pending.push({ id, changes });
@@ -44,9 +52,11 @@ export class MonitorHub {
    * merged, as ovsdb-server does (see `OvsdbServer.flush` for when).
    */
   flush(s: Session): void {
-    if (this.pendingUpdates.size === 0) return;
+    if (this.pendingUpdates.size === 0 && this.backlogs.size === 0) return;
     for (const m of s.monitors()) {
-      const pending = this.pendingUpdates.get(m);
+      const merged = this.backlogs.get(m);
+      if (merged !== undefined) this.backlogs.delete(m);
+      const pending = merged === undefined ? this.pendingUpdates.get(m) : [merged.take()];
       if (pending === undefined) continue;
       this.pendingUpdates.delete(m);
       const updates =
@@ -188,9 +198,30 @@ export class MonitorHub {
     const s = this.monitorOwner.get(m);
     this.monitorOwner.delete(m);
     this.pendingUpdates.delete(m);
+    this.backlogs.get(m)?.release();
+    this.backlogs.delete(m);
     this.databases.of(m.db)?.monitors.delete(m);
     if (s === undefined) return;
     s.removeMonitor(m);
     if (notify && s.dbChangeAware && !s.closed) s.notify('monitor_canceled', [m.id]);
+  }
+
+  /**
+   * Merge `entry` into what monitor `m` holds back when its session is
+   * backlogged and its connection has a backlog bound; false otherwise.
+   */
+  private holdBack(m: Monitor, entry: HistoryEntry): boolean {
+    let merged = this.backlogs.get(m);
+    if (merged === undefined) {
+      const s = this.monitorOwner.get(m);
+      const meter = s?.backlogMeter;
+      if (s === undefined || meter === undefined || !s.backlogged) return false;
+      merged = new MergedBacklog(m, meter);
+      this.backlogs.set(m, merged);
+      for (const earlier of this.pendingUpdates.get(m) ?? []) merged.add(earlier);
+      this.pendingUpdates.delete(m);
+    }
+    merged.add(entry);
+    return true;
   }
 }

@@ -6,6 +6,7 @@
  */
 
 import type * as net from 'node:net';
+import type { BacklogMeter, ConnectionLimits } from '../listeners/limits.js';
 
 /** What a channel reports to its session. */
 export interface ChannelHandlers {
@@ -19,6 +20,8 @@ export interface ChannelHandlers {
   drain?(): void;
   /** A batch of received data was handled; what it wrote is sent next (channels that report {@link SessionChannel.batching}). */
   batchEnd?(): void;
+  /** Bytes of an incomplete message the session holds (stream channels), for the server's input bound. */
+  bufferedInput?(): number;
 }
 
 /** One client connection as the server sees it. */
@@ -49,6 +52,38 @@ export interface SessionChannel {
   close(): void;
   /** Drop the connection at once (a reset for tcp), as a killed server does. */
   abort(): void;
+  /**
+   * The connection's backlog (see `listeners/limits.ts`), for channels of a
+   * listener: the merged monitor updates waiting for it are added to it.
+   */
+  readonly backlog?: BacklogMeter | undefined;
+}
+
+/** What a listener's channel needs to keep the server's bounds. */
+export interface ChannelBounds {
+  readonly limits: ConnectionLimits;
+  /** Write a log line (module, level, text). */
+  log(module: string, level: 'INFO' | 'WARN', text: string): void;
+}
+
+/** Log that connection `name` is dropped because its backlog passed the bound. */
+export function logBacklogDrop(bounds: ChannelBounds, name: string, bytes: number): void {
+  bounds.log(
+    'jsonrpc',
+    'WARN',
+    `${name}: excessive sending backlog (${bytes} bytes waiting, over the ${bounds.limits.maxBacklogBytes}-byte bound), disconnecting`,
+  );
+  bounds.log('reconnect', 'WARN', `${name}: connection dropped (excessive sending backlog)`);
+}
+
+/** Log that connection `name` is dropped because the input of all connections passed the bound. */
+export function logInputDrop(bounds: ChannelBounds, name: string, bytes: number): void {
+  bounds.log(
+    'jsonrpc',
+    'WARN',
+    `${name}: incomplete messages of all connections would exceed ${bounds.limits.maxInputBytes} bytes (${bounds.limits.totalInput} held, ${bytes} by this connection), disconnecting`,
+  );
+  bounds.log('reconnect', 'WARN', `${name}: connection dropped (input buffers full)`);
 }
 
 /** A {@link SessionChannel} over a connected Node socket. */
@@ -59,16 +94,38 @@ export class SocketChannel implements SessionChannel {
   /** True while a received chunk is handled (writes are gathered). */
   private corked = false;
   private handlers: ChannelHandlers | undefined;
+  readonly backlog: BacklogMeter | undefined;
 
+  /** @param bounds The server's bounds (a listener's connections); none for others. */
   constructor(
     private readonly socket: net.Socket,
     readonly name: string,
     readonly probes: boolean,
+    private readonly bounds?: ChannelBounds | undefined,
   ) {
     socket.on('error', () => {
       // 'close' follows.
     });
-    socket.on('close', () => this.reportClose());
+    socket.on('close', () => {
+      bounds?.limits.release(this);
+      this.reportClose();
+    });
+    this.backlog = bounds?.limits.meter((bytes) => {
+      if (this.socket.destroyed) return;
+      logBacklogDrop(bounds, name, bytes);
+      this.abort();
+    });
+  }
+
+  /** After a chunk was handled: count what the session holds of an incomplete message. */
+  private holdInput(handlers: ChannelHandlers): void {
+    const bounds = this.bounds;
+    if (bounds === undefined || this.socket.destroyed) return;
+    const held = handlers.bufferedInput?.() ?? 0;
+    if (bounds.limits.holdInput(this, held)) return;
+    logInputDrop(bounds, this.name, held);
+    bounds.limits.release(this);
+    this.abort();
   }
 
   attach(handlers: ChannelHandlers): void {
@@ -81,13 +138,14 @@ export class SocketChannel implements SessionChannel {
       this.socket.cork();
       try {
         handlers.data(chunk);
+        this.holdInput(handlers);
       } finally {
         try {
           handlers.batchEnd?.();
         } finally {
           this.corked = false;
           this.socket.uncork();
-          if (this.socket.writableNeedDrain && this.socket.writableLength > 0) this.backlog();
+          if (this.socket.writableNeedDrain && this.socket.writableLength > 0) this.holdBack();
         }
       }
     });
@@ -111,16 +169,18 @@ export class SocketChannel implements SessionChannel {
    */
   write(text: string): void {
     if (this.socket.destroyed || !this.socket.writable) return;
-    if (!this.socket.write(text) && !this.corked) this.backlog();
+    if (this.readPaused) this.backlog?.wrote(Buffer.byteLength(text));
+    if (!this.socket.write(text) && !this.corked) this.holdBack();
   }
 
   /** Stop reading until the socket drained, then report the drain. */
-  private backlog(): void {
+  private holdBack(): void {
     if (this.readPaused) return;
     this.readPaused = true;
     this.socket.pause();
     this.socket.once('drain', () => {
       this.readPaused = false;
+      this.backlog?.drained();
       this.socket.resume();
       this.handlers?.drain?.();
     });

@@ -10,7 +10,11 @@
  * `params` an array. A request needs `method`, `params` and `id`; a
  * notification `method` and `params`. Anything else (another member such as
  * `"jsonrpc": "2.0"`, invalid JSON, a reply the server did not ask for) makes
- * the server log the problem and drop the connection without a reply. An
+ * the server log the problem and drop the connection without a reply. So
+ * do OVS's JSON limits, as ovsdb-server applies them: nesting deeper than
+ * 1,000 levels and a string holding U+0000 (in a value, a table or method
+ * name, anywhere). A message whose handling fails unexpectedly drops only
+ * its own connection (logged as an error); every other session goes on. An
  * `echo` request is answered at once with its params; a reply to the
  * server's own probe (`"id": "echo"`) is swallowed. Of notifications, only
  * `cancel` does anything.
@@ -25,8 +29,9 @@
 import { ovsJsonText } from '../../ovsdb/values/ovs-text.js';
 import { ProtocolError } from '../../ovsdb/wire/errors.js';
 import { JsonStreamFramer } from '../../ovsdb/wire/framer.js';
-import { parseJson, stringifyJson } from '../../ovsdb/wire/json-text.js';
+import { parseJsonMessage, stringifyJson } from '../../ovsdb/wire/json-text.js';
 import { OvsHmapOrder } from '../engine/ovs-hmap.js';
+import type { BacklogMeter } from '../listeners/limits.js';
 import type { Monitor } from '../monitor/monitor.js';
 import type { SessionChannel } from './channel.js';
 import { echoJson } from './echo-json.js';
@@ -156,6 +161,7 @@ export class Session {
       message: (text) => this.onText(text),
       close: () => this.onChannelClose(),
       batchEnd: () => this.host.persist?.(),
+      bufferedInput: () => this.framer?.bufferedBytes ?? 0,
       // Serviced again once the client caught up: what its monitors merged meanwhile goes out.
       drain: () => {
         if (!this.isClosed) this.host.flush(this);
@@ -197,6 +203,11 @@ export class Session {
    */
   get backlogged(): boolean {
     return this.channel.backlogged === true;
+  }
+
+  /** The connection's backlog meter (listener connections), which merged monitor updates count against. */
+  get backlogMeter(): BacklogMeter | undefined {
+    return this.channel.backlog;
   }
 
   /** True once the session ended. */
@@ -270,7 +281,7 @@ export class Session {
     }
     for (const m of messages) {
       if (this.isClosed) return;
-      this.handle(m);
+      this.handleSafely(m);
     }
     if (failure !== undefined && !this.isClosed) {
       const text = failure instanceof ProtocolError ? failure.message : String(failure);
@@ -283,12 +294,33 @@ export class Session {
     this.activity();
     let json: unknown;
     try {
-      json = parseJson(text);
+      json = parseJsonMessage(text);
     } catch (e) {
       this.drop('jsonrpc', `error parsing stream: ${(e as Error).message}`);
       return;
     }
-    this.handle(json);
+    this.handleSafely(json);
+  }
+
+  /**
+   * {@link Session.handle}, where a failure that escapes it (a bug, never an
+   * answer the protocol defines) drops this session alone, logged, rather
+   * than every session with the process.
+   */
+  private handleSafely(json: unknown): void {
+    try {
+      this.handle(json);
+    } catch (e) {
+      if (this.isClosed) return;
+      const text = e instanceof Error ? `${e.name}: ${e.message}` : String(e);
+      this.host.log.write(
+        'jsonrpc',
+        'ERR',
+        `${this.name}: failed to handle a message: ${text.slice(0, 500)}`,
+      );
+      this.host.log.write('reconnect', 'WARN', `${this.name}: connection dropped (Protocol error)`);
+      this.close();
+    }
   }
 
   private handle(json: unknown): void {
