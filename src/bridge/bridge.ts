@@ -27,11 +27,13 @@
  *   malformed JSON-RPC message (which would make ovsdb-server drop the
  *   connection);
  * - 1009 message too big: a frame over `maxFrameBytes`, or a server message
- *   over `maxMessageBytes`;
+ *   over `maxMessageBytes` (`maxUnsolicitedBytes` for one that begins while
+ *   none of the client's requests is pending);
  * - 1007 invalid payload: a frame that is not JSON (or not UTF-8);
  * - 1003 unsupported data: a binary frame;
  * - 1011 internal error: the server cannot be reached, closed the
  *   connection, or sent invalid data;
+ * - 1013 try again later: a buffer bound would be passed (see Bounds);
  * - 1001 going away: the bridge is shutting down.
  * Refused requests do not close anything: they get a JSON-RPC error reply
  * `{"id":…,"result":null,"error":{"error":"permission error","details":"…"}}`.
@@ -44,6 +46,14 @@
  * is full, the bridge stops reading the client until it drains. A client that
  * stops reading therefore holds at most about `highWaterMark` plus one
  * server message in the bridge; the rest waits in the server and the kernel.
+ *
+ * ## Bounds
+ * What the bridge holds for a client in both directions (see `buffers.ts`)
+ * is bounded per client (`maxSessionBufferedBytes`) and for all clients
+ * together (`maxBufferedBytes`, default 1 GiB); a client whose growth would
+ * pass either is closed with 1013 (try again later). At most
+ * `maxConnections` clients are served at once (default 1,000); more are
+ * refused with HTTP 503 before the upgrade.
  * @module
  */
 
@@ -63,7 +73,8 @@ import { OriginPolicy } from '../net/origin.js';
 import { serveStatic } from '../net/static-files.js';
 import { formatRemote, type SocketRemote } from '../ovsdb/transport/remote.js';
 import type { TlsOptions } from '../ovsdb/transport/socket-transport.js';
-import { DEFAULT_MAX_MESSAGE_BYTES } from '../ovsdb/wire/framer.js';
+import { DEFAULT_MAX_REPLY_BYTES, DEFAULT_MAX_UNSOLICITED_BYTES } from '../ovsdb/wire/limits.js';
+import { BufferBudget } from './buffers.js';
 import { BridgePolicy, type BridgePolicyOptions } from './policy.js';
 import { type BridgeCounters, BridgeSession, type BridgeSessionHost } from './session.js';
 import { parseUpstreamRemote } from './upstream.js';
@@ -91,8 +102,19 @@ export interface BridgeOptions {
   readonly policy?: BridgePolicyOptions | undefined;
   /** Largest frame a client may send, in bytes (default 4 MiB); larger ones close with 1009. */
   readonly maxFrameBytes?: number | undefined;
-  /** Largest message the server may send, in bytes (default 64 MiB); a larger one closes the client with 1009. */
+  /**
+   * Largest message the server may send, in bytes (default 1 GiB, as the
+   * database client's: an initial monitor reply is about 350 bytes per
+   * logical switch port); a larger one closes the client with 1009.
+   */
   readonly maxMessageBytes?: number | undefined;
+  /**
+   * Largest server message that begins while none of the client's requests
+   * is waiting for its reply (so that it is no reply: a notification), in
+   * bytes (default 64 MiB, at most `maxMessageBytes`); a larger one closes
+   * the client with 1009. See `ovsdb/wire/limits.ts`.
+   */
+  readonly maxUnsolicitedBytes?: number | undefined;
   /** Bytes queued for one client above which the bridge stops reading its server socket (default 1 MiB). */
   readonly highWaterMark?: number | undefined;
   /** Certificate and key (PEM contents) for `wss:`. */
@@ -109,6 +131,19 @@ export interface BridgeOptions {
   readonly staticDir?: string | undefined;
   /** Most simultaneous clients (default 1,000); more are refused with HTTP 503. */
   readonly maxConnections?: number | undefined;
+  /**
+   * Most bytes the bridge holds for all its clients together, both
+   * directions (see `buffers.ts`); the client whose growth would pass it is
+   * closed with 1013. Default {@link DEFAULT_BRIDGE_MAX_BUFFERED_BYTES} (1 GiB),
+   * or one session's bound when that is larger.
+   */
+  readonly maxBufferedBytes?: number | undefined;
+  /**
+   * Most bytes the bridge holds for one client, both directions; past it the
+   * client is closed with 1013. Default: what the other limits allow a
+   * session, `maxMessageBytes + maxFrameBytes + 2 × highWaterMark`.
+   */
+  readonly maxSessionBufferedBytes?: number | undefined;
   /** Timeout of connecting to the server, in ms (default 10,000). */
   readonly connectTimeoutMs?: number | undefined;
   /**
@@ -147,6 +182,14 @@ export interface BridgeStats {
   readonly maxQueuedBytes: number;
   /** Bytes queued for all clients now. */
   readonly queuedBytes: number;
+  /** Bytes held for all clients now, both directions (see {@link BridgeOptions.maxBufferedBytes}). */
+  readonly bufferedBytes: number;
+  /** The most bytes ever held for all clients at once. */
+  readonly peakBufferedBytes: number;
+  /** The most bytes ever held for one client. */
+  readonly peakSessionBufferedBytes: number;
+  /** Clients closed (1013) because a buffer bound would have been passed. */
+  readonly bufferDrops: number;
   /** Clients dropped because they did not answer a ping. */
   readonly pingTimeouts: number;
 }
@@ -169,6 +212,9 @@ export interface Bridge {
 export const DEFAULT_MAX_FRAME_BYTES = 4 * 1024 * 1024;
 /** Default {@link BridgeOptions.highWaterMark}: 1 MiB. */
 export const DEFAULT_BRIDGE_HIGH_WATER_MARK = 1024 * 1024;
+
+/** Default {@link BridgeOptions.maxBufferedBytes}: 1 GiB. */
+export const DEFAULT_BRIDGE_MAX_BUFFERED_BYTES = 1024 * 1024 * 1024;
 
 /** The bridge options are inconsistent (e.g. no token and no `noAuth`). */
 export class BridgeConfigError extends Error {
@@ -231,11 +277,17 @@ class BridgeCore implements Bridge, BridgeSessionHost {
     clientPauses: 0,
     maxQueuedBytes: 0,
     queuedBytes: 0,
+    bufferedBytes: 0,
+    peakBufferedBytes: 0,
+    peakSessionBufferedBytes: 0,
+    bufferDrops: 0,
     pingTimeouts: 0,
   };
+  readonly buffers: BufferBudget;
   readonly sessions = new Set<BridgeSession>();
   readonly maxFrameBytes: number;
   readonly maxMessageBytes: number;
+  readonly maxUnsolicitedBytes: number;
   readonly highWaterMark: number;
   readonly lowWaterMark: number;
   readonly connectTimeoutMs: number;
@@ -260,7 +312,11 @@ class BridgeCore implements Bridge, BridgeSessionHost {
     this.maxMessageBytes = positive(
       'maxMessageBytes',
       options.maxMessageBytes,
-      DEFAULT_MAX_MESSAGE_BYTES,
+      DEFAULT_MAX_REPLY_BYTES,
+    );
+    this.maxUnsolicitedBytes = Math.min(
+      this.maxMessageBytes,
+      positive('maxUnsolicitedBytes', options.maxUnsolicitedBytes, DEFAULT_MAX_UNSOLICITED_BYTES),
     );
     this.highWaterMark = positive(
       'highWaterMark',
@@ -268,6 +324,19 @@ class BridgeCore implements Bridge, BridgeSessionHost {
       DEFAULT_BRIDGE_HIGH_WATER_MARK,
     );
     this.lowWaterMark = Math.floor(this.highWaterMark / 4);
+    const maxSession = positive(
+      'maxSessionBufferedBytes',
+      options.maxSessionBufferedBytes,
+      this.maxMessageBytes + this.maxFrameBytes + 2 * this.highWaterMark,
+    );
+    this.buffers = new BufferBudget(
+      positive(
+        'maxBufferedBytes',
+        options.maxBufferedBytes,
+        Math.max(DEFAULT_BRIDGE_MAX_BUFFERED_BYTES, maxSession),
+      ),
+      maxSession,
+    );
     this.connectTimeoutMs = positive('connectTimeoutMs', options.connectTimeoutMs, 10_000);
     try {
       this.origins = new OriginPolicy(address.kind, address.host, options.allowOrigins);
@@ -333,7 +402,15 @@ class BridgeCore implements Bridge, BridgeSessionHost {
   stats(): BridgeStats {
     let queued = 0;
     for (const s of this.sessions) queued += s.queuedBytes;
-    return { ...this.counters, queuedBytes: queued };
+    const b = this.buffers;
+    return {
+      ...this.counters,
+      queuedBytes: queued,
+      bufferedBytes: b.total,
+      peakBufferedBytes: b.peakTotal,
+      peakSessionBufferedBytes: b.peakSession,
+      bufferDrops: b.drops,
+    };
   }
 
   close(): Promise<void> {
@@ -401,7 +478,7 @@ class BridgeCore implements Bridge, BridgeSessionHost {
         ws.close(1001, 'the bridge is shutting down');
         return;
       }
-      const session = new BridgeSession(this, ws, `#${this.nextId++} ${peer}`);
+      const session = new BridgeSession(this, ws, `#${this.nextId++} ${peer}`, socket);
       this.sessions.add(session);
       this.counters.connectionsTotal++;
       this.counters.connectionsOpen++;

@@ -36,12 +36,19 @@ server. Each client gets its own connection to the server.
   --remote-key FILE       client private key (PEM) for an ssl: server
   --remote-servername NAME  the name the ssl: server's certificate must carry (default: the remote's host)
   --max-frame-bytes N     largest client frame (default 4194304); larger ones close with 1009
-  --max-message-bytes N   largest server message (default 67108864)
+  --max-message-bytes N   largest server message (default 1073741824: an initial monitor reply)
+  --max-unsolicited-bytes N  largest server message while no request of the client is pending
+                          (default 67108864)
   --high-water-mark N     bytes queued for one client before the bridge stops reading its server (default 1048576)
   --allow-origin ORIGIN   let pages from ORIGIN connect (repeatable), e.g. https://ui.example.com; by default
                           only pages the bridge serves itself (--static) may; "*" lets any page (with a warning)
   --static DIR            serve the files of DIR over plain HTTP (e.g. a browser page)
   --max-connections N     most simultaneous clients (default 1000)
+  --max-buffered-bytes N  most bytes held for all clients together, both directions (default 1073741824,
+                          or one client's bound when larger); the client that would pass it is closed (1013)
+  --max-session-buffered-bytes N
+                          most bytes held for one client, both directions (default: what the message,
+                          frame and high-water limits allow); past it the client is closed (1013)
   --ping-interval MS      ping clients this often and drop those that do not answer (default 30000; 0: never)
   -h, --help              show this help
 `;
@@ -118,8 +125,11 @@ export async function parseBridgeArgs(argv: readonly string[]): Promise<BridgeOp
     remoteTls,
     maxFrameBytes: count('--max-frame-bytes', v['max-frame-bytes']),
     maxMessageBytes: count('--max-message-bytes', v['max-message-bytes']),
+    maxUnsolicitedBytes: count('--max-unsolicited-bytes', v['max-unsolicited-bytes']),
     highWaterMark: count('--high-water-mark', v['high-water-mark']),
     maxConnections: count('--max-connections', v['max-connections']),
+    maxBufferedBytes: count('--max-buffered-bytes', v['max-buffered-bytes']),
+    maxSessionBufferedBytes: count('--max-session-buffered-bytes', v['max-session-buffered-bytes']),
     pingIntervalMs: v['ping-interval'] === '0' ? 0 : count('--ping-interval', v['ping-interval']),
     allowOrigins: v['allow-origin'],
     staticDir: v.static,
@@ -206,8 +216,11 @@ function parse(argv: readonly string[]) {
       'remote-servername': { type: 'string' },
       'max-frame-bytes': { type: 'string' },
       'max-message-bytes': { type: 'string' },
+      'max-unsolicited-bytes': { type: 'string' },
       'high-water-mark': { type: 'string' },
       'max-connections': { type: 'string' },
+      'max-buffered-bytes': { type: 'string' },
+      'max-session-buffered-bytes': { type: 'string' },
       'ping-interval': { type: 'string' },
       'allow-origin': { type: 'string', multiple: true },
       static: { type: 'string' },

@@ -12,12 +12,15 @@
  */
 
 import type * as net from 'node:net';
+import type { Duplex } from 'node:stream';
 import type { RawData, WebSocket } from 'ws';
 import type { SocketRemote } from '../ovsdb/transport/remote.js';
 import { ProtocolError } from '../ovsdb/wire/errors.js';
 import { type FramedMessage, JsonStreamFramer } from '../ovsdb/wire/framer.js';
-import { parseJson, stringifyJson } from '../ovsdb/wire/json-text.js';
+import { parseJsonMessage, stringifyJson } from '../ovsdb/wire/json-text.js';
 import type { BridgeLogger, BridgeOptions, BridgeStats } from './bridge.js';
+import { type BufferBudget, SessionBuffers } from './buffers.js';
+import { RequestIds, topLevelIdSpan, withId } from './ids.js';
 import type { BridgePolicy } from './policy.js';
 import { connectUpstream } from './upstream.js';
 
@@ -37,12 +40,16 @@ export interface BridgeSessionHost {
   readonly maxFrameBytes: number;
   /** Largest message the server may send, in bytes. */
   readonly maxMessageBytes: number;
+  /** Largest server message that begins while none of the client's requests is pending. */
+  readonly maxUnsolicitedBytes: number;
   /** Bytes queued for the client above which the server socket is paused. */
   readonly highWaterMark: number;
   /** Bytes queued for the client at or below which the server socket is resumed. */
   readonly lowWaterMark: number;
   /** Timeout of connecting to the server, in ms. */
   readonly connectTimeoutMs: number;
+  /** The bytes held for all clients, and their bounds. */
+  readonly buffers: BufferBudget;
   /** Log `message` at `level` through the bridge's logger. */
   log(level: keyof BridgeLogger, message: string): void;
 }
@@ -62,18 +69,41 @@ export class BridgeSession {
   private upstreamPaused = false;
   private waitingForUpstreamDrain = false;
   private clientPaused = false;
-  private readonly listDbsIds = new Map<string, number>();
+  /** The client's requests waiting for their replies, under the bridge's own ids. */
+  private readonly ids = new RequestIds();
   private resolveFinished!: () => void;
   private wsClosed = false;
   private awaitingPong = false;
   private killTimer: ReturnType<typeof setTimeout> | undefined;
+  /** This session's share of the bridge's buffer budget. */
+  private readonly held: SessionBuffers;
+  /** Bytes read from the client since its last whole frame (a frame being received). */
+  private partialIn = 0;
+  /** Bytes of the frames waiting for the server connection to open. */
+  private earlyBytes = 0;
 
+  /**
+   * @param socket The client's upgraded socket: what it reads counts
+   *   against the buffer bounds until a frame is whole.
+   */
   constructor(
     private readonly core: BridgeSessionHost,
     private readonly ws: WebSocket,
     private readonly name: string,
+    socket?: Duplex | undefined,
   ) {
-    this.framer = new JsonStreamFramer({ maxMessageBytes: core.maxMessageBytes });
+    this.held = new SessionBuffers(core.buffers);
+    // Registered after ws's own listener: a read is counted once the frames it completed were delivered.
+    socket?.on('data', (chunk: Buffer) => {
+      if (this.closed) return;
+      this.partialIn += chunk.length;
+      this.account();
+    });
+    this.framer = new JsonStreamFramer({
+      maxMessageBytes: core.maxMessageBytes,
+      // A reply may be on its way only while a request of the client is pending.
+      messageLimit: () => (this.ids.size > 0 ? core.maxMessageBytes : core.maxUnsolicitedBytes),
+    });
     this.finished = new Promise((resolve) => {
       this.resolveFinished = resolve;
     });
@@ -104,6 +134,7 @@ export class BridgeSession {
     });
     ws.on('close', (code: number, reason: Buffer) => {
       this.wsClosed = true;
+      this.held.release();
       if (this.killTimer !== undefined) clearTimeout(this.killTimer);
       if (!this.closed) {
         this.closed = true;
@@ -171,6 +202,7 @@ export class BridgeSession {
     this.upstream = socket;
     socket.on('data', (chunk: Buffer) => this.onServerData(chunk));
     socket.on('drain', () => {
+      this.account();
       if (!this.waitingForUpstreamDrain) return;
       this.waitingForUpstreamDrain = false;
       this.updateClientFlow();
@@ -183,14 +215,46 @@ export class BridgeSession {
     socket.resume();
     const early = this.early ?? [];
     this.early = undefined;
+    this.earlyBytes = 0;
     for (const text of early) this.forwardToServer(text);
     this.updateClientFlow();
+    this.account();
+  }
+
+  // ---- buffer bounds -----------------------------------------------------
+
+  /** The bytes this session holds now (see `buffers.ts`), plus `extra`. */
+  private holding(extra = 0): number {
+    return (
+      this.partialIn +
+      this.earlyBytes +
+      (this.upstream?.writableLength ?? 0) +
+      this.framer.bufferedBytes +
+      this.queuedBytes +
+      this.ids.bytes +
+      extra
+    );
+  }
+
+  /** Record what the session holds; close it when that passes a bound. False when closed. */
+  private account(extra = 0): boolean {
+    const bytes = this.holding(extra);
+    const why = this.held.check(bytes);
+    if (why === undefined) {
+      this.held.set(bytes - extra);
+      return true;
+    }
+    this.core.buffers.drops++;
+    this.core.log('warn', `${this.name}: closed: ${why}`);
+    this.close(1013, 'the bridge is overloaded: its buffers are full');
+    return false;
   }
 
   // ---- client → server ---------------------------------------------------
 
   private onClientMessage(data: RawData, isBinary: boolean): void {
     if (this.closed) return;
+    this.partialIn = 0;
     if (isBinary) {
       this.close(1003, 'binary frames are not supported: send each JSON-RPC message as text');
       return;
@@ -198,9 +262,12 @@ export class BridgeSession {
     const text = rawText(data);
     let message: unknown;
     try {
-      message = parseJson(text);
-    } catch {
-      this.close(1007, 'invalid JSON: each frame must hold one JSON-RPC message');
+      // OVS's JSON limits too (nesting, U+0000): such a frame never reaches the server.
+      message = parseJsonMessage(text);
+    } catch (e) {
+      const why = e instanceof Error ? e.message : String(e);
+      this.core.log('warn', `${this.name}: closed: invalid JSON: ${why.slice(0, 200)}`);
+      this.close(1007, `invalid JSON: ${why}`);
       return;
     }
     const problem = malformed(message);
@@ -211,32 +278,48 @@ export class BridgeSession {
     }
     const m = message as Record<string, unknown>;
     const method = m['method'];
-    if (typeof method === 'string') {
-      const params = m['params'] as unknown[];
-      const id = m['id'] ?? null;
-      const decision = this.core.policy.check(method, params);
-      if (!decision.allowed) {
-        this.core.counters.refusedRequests++;
-        this.core.log('info', `${this.name}: refused ${method}: ${decision.details}`);
-        if (id !== null) {
-          this.sendToClient(
-            stringifyJson({
-              id,
-              result: null,
-              error: { error: 'permission error', details: decision.details },
-            }),
-          );
+    if (typeof method !== 'string') {
+      // A reply to a request of the server (its inactivity probe): up as is.
+      this.toServer(stringifyJson(message));
+      return;
+    }
+    const params = m['params'] as unknown[];
+    const id = m['id'] ?? null;
+    const idText = id === null ? 'null' : clientIdText(text, id);
+    const decision = this.core.policy.check(method, params);
+    if (!decision.allowed) {
+      this.core.counters.refusedRequests++;
+      this.core.log('info', `${this.name}: refused ${method}: ${decision.details}`);
+      if (id !== null) {
+        const error = stringifyJson({ error: 'permission error', details: decision.details });
+        this.sendToClient(`{"id":${idText},"result":null,"error":${error}}`);
+      }
+      return;
+    }
+    if (id === null) {
+      if (method === 'cancel') {
+        // Name the bridge's id of the request to cancel; a cancel that names
+        // no pending request would cancel nothing on the server either.
+        if (params.length !== 1) return;
+        for (const up of this.ids.idsOf(params[0])) {
+          this.toServer(`{"method":"cancel","params":[${up}],"id":null}`);
         }
         return;
       }
-      if (method === 'list_dbs' && id !== null && this.core.policy.allowDbs !== undefined) {
-        const key = stringifyJson(id);
-        this.listDbsIds.set(key, (this.listDbsIds.get(key) ?? 0) + 1);
-      }
+      this.toServer(stringifyJson({ method, params, id: null }));
+      return;
     }
-    const out = stringifyJson(message);
-    if (this.early) this.early.push(out);
-    else this.forwardToServer(out);
+    const up = this.ids.forward(method, id, idText);
+    this.toServer(stringifyJson({ method, params, id: up }));
+  }
+
+  /** Send `text` to the server, or hold it until the server socket is connected. */
+  private toServer(text: string): void {
+    if (this.early) {
+      this.early.push(text);
+      this.earlyBytes += text.length;
+    } else this.forwardToServer(text);
+    this.account();
   }
 
   private forwardToServer(text: string): void {
@@ -265,59 +348,72 @@ export class BridgeSession {
       if (this.closed) return;
       this.forwardToClient(m);
     }
+    if (!this.closed && !this.account()) return;
     if (failure !== undefined && !this.closed) {
       const text = failure instanceof Error ? failure.message : String(failure);
       this.core.log('error', `${this.name}: invalid data from the OVSDB server: ${text}`);
-      if (failure instanceof ProtocolError && /exceeds the \d+-byte limit/.test(text)) {
-        this.close(
-          1009,
-          `a message from the OVSDB server exceeds the ${this.core.maxMessageBytes}-byte limit`,
-        );
+      const limit = failure instanceof ProtocolError && /exceeds the (\d+)-byte limit/.exec(text);
+      if (limit) {
+        this.close(1009, `a message from the OVSDB server exceeds the ${limit[1]}-byte limit`);
       } else {
         this.close(1011, 'invalid data from the OVSDB server');
       }
     }
   }
 
-  /** Forward one server message: its text as received, unless a `list_dbs` reply is filtered. */
+  /**
+   * Forward one server message: requests and notifications as received;
+   * a reply with the client's id in place of the bridge's (the rest of its
+   * text as received), and a `list_dbs` reply's databases filtered.
+   */
   private forwardToClient(message: FramedMessage): void {
-    if (this.listDbsIds.size > 0 && this.filterListDbs(message.value)) {
-      this.sendToClient(stringifyJson(message.value));
-    } else {
+    const m = message.value as Record<string, unknown>;
+    if (typeof m['method'] === 'string') {
       this.sendToClient(message.text);
+      return;
     }
-  }
-
-  /** Keep only allowed databases in a `list_dbs` reply; true when `message` was one. */
-  private filterListDbs(message: unknown): boolean {
-    if (typeof message !== 'object' || message === null) return false;
-    const m = message as Record<string, unknown>;
-    if (Object.hasOwn(m, 'method')) return false;
-    const key = stringifyJson(m['id'] ?? null);
-    const n = this.listDbsIds.get(key);
-    if (n === undefined) return false;
-    if (n <= 1) this.listDbsIds.delete(key);
-    else this.listDbsIds.set(key, n - 1);
+    const request = this.ids.settle(m['id']);
+    if (request === undefined) {
+      this.core.log(
+        'warn',
+        `${this.name}: dropped a reply from the OVSDB server to no request of this client`,
+      );
+      return;
+    }
+    const idText = request.clientIdText;
     const result = m['result'];
-    if (Array.isArray(result)) {
-      m['result'] = result.filter(
+    if (
+      request.method === 'list_dbs' &&
+      Array.isArray(result) &&
+      this.core.policy.allowDbs !== undefined
+    ) {
+      const dbs = result.filter(
         (db) => typeof db === 'string' && this.core.policy.allowsDatabase(db),
       );
+      const error = stringifyJson(m['error'] ?? null);
+      this.sendToClient(`{"id":${idText},"result":${stringifyJson(dbs)},"error":${error}}`);
+      return;
     }
-    return true;
+    this.sendToClient(
+      withId(message.text, idText) ??
+        stringifyJson({ ...m, id: parseJsonMessage(idText) as unknown }),
+    );
   }
 
   private sendToClient(text: string): void {
     if (this.closed && this.wsClosed) return;
     const bytes = Buffer.byteLength(text);
     const { core } = this;
+    if (!this.closed && !this.account(bytes)) return;
     this.queuedBytes += bytes;
     core.counters.messagesToClients++;
     if (this.queuedBytes > core.counters.maxQueuedBytes) {
       core.counters.maxQueuedBytes = this.queuedBytes;
     }
+    if (!this.wsClosed) this.held.set(this.holding());
     this.ws.send(text, () => {
       this.queuedBytes -= bytes;
+      if (!this.wsClosed) this.held.set(this.holding());
       this.updateUpstreamFlow();
     });
     this.updateUpstreamFlow();
@@ -394,6 +490,12 @@ function malformed(message: unknown): string | undefined {
     return 'a reply needs "result" or a non-null "error"';
   }
   return undefined;
+}
+
+/** The text of the top-level `id` of the client frame `text` (whose parsed id is `id`). */
+function clientIdText(text: string, id: unknown): string {
+  const span = topLevelIdSpan(text);
+  return span === undefined ? stringifyJson(id) : text.slice(span.start, span.end);
 }
 
 function rawText(data: RawData): string {

@@ -470,6 +470,28 @@ describe('frames and close codes', () => {
     });
   });
 
+  it('a reply over maxUnsolicitedBytes passes while its request is pending', async () => {
+    const bridge = await bridgeWith({}, { maxMessageBytes: 1 << 20, maxUnsolicitedBytes: 4096 });
+    const client = await RawClient.open(bridge.url, { token: TOKEN });
+    const reply = await client.request('echo', ['y'.repeat(8000)]);
+    expect((reply['result'] as string[])[0]).toHaveLength(8000);
+    client.close();
+  });
+
+  it('an unsolicited server message over maxUnsolicitedBytes closes with 1009', async () => {
+    const bridge = await bridgeWith({}, { maxMessageBytes: 1 << 20, maxUnsolicitedBytes: 4096 });
+    const client = await RawClient.open(bridge.url, { token: TOKEN });
+    await client.request('monitor_cond', [DB, 'm', { Item: { columns: ['name'] } }]);
+    // Another client's insert reaches this one as an update2 notification, unasked.
+    const writer = await connect(server.unixRemote);
+    await writer.transact(DB, [insert(`${unique('big')}-${'z'.repeat(8000)}`)]);
+    writer.close();
+    expect(await client.closed).toEqual({
+      code: 1009,
+      reason: 'a message from the OVSDB server exceeds the 4096-byte limit',
+    });
+  });
+
   it.each([
     ['text that is not JSON', 'not json', false, 1007, /^invalid JSON/],
     ['a binary frame', '{"method":"echo","params":[],"id":1}', true, 1003, /^binary frames/],
