@@ -6,16 +6,19 @@
  * ```sh
  * ovnkit-codegen --schema ovn-nb.ovsschema --docs ovn-nb.xml --out src/nb
  * ovnkit-codegen --remote unix:/var/run/ovn/ovnnb_db.sock --db OVN_Northbound --out src/nb
+ * ovnkit-codegen --remote ssl:10.0.0.1:6642 --db OVN_Southbound -p key.pem -c cert.pem -C cacert.pem --out src/sb
  * ovnkit-codegen --schema ovn-nb.ovsschema --out src/nb --check
  * ```
  * @module
  */
 
+import { createPrivateKey, X509Certificate } from 'node:crypto';
 import { readFileSync, realpathSync } from 'node:fs';
 import { isAbsolute, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { connect, SchemaError } from 'ovnkit/ovsdb';
+import { connect, SchemaError, type TlsOptions } from 'ovnkit/ovsdb';
+import { bundledDocs } from './bundled-docs.js';
 import { checkGenerated, writeGenerated } from './files.js';
 import { DEFAULT_OVSDB_IMPORT, generate } from './generate.js';
 import type { OvsdbImports } from './render.js';
@@ -30,12 +33,24 @@ from an OVSDB schema.
 
 Input (one of):
   --schema FILE         an .ovsschema file
-  --remote REMOTE       fetch the schema from a server: unix:PATH, tcp:HOST[:PORT]
+  --remote REMOTE       fetch the schema from a server: unix:PATH,
+                        tcp:HOST[:PORT], ssl:HOST[:PORT]
   --db NAME             the database to fetch with --remote (e.g. OVN_Northbound)
+
+TLS, for an ssl: --remote (all three needed, as ovsdb-client; PEM files):
+  -p, --private-key FILE  the client's private key
+  -c, --certificate FILE  the client's certificate
+  -C, --ca-cert FILE      the CA certificate the server's certificate must be
+                          signed by (its host name is not checked, as
+                          ovsdb-client does not)
 
 Options:
   --out DIR             output directory (required)
-  --docs XML            OVN documentation XML (e.g. ovn-nb.xml) for column docs
+  --docs XML            documentation XML for table and column docs; default:
+                        the one ovnkit ships for the schema's name (ovn-nb.xml
+                        for OVN_Northbound, ovn-sb.xml for OVN_Southbound,
+                        vswitch.xml for Open_vSwitch), none for other names
+  --no-docs             no documentation XML, only the schema's facts
   --name NAME           model name (default: NB, SB, OpenVSwitch, Server, or
                         the PascalCase database name)
   --ovsdb-import SPEC   module the generated code imports the ovsdb layer from
@@ -113,6 +128,7 @@ export async function runCli(args: readonly string[], io: CliIo): Promise<number
   const commandParts = ['ovnkit-codegen'];
   let schema: unknown;
   let source: string;
+  let docsShown: string | undefined;
   try {
     if (values.schema !== undefined) {
       source = displayPath(io.cwd, values.schema);
@@ -121,12 +137,29 @@ export async function runCli(args: readonly string[], io: CliIo): Promise<number
     } else {
       source = `${values.remote} (${values.db})`;
       commandParts.push('--remote', values.remote!, '--db', values.db!);
-      schema = await fetchSchema(values.remote!, values.db!, Number(values.timeout ?? 10_000));
+      const tls = readTls(values, io.cwd, commandParts);
+      schema = await fetchSchema(values.remote!, values.db!, Number(values.timeout ?? 10_000), tls);
     }
     let docsXml: string | undefined;
     if (values.docs !== undefined) {
-      commandParts.push('--docs', displayPath(io.cwd, values.docs));
+      docsShown = displayPath(io.cwd, values.docs);
+      commandParts.push('--docs', docsShown);
       docsXml = readText(resolve(io.cwd, values.docs), 'docs');
+    } else if (values['no-docs']) {
+      commandParts.push('--no-docs');
+    } else {
+      // The documentation ovnkit ships for this database, if any.
+      const name = schemaName(schema);
+      const shipped = name === undefined ? undefined : bundledDocs(name);
+      if (shipped?.found) {
+        docsShown = displayPath(io.cwd, shipped.path);
+        docsXml = readText(shipped.path, 'docs');
+      } else if (shipped !== undefined) {
+        io.stderr(
+          `warning: no documentation for ${name}: ${shipped.reason}; ` +
+            'give --docs FILE, or --no-docs to silence this\n',
+        );
+      }
     }
     if (values.name !== undefined) commandParts.push('--name', values.name);
     if (values['embed-schema']) commandParts.push('--embed-schema');
@@ -192,7 +225,7 @@ export async function runCli(args: readonly string[], io: CliIo): Promise<number
     );
     return 0;
   } catch (err) {
-    io.stderr(`ovnkit-codegen: ${describeError(err, values)}\n`);
+    io.stderr(`ovnkit-codegen: ${describeError(err, values, docsShown)}\n`);
     return 1;
   }
 }
@@ -208,6 +241,11 @@ function parse(args: readonly string[]) {
       db: { type: 'string' },
       out: { type: 'string' },
       docs: { type: 'string' },
+      'no-docs': { type: 'boolean' },
+      'private-key': { type: 'string', short: 'p' },
+      certificate: { type: 'string', short: 'c' },
+      'ca-cert': { type: 'string', short: 'C' },
+      'bootstrap-ca-cert': { type: 'string' },
       name: { type: 'string' },
       'ovsdb-import': { type: 'string' },
       'ovsdb-dir': { type: 'string' },
@@ -241,6 +279,90 @@ function validate(values: Values): void {
   if (values.timeout !== undefined && !(Number(values.timeout) > 0)) {
     throw new UsageError('--timeout must be a positive number of milliseconds');
   }
+  if (values.docs !== undefined && values['no-docs']) {
+    throw new UsageError('--docs and --no-docs cannot be used together');
+  }
+  if (values['bootstrap-ca-cert'] !== undefined) {
+    throw new UsageError(
+      '--bootstrap-ca-cert is not supported: get the CA certificate another way and give it with --ca-cert FILE',
+    );
+  }
+  const given = TLS_FLAGS.filter((flag) => values[flag] !== undefined);
+  const ssl = values.remote !== undefined && /^ssl:/i.test(values.remote);
+  if (!ssl && given.length > 0) {
+    throw new UsageError(
+      `${given.map((f) => `--${f}`).join(', ')}: only used with an ssl: --remote`,
+    );
+  }
+  if (ssl && given.length < TLS_FLAGS.length) {
+    const missing = TLS_FLAGS.filter((flag) => values[flag] === undefined);
+    throw new UsageError(
+      `--remote ${values.remote} needs --private-key FILE, --certificate FILE and --ca-cert FILE ` +
+        `(missing: ${missing.map((f) => `--${f}`).join(', ')})`,
+    );
+  }
+}
+
+/** The TLS flags, as ovsdb-client has them. */
+const TLS_FLAGS = ['private-key', 'certificate', 'ca-cert'] as const;
+
+/**
+ * The TLS options for an ssl: remote from the files of the TLS flags, each
+ * read and checked here so that a problem names its flag and file. Like
+ * ovsdb-client, the server's certificate must chain to the CA but its name is
+ * not checked. Adds the flags to the regeneration command.
+ */
+function readTls(values: Values, cwd: string, commandParts: string[]): TlsOptions | undefined {
+  if (!(values.remote !== undefined && /^ssl:/i.test(values.remote))) return undefined;
+  const pem = (flag: (typeof TLS_FLAGS)[number]): { path: string; text: string } => {
+    const given = values[flag]!;
+    commandParts.push(`--${flag}`, displayPath(cwd, given));
+    const path = resolve(cwd, given);
+    return { path, text: readText(path, `--${flag}`) };
+  };
+  const key = pem('private-key');
+  const cert = pem('certificate');
+  const ca = pem('ca-cert');
+  try {
+    createPrivateKey(key.text);
+  } catch (err) {
+    throw new InputError(
+      `--private-key file ${key.path} holds no PEM private key: ${(err as Error).message}`,
+    );
+  }
+  for (const [flag, file] of [
+    ['--certificate', cert],
+    ['--ca-cert', ca],
+  ] as const) {
+    try {
+      new X509Certificate(file.text);
+    } catch (err) {
+      throw new InputError(
+        `${flag} file ${file.path} holds no PEM certificate: ${(err as Error).message}`,
+      );
+    }
+  }
+  return {
+    key: key.text,
+    cert: cert.text,
+    ca: ca.text,
+    checkServerIdentity: () => undefined,
+  };
+}
+
+/** The `name` of a schema document (text or parsed JSON), if it has one. */
+function schemaName(schema: unknown): string | undefined {
+  let json = schema;
+  if (typeof schema === 'string') {
+    try {
+      json = JSON.parse(schema);
+    } catch {
+      return undefined; // generate() reports it
+    }
+  }
+  if (typeof json !== 'object' || json === null) return undefined;
+  const name = (json as { name?: unknown }).name;
+  return typeof name === 'string' ? name : undefined;
 }
 
 class InputError extends Error {}
@@ -255,8 +377,13 @@ function readText(path: string, what: string): string {
   }
 }
 
-async function fetchSchema(remote: string, db: string, timeoutMs: number): Promise<unknown> {
-  const conn = await connect(remote, { timeoutMs });
+async function fetchSchema(
+  remote: string,
+  db: string,
+  timeoutMs: number,
+  tls: TlsOptions | undefined,
+): Promise<unknown> {
+  const conn = await connect(remote, { timeoutMs, tls });
   try {
     const dbs = await conn.listDbs({ timeoutMs });
     if (!dbs.includes(db)) {
@@ -268,12 +395,12 @@ async function fetchSchema(remote: string, db: string, timeoutMs: number): Promi
   }
 }
 
-function describeError(err: unknown, values: Values): string {
+function describeError(err: unknown, values: Values, docs: string | undefined): string {
   if (err instanceof SchemaError) {
     const where = values.schema ?? `${values.remote} ${values.db}`;
     return `invalid schema in ${where}: ${err.message}`;
   }
-  if (err instanceof XmlError) return `invalid docs XML in ${values.docs}: ${err.message}`;
+  if (err instanceof XmlError) return `invalid docs XML in ${docs}: ${err.message}`;
   if (err instanceof Error) return err.message;
   return String(err);
 }

@@ -202,6 +202,7 @@ function inlineOf(node: XmlNode): string {
   switch (node.name) {
     case 'code':
     case 'tt':
+    case 'option':
       return codeSpan(textContent(node));
     case 'var':
       return emphasis(inlineText(node.children), '*');

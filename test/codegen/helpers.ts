@@ -148,12 +148,20 @@ export interface FixtureOutputs {
 }
 
 /**
- * Generate every fixture schema (NB ones with `ovn-nb.xml` docs) into
+ * Generate every fixture schema (NB ones with `ovn-nb.xml` docs, SB with
+ * `ovn-sb.xml`, Open_vSwitch with `vswitch.xml`) into
  * `scratch` (a directory made by {@link scratchDir}),
  * importing the ovsdb layer from `src/ovsdb`.
  */
 export function generateFixtures(scratch: string): FixtureOutputs {
-  const docsXml = readRepo('schema/ovn-nb.xml');
+  const docsFor = (file: string): string | undefined =>
+    file.startsWith('ovn-nb-')
+      ? readRepo('schema/ovn-nb.xml')
+      : file === 'ovn-sb.ovsschema'
+        ? readRepo('schema/ovn-sb.xml')
+        : file === 'vswitch.ovsschema'
+          ? readRepo('schema/vswitch.xml')
+          : undefined;
   const files = new Map<string, ReadonlyMap<string, string>>();
   const ms = new Map<string, number>();
   const ovsdb = relative(fixtureOutDir(scratch, 'x'), join(ROOT, 'src/ovsdb'))
@@ -164,7 +172,7 @@ export function generateFixtures(scratch: string): FixtureOutputs {
     const started = performance.now();
     const out = generate({
       schema: text,
-      docsXml: file.startsWith('ovn-nb-') ? docsXml : undefined,
+      docsXml: docsFor(file),
       ovsdbImport: {
         uuid: `${ovsdb}/values/uuid.js`,
         int64: `${ovsdb}/values/int64.js`,
