@@ -6,7 +6,10 @@
  *   (`runDemo` on both servers, and `npm run demo` in a child process);
  * - `examples/pod-allocation/bench.ts`: its CLI, here, against a real ovsdb-server;
  * - `examples/browser/build.ts` (bundles `main.ts`): `test/bridge/browser.test.ts`
- *   (the page in headless Chromium).
+ *   (the page in headless Chromium);
+ * - `examples/tenant-network/main.ts`: `test/examples/tenant-network.test.ts`
+ *   (its CLI in a child process, on ovsdb-server and on the in-memory server,
+ *   with ovn-northd).
  *
  * The first test checks that every other `.ts` file under `examples/` is
  * imported, directly or not, by one of those entry points or by a test file,
@@ -31,6 +34,7 @@ const ENTRIES = [
   'browser/build.ts',
   // Bundled by build.ts (esbuild entry point), not imported by it.
   'browser/main.ts',
+  'tenant-network/main.ts',
 ].map((p) => join(EXAMPLES, p));
 
 function tsFiles(dir: string): string[] {
