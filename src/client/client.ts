@@ -73,7 +73,7 @@
  * @module
  */
 
-import type { CompatReport } from '../ovsdb/schema/compat.js';
+import { absentColumns, type CompatReport } from '../ovsdb/schema/compat.js';
 import type { ColumnOf, DatabaseModel, RowOf, TableMap, TableName } from '../ovsdb/schema/model.js';
 import { ConnectionClosedError } from '../ovsdb/wire/errors.js';
 import type { Condition, Operation, OperationResult } from '../ovsdb/wire/wire.js';
@@ -201,6 +201,40 @@ export class DatabaseClient<
   /** How the model differs from the server's schema (undefined until a schema was read). */
   get compat(): CompatReport | undefined {
     return this.connection.compat;
+  }
+
+  /**
+   * The columns of `table` that the rows read from the current server lack:
+   * the model's columns the server's schema does not have (a model newer
+   * than the server), or has with a type the model cannot read; in the
+   * model's column order. Such a column is absent from every row (not a
+   * property: `'tier' in acl` is false, `acl.tier` reads `undefined`),
+   * never filled with a default. Every column when the server lacks the
+   * table; undefined until a schema was read. Columns left out by the
+   * `tables` option's `columns` are not listed (they are absent too).
+   *
+   * ```ts
+   * client.absentColumns('ACL'); // against NB 7.0.0 with the 7.18.0 model: ['network_function_group', 'sample_est', 'sample_new', 'tier']
+   * ```
+   */
+  absentColumns(table: TableName<DB>): readonly string[] | undefined {
+    const compat = this.connection.compat;
+    return compat === undefined ? undefined : absentColumns(compat, this.model.schema, table);
+  }
+
+  /**
+   * True when the current server's schema has `table.column` with a type
+   * the model reads (so rows carry it, when it is monitored), false when it
+   * lacks it (see {@link DatabaseClient.absentColumns}); undefined until a
+   * schema was read.
+   */
+  hasColumn<T extends TableName<DB>>(table: T, column: ColumnOf<DB, T>): boolean | undefined {
+    const compat = this.connection.compat;
+    if (compat === undefined) return undefined;
+    if (column === '_uuid' || column === '_version') return !compat.missingTables.includes(table);
+    const schema = this.model.schema.tables[table];
+    if (schema?.columns[column] === undefined) return false;
+    return !absentColumns(compat, this.model.schema, table).includes(column);
   }
 
   /**
@@ -359,7 +393,7 @@ export class DatabaseClient<
       readonly where?: readonly Condition[];
     },
   ): Promise<void> {
-    const pending = this.groups.change(table, change);
+    const pending = this.groups.change(table, change, this.connection.compat);
     const c = this.connection;
     for (;;) {
       if (c.closedError) throw c.closedError;

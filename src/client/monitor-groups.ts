@@ -18,7 +18,12 @@
  */
 
 import type { OvsdbConnection } from '../ovsdb/connection/connection.js';
-import { type CompatReport, usableColumns } from '../ovsdb/schema/compat.js';
+import {
+  absentColumns,
+  type CompatReport,
+  checkConditionColumns,
+  usableColumns,
+} from '../ovsdb/schema/compat.js';
 import type { ColumnOf, DatabaseModel, TableMap, TableName } from '../ovsdb/schema/model.js';
 import { ZERO_UUID } from '../ovsdb/values/uuid.js';
 import { OvsdbError, ProtocolError } from '../ovsdb/wire/errors.js';
@@ -193,11 +198,12 @@ export class MonitorGroups<DB extends TableMap> {
         this.replica.configure(table, undefined);
         continue;
       }
+      // A condition on a column the server lacks cannot be sent: a SchemaDriftError.
+      if (s.method !== 'plain') checkConditionColumns(compat, this.model.schema, table, cfg.where);
       const wireColumns = cols.filter((c) => c !== '_uuid');
-      const wanted = cfg.columns ?? this.model.schema.tables[table]!.columnNames;
-      const filled = wanted.filter((c) => c !== '_uuid' && !wireColumns.includes(c));
       if (!sameList(before, this.sortedLike(table, wireColumns))) shapeChanged = true;
-      this.replica.configure(table, wireColumns, filled);
+      // Columns the server lacks are absent from the rows (never filled with defaults).
+      this.replica.configure(table, wireColumns, absentColumns(compat, this.model.schema, table));
       active.push(table);
       const req: { columns: string[]; where?: readonly Condition[] } = { columns: wireColumns };
       if (cfg.where !== undefined && s.method !== 'plain') req.where = cfg.where;
@@ -357,7 +363,9 @@ export class MonitorGroups<DB extends TableMap> {
   /**
    * Record a change of the columns or conditions of `table`; the next sync
    * (or {@link MonitorGroups.apply}) sends it.
-   * @throws OvsdbError when the client does not monitor `table`.
+   * @param compat - the comparison with the current server's schema, if known.
+   * @throws OvsdbError when the client does not monitor `table`;
+   *   SchemaDriftError when `where` names a column the server lacks.
    */
   change<T extends TableName<DB>>(
     table: T,
@@ -365,10 +373,14 @@ export class MonitorGroups<DB extends TableMap> {
       readonly columns?: readonly ColumnOf<DB, T>[];
       readonly where?: readonly Condition[];
     },
+    compat?: CompatReport,
   ): MonitorChange {
     const cfg = this.tableConfig.get(table);
     if (cfg === undefined)
       throw new OvsdbError(`setMonitor: table ${table} is not monitored by this client`);
+    if (compat !== undefined && change.where !== undefined) {
+      checkConditionColumns(compat, this.model.schema, table, change.where);
+    }
     const group = cfg.group;
     const columnsChanged = 'columns' in change && !sameList(change.columns, cfg.columns);
     if ('columns' in change) cfg.columns = change.columns;

@@ -33,6 +33,7 @@ export {
   OvsdbConnection,
 } from './connection/connection.js';
 export {
+  absentColumns,
   type ColumnTypeDifference,
   type CompatReport,
   compareSchemas,

@@ -25,11 +25,17 @@
  * `SchemaDriftError` when the server's schema lacks the table (the model is
  * newer), {@link TableNotMonitoredError} when the client does not monitor
  * it. (Otherwise the view would see an empty table.)
+ *
+ * A column the server's schema lacks (`reader.compat`) is absent from the
+ * replica's rows, and from the rows the view inserts (no default is made
+ * up for it); a write that gives it a value (`insert`, `update`, `mutate`)
+ * fails at once with `SchemaDriftError` naming `table.column`, before the
+ * operation is added.
  * @module
  */
 
 import { IndexError, type IndexValue, UniqueIndex } from '../client/replica/indexes.js';
-import { type CompatReport, SchemaDriftError } from '../ovsdb/schema/compat.js';
+import { absentColumns, type CompatReport, SchemaDriftError } from '../ovsdb/schema/compat.js';
 import type { InsertOf, RowOf, TableMap, TableName, UpdateOf } from '../ovsdb/schema/model.js';
 import type { TableSchema } from '../ovsdb/schema/schema-types.js';
 import { defaultValue } from '../ovsdb/values/datum.js';
@@ -342,10 +348,16 @@ export class TransactionView<DB extends TableMap> {
    * ```
    */
   insert<T extends TableName<DB>>(table: T, row: InsertOf<DB, T>): Ref<T> {
-    const ref = this.tx.insert(table, row);
     const schema = this.schema(table);
+    const absent = this.absent(table);
+    for (const name of absent) {
+      if ((row as Rec)[name] !== undefined) this.drift(table, name);
+    }
+    const ref = this.tx.insert(table, row);
     const full: Rec = {};
     for (const name of schema.columnNames) {
+      // A column the server lacks is absent from the row, as from the replica's.
+      if (absent.includes(name)) continue;
       const given = (row as Rec)[name];
       setMember(full, name, given === undefined ? defaultValue(schema.columns[name]!) : given);
     }
@@ -373,6 +385,10 @@ export class TransactionView<DB extends TableMap> {
    */
   update<T extends TableName<DB>>(table: T, uuid: Uuid<T> | string, row: UpdateOf<DB, T>): void {
     const u = this.uuidOf(uuid);
+    const absent = this.absent(table);
+    for (const name of absent) {
+      if ((row as Rec)[name] !== undefined) this.drift(table, name);
+    }
     const current = this.requireRow(table, u);
     this.tx.update(table, u as Uuid<T>, row);
     const next = copyRow(current);
@@ -401,6 +417,10 @@ export class TransactionView<DB extends TableMap> {
   ): void {
     if (mutations.length === 0) return;
     const u = this.uuidOf(uuid);
+    const absent = this.absent(table);
+    for (const m of mutations as readonly (readonly [string, ...unknown[]])[]) {
+      if (absent.includes(m[0])) this.drift(table, m[0]);
+    }
     const current = this.requireRow(table, u);
     this.tx.mutate(table, u as Uuid<T>, mutations);
     const schema = this.schema(table);
@@ -532,6 +552,23 @@ export class TransactionView<DB extends TableMap> {
     const s = this.tx.model.schema.tables[table];
     if (s === undefined) throw new TypeError(`unknown ${this.label} table ${table}`);
     return s;
+  }
+
+  /**
+   * The columns of `table` the server's schema lacks (none when the reader
+   * does not say): absent from the rows, and not writable.
+   */
+  private absent(table: string): readonly string[] {
+    const compat = this.reader.compat;
+    if (compat === undefined || compat.identical) return [];
+    // A table the server lacks: a write to it is a SchemaDriftError for the table.
+    if (compat.missingTables.includes(table)) this.drift(table, undefined);
+    return absentColumns(compat, this.tx.model.schema, table);
+  }
+
+  /** @throws SchemaDriftError for `table.column` (or `table`), at the operation about to be added. */
+  private drift(table: string, column: string | undefined): never {
+    throw new SchemaDriftError(table, column, this.tx.size, this.reader.compat!.serverVersion);
   }
 
   private uuidOf(uuid: string): string {

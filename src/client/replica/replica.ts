@@ -360,17 +360,19 @@ export class Replica<DB extends TableMap = TableMap> {
 
   /**
    * Monitor `columns` of `table` from now on (undefined: stop monitoring it,
-   * which deletes its rows with events); rows also carry the `filled`
-   * columns with their default value. Rebuilds the table's indexes. Rows
-   * already present keep their old shape until the next
+   * which deletes its rows with events); rows hold exactly those columns
+   * (another column is absent: not a property of the row). `absent` names
+   * the model's columns the server's schema lacks, for error messages
+   * (a client index on one of them cannot be used). Rebuilds the table's
+   * indexes. Rows already present keep their old shape until the next
    * {@link Replica.replace} of the table, which a change of columns needs.
    */
   configure(
     table: TableName<DB> | string,
     columns: readonly string[] | undefined,
-    filled: readonly string[] = [],
+    absent: readonly string[] = [],
   ): void {
-    this.store.configure(table, columns, filled);
+    this.store.configure(table, columns, absent);
   }
 
   /**

@@ -19,7 +19,11 @@
  *
  * A row is a plain object with `_uuid` first, then every monitored column (in
  * the table's column order, `_version` included when monitored), all rows of a
- * {@link RowCodec} sharing one shape. Rows are never changed once built: a
+ * {@link RowCodec} sharing one shape. A column that is not monitored is not a
+ * property of the row at all (`'tier' in row` is false, `row.tier` reads
+ * `undefined`): in particular a column the server's schema lacks (a model
+ * newer than the server) is absent, never filled with a default the server
+ * does not hold. Rows are never changed once built: a
  * change produces a new object that shares the unchanged column values with
  * the old one (structural sharing). Empty sets and maps are the shared frozen
  * {@link EMPTY_SET} and {@link EMPTY_MAP}.
@@ -97,17 +101,15 @@ interface ColumnOps {
 export interface RowCodec {
   /** The table's schema. */
   readonly table: TableSchema;
-  /** The monitored columns (`_version` included when monitored), in row order. */
+  /**
+   * The monitored columns (`_version` included when monitored), in row
+   * order: the properties of every row besides `_uuid`.
+   */
   readonly columns: readonly string[];
   /**
-   * Columns present in every row with their default value but not monitored
-   * (columns the server lacks), in row order.
-   */
-  readonly filled: readonly string[];
-  /**
-   * Build the row of an `initial` or `insert` change: columns the wire row
-   * omits get their default value; columns that are not monitored are
-   * ignored.
+   * Build the row of an `initial` or `insert` change: monitored columns the
+   * wire row omits get their default value (the server omits defaults);
+   * columns that are not monitored are ignored, and absent from the row.
    * @throws DatumError when a value does not fit its column.
    */
   decodeRow(uuid: string, wire: WireRow): Row;
@@ -260,18 +262,13 @@ const rowCodecCache = new WeakMap<TableSchema, Map<string, RowCodec>>();
 
 /**
  * The {@link RowCodec} of `table` when `columns` are monitored (default: every
- * column, `_version` included). Columns in `filled` are in every row with
- * their default value (for columns the server lacks). Cached per table and
- * column lists.
+ * column, `_version` included). Rows hold exactly those columns. Cached per
+ * table and column list.
  * @throws DatumError when a column is not in the table.
  */
-export function compileRowCodec(
-  table: TableSchema,
-  columns?: readonly string[],
-  filled: readonly string[] = [],
-): RowCodec {
+export function compileRowCodec(table: TableSchema, columns?: readonly string[]): RowCodec {
   const list = columns ?? ['_version', ...table.columnNames];
-  const cacheKey = `${list.join('\u0000')}\u0001${filled.join('\u0000')}`;
+  const cacheKey = list.join('\u0000');
   let byColumns = rowCodecCache.get(table);
   if (byColumns === undefined) {
     byColumns = new Map();
@@ -279,32 +276,20 @@ export function compileRowCodec(
   }
   let codec = byColumns.get(cacheKey);
   if (codec === undefined) {
-    codec = buildRowCodec(table, list, filled);
+    codec = buildRowCodec(table, list);
     byColumns.set(cacheKey, codec);
   }
   return codec;
 }
 
-function buildRowCodec(
-  table: TableSchema,
-  requested: readonly string[],
-  filledColumns: readonly string[],
-): RowCodec {
+function buildRowCodec(table: TableSchema, requested: readonly string[]): RowCodec {
   const tableName = table.name;
   const wanted = new Set(requested);
-  const fill = new Set(filledColumns.filter((c) => !wanted.has(c)));
   // Row order: _version first (when monitored), then the table's column order.
   const ordered: string[] = [];
-  const inRow: string[] = [];
-  if (wanted.has('_version')) {
-    ordered.push('_version');
-    inRow.push('_version');
-  }
-  for (const c of table.columnNames) {
-    if (wanted.has(c)) ordered.push(c);
-    if (wanted.has(c) || fill.has(c)) inRow.push(c);
-  }
-  for (const c of [...requested, ...fill]) {
+  if (wanted.has('_version')) ordered.push('_version');
+  for (const c of table.columnNames) if (wanted.has(c)) ordered.push(c);
+  for (const c of requested) {
     if (c === '_uuid') continue;
     if (table.columns[c] === undefined) {
       throw new DatumError(tableName, c, undefined, `table ${tableName} has no column ${c}`);
@@ -316,12 +301,11 @@ function buildRowCodec(
 
   // Every row starts as a copy of this template, so all rows share one shape.
   const template: Record<string, unknown> = { _uuid: '' };
-  for (const c of inRow) template[c] = sharedDefault(table.columns[c]!);
+  for (const c of ordered) template[c] = sharedDefault(table.columns[c]!);
 
   const columnsList = Object.freeze(ordered.slice());
-  const filledList = Object.freeze(inRow.filter((c) => fill.has(c)));
 
-  const decodeRow = compileBuilder(inRow, byName, template) ?? genericBuilder(template, byName);
+  const decodeRow = compileBuilder(ordered, byName, template) ?? genericBuilder(template, byName);
 
   const applyModify = (current: Row, diff: WireRow): Row => {
     let row: Record<string, unknown> | undefined;
@@ -370,7 +354,6 @@ function buildRowCodec(
   return {
     table,
     columns: columnsList,
-    filled: filledList,
     decodeRow,
     applyModify,
     applyNew,

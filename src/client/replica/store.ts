@@ -72,6 +72,8 @@ export interface Waiter {
 interface TableState extends EventSource {
   readonly schema: TableSchema;
   codec: RowCodec | undefined;
+  /** The model's columns the server lacks (absent from the rows). */
+  absent: readonly string[];
   readonly rows: Map<string, Row>;
   unique: UniqueIndex[];
   client: Map<string, MultiIndex>;
@@ -88,6 +90,10 @@ function freezeRow(row: Row, before: Row | undefined): Row {
     }
   }
   return Object.freeze(row);
+}
+
+function sameList(a: readonly string[], b: readonly string[]): boolean {
+  return a === b || (a.length === b.length && a.every((x, i) => x === b[i]));
 }
 
 /** Both rows have the same own keys (a change of monitored columns changes the shape). */
@@ -123,6 +129,7 @@ export class ReplicaStore<DB extends TableMap = TableMap> {
         name,
         schema,
         codec: undefined,
+        absent: [],
         rows: new Map(),
         unique: [],
         client: new Map(),
@@ -197,11 +204,14 @@ export class ReplicaStore<DB extends TableMap = TableMap> {
       }
     }
     const declared = st.schema.indexes.some((i) => [...i].sort().join(',') === wanted);
+    const absent = cols.find((c) => st.absent.includes(c));
     throw new IndexError(
       table,
       `(${cols.join(', ')})`,
       declared
-        ? 'an index column is not monitored'
+        ? absent !== undefined
+          ? `the index column ${table}.${absent} does not exist in the server's schema (the model is newer than the server)`
+          : 'an index column is not monitored'
         : `the table has no schema index on exactly these columns; its indexes: ${
             st.schema.indexes.map((i) => `(${i.join(', ')})`).join(' ') || 'none'
           }`,
@@ -282,13 +292,15 @@ export class ReplicaStore<DB extends TableMap = TableMap> {
 
   /**
    * Monitor `columns` of `table` from now on (undefined: stop monitoring it,
-   * which deletes its rows with events); rows also carry the `filled`
-   * columns with their default value. Rebuilds the table's indexes.
+   * which deletes its rows with events); rows hold exactly those columns.
+   * `absent` are the columns the server's schema lacks (they name the
+   * reason when a client index cannot be used). Rebuilds the table's
+   * indexes.
    */
   configure(
     table: TableName<DB> | string,
     columns: readonly string[] | undefined,
-    filled: readonly string[] = [],
+    absent: readonly string[] = [],
   ): void {
     const st = this.state(table);
     if (columns === undefined) {
@@ -298,15 +310,17 @@ export class ReplicaStore<DB extends TableMap = TableMap> {
         this.queue.emit(st, 'delete', row, undefined);
       }
       st.codec = undefined;
+      st.absent = [];
       st.unique = [];
       st.client = new Map();
       st.disabled = new Map();
       return;
     }
-    const codec = compileRowCodec(st.schema, columns, filled);
-    if (st.codec === codec) return;
+    const codec = compileRowCodec(st.schema, columns);
+    if (st.codec === codec && sameList(st.absent, absent)) return;
     st.codec = codec;
-    const monitored = new Set([...codec.columns, ...codec.filled]);
+    st.absent = absent;
+    const monitored = new Set(codec.columns);
     st.unique = st.schema.indexes
       .filter((cols) => cols.every((c) => c === '_uuid' || monitored.has(c)))
       .map((cols) => new UniqueIndex(st.schema, cols));
@@ -319,7 +333,12 @@ export class ReplicaStore<DB extends TableMap = TableMap> {
       const idx = new MultiIndex(name, st.schema, spec);
       const col = idx.sourceColumn;
       if (col !== undefined && !monitored.has(col)) {
-        st.disabled.set(name, `its column "${col}" is not monitored`);
+        st.disabled.set(
+          name,
+          absent.includes(col)
+            ? `its column ${table}.${col} does not exist in the server's schema (the model is newer than the server)`
+            : `its column "${col}" is not monitored`,
+        );
         continue;
       }
       st.client.set(name, idx);

@@ -3,8 +3,11 @@
  * differs from the schema the server actually runs (e.g. 7.0.0), and what the
  * client does about it.
  *
- * - A table or column the server lacks is left out of the monitor; its rows
- *   (table) are absent, its values (column) are the column default.
+ * - A table or column the server lacks is left out of the monitor: the
+ *   table has no rows, and the column is *absent* from every row (not a
+ *   property of it: it reads `undefined`; never a default the server does
+ *   not hold). {@link absentColumns} lists them; the database client's
+ *   `compat` option types them `T | undefined`.
  * - A column whose type differs in a way the model's codec cannot read (the
  *   atomic type, or scalar/optional/set/map) is treated the same way.
  * - Constraint differences (enum values, ranges, lengths, set sizes,
@@ -61,8 +64,9 @@ export interface CompatReport {
 }
 
 /**
- * A write names a table or column that the server's schema does not have.
- * Raised by the client before anything is sent.
+ * An operation (a write, a read of a table, a condition) names a table or
+ * column that the server's schema does not have. Raised by the client before
+ * anything is sent.
  */
 export class SchemaDriftError extends OvsdbError {
   override name = 'SchemaDriftError';
@@ -71,13 +75,18 @@ export class SchemaDriftError extends OvsdbError {
     readonly table: string,
     /** The missing column, or undefined when the whole table is missing. */
     readonly column: string | undefined,
-    /** The index of the operation in the transaction. */
+    /**
+     * The index of the operation in the transaction; -1 outside a
+     * transaction (a monitor condition).
+     */
     readonly opIndex: number,
     /** The server's schema version. */
     readonly serverVersion: string,
+    /** What named it, for the message (default: `operation <opIndex>`). */
+    context?: string,
   ) {
     super(
-      `operation ${opIndex}: ${column === undefined ? `table ${table}` : `column ${table}.${column}`} does not exist in the server's schema (version ${serverVersion}); the model is newer than the server`,
+      `${context ?? `operation ${opIndex}`}: ${column === undefined ? `table ${table}` : `column ${table}.${column}`} does not exist in the server's schema (version ${serverVersion}); the model is newer than the server`,
     );
   }
 }
@@ -201,6 +210,32 @@ export function compareSchemas(model: DatabaseSchema, server: DatabaseSchema): C
 }
 
 /**
+ * The columns of the model's `table` that are absent from the rows the
+ * client reads from this server: those the server's schema lacks, and those
+ * it has with a type the model cannot read; in the model's column order.
+ * Every column when the server lacks the table; empty for a table the model
+ * does not have.
+ *
+ * ```ts
+ * absentColumns(client.compat!, NB.schema, 'ACL'); // against NB 7.0.0: ['network_function_group', 'sample_est', 'sample_new', 'tier']
+ * ```
+ */
+export function absentColumns(
+  report: CompatReport,
+  model: DatabaseSchema,
+  table: string,
+): readonly string[] {
+  const mt = model.tables[table];
+  if (mt === undefined) return [];
+  if (report.missingTables.includes(table)) return mt.columnNames;
+  const missing = new Set(report.missingColumns[table] ?? []);
+  for (const d of report.typeDifferences) {
+    if (d.table === table && d.incompatible) missing.add(d.column);
+  }
+  return missing.size === 0 ? [] : mt.columnNames.filter((c) => missing.has(c));
+}
+
+/**
  * The columns of `table` the client can monitor on this server: the model's
  * columns (or `requested`) that the server has with a readable type, plus
  * `_version`. Undefined when the server lacks the table.
@@ -214,12 +249,35 @@ export function usableColumns(
   if (report.missingTables.includes(table)) return undefined;
   const mt = model.tables[table];
   if (mt === undefined) return undefined;
-  const missing = new Set(report.missingColumns[table] ?? []);
-  for (const d of report.typeDifferences) {
-    if (d.table === table && d.incompatible) missing.add(d.column);
-  }
+  const missing = new Set(absentColumns(report, model, table));
   const base = requested ?? ['_version', ...mt.columnNames];
   return base.filter((c) => c === '_version' || c === '_uuid' || !missing.has(c));
+}
+
+/**
+ * Check that the columns a monitor condition (`where`, wire form) of
+ * `table` names exist on the server.
+ * @throws SchemaDriftError naming the first one that does not.
+ */
+export function checkConditionColumns(
+  report: CompatReport,
+  model: DatabaseSchema,
+  table: string,
+  where: readonly Condition[] | undefined,
+): void {
+  const absent = absentColumns(report, model, table);
+  if (absent.length === 0) return;
+  for (const c of conditionColumns(where)) {
+    if (absent.includes(c)) {
+      throw new SchemaDriftError(
+        table,
+        c,
+        -1,
+        report.serverVersion,
+        `the monitor condition of table ${table}`,
+      );
+    }
+  }
 }
 
 function conditionColumns(where: readonly Condition[] | undefined): string[] {
