@@ -3,10 +3,15 @@
  *
  * Runs W1–W7 and W9 (see `bench/workloads/`), each against fresh real
  * `ovsdb-server`s (NB 7.18.0, Unix socket) and, for W7 and W9, ovnkit's
- * in-memory server in its own process (W9 with its database file). Every
- * measurement is repeated (3 times, or `--reps N`; the median is reported
- * and every sample kept); comparisons
- * are made within the run and reported as ratios against their targets.
+ * in-memory server in its own process (W9 with its database file). The
+ * peers are a raw client, Go's libovsdb (built offline on first use, see
+ * `bench/peers/libovsdb.ts`), Python's ovsdbapp and `ovn-nbctl`. Every
+ * measurement is repeated (5 times, or `--reps N`; the median is reported
+ * and every sample kept), the subjects of a workload interleaved within
+ * each repetition; a ratio is the median of the per-repetition ratios (with
+ * their min–max, and the ratio of the medians beside it), judged against
+ * its target. Subjects also report their client CPU time per operation,
+ * and every workload the load average at its start and end.
  * Prints a Markdown table on stdout, progress on stderr, and writes
  * `bench/results/latest.json` (`quick.json` with `--quick`, or `--out FILE`).
  *
@@ -22,7 +27,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { loadAverage, machineInfo } from './lib/machine.js';
-import { renderTable } from './lib/table.js';
+import { loadSpan, renderTable } from './lib/table.js';
 import type { BenchContext, Workload, WorkloadResult } from './lib/types.js';
 import { runScale } from './scale.js';
 import { w1 } from './workloads/w1-single-port.js';
@@ -51,7 +56,7 @@ async function main(): Promise<number> {
     ?.split(',')
     .map((s) => s.trim().toUpperCase())
     .filter((s) => s !== '');
-  const reps = Number(argValue('--reps') ?? (quick ? 1 : 3));
+  const reps = Number(argValue('--reps') ?? (quick ? 1 : 5));
   const out = resolve(
     argValue('--out') ?? join(ROOT, 'bench/results', quick ? 'quick.json' : 'latest.json'),
   );
@@ -83,13 +88,16 @@ async function main(): Promise<number> {
   const failures: { id: string; error: string }[] = [];
   for (const w of WORKLOADS) {
     if (only && !only.includes(w.id)) continue;
-    ctx.log(`${w.id} starting`);
+    const loadStart = loadAverage();
+    ctx.log(`${w.id} starting, load ${loadStart.join(' ')}`);
     const t0 = performance.now();
     try {
       const r = await w.run(ctx);
       r.wallSeconds = (performance.now() - t0) / 1000;
+      r.loadAverageStart = loadStart;
+      r.loadAverageEnd = loadAverage();
       results.push(r);
-      ctx.log(`${w.id} done in ${r.wallSeconds.toFixed(1)} s`);
+      ctx.log(`${w.id} done in ${r.wallSeconds.toFixed(1)} s, load ${r.loadAverageEnd.join(' ')}`);
     } catch (e) {
       const error = e instanceof Error ? (e.stack ?? e.message) : String(e);
       failures.push({ id: w.id, error });
@@ -113,10 +121,12 @@ async function main(): Promise<number> {
       `${machine.loadAverage.join(' ')} → ${loadAverage().join(' ')}; node ${machine.versions['node']}, ` +
       `${machine.versions['ovsdbServer']}, ${machine.versions['ovn']}, ` +
       `${machine.versions['python']}, ovsdbapp ${machine.versions['ovsdbapp']}` +
+      `, libovsdb ${machine.versions['libovsdb']} (${machine.versions['go']})` +
       `${quick ? ' (quick: small sizes, speed not meaningful)' : ''}; medians of ${reps}`,
   );
   console.log('');
-  for (const r of results) console.log(`- ${r.id}: ${r.title} (${r.wallSeconds.toFixed(0)} s)`);
+  for (const r of results)
+    console.log(`- ${r.id}: ${r.title} (${r.wallSeconds.toFixed(0)} s, load ${loadSpan(r)})`);
   console.log('');
   console.log(renderTable(results));
   for (const f of failures) console.log(`\n${f.id} FAILED: ${f.error.split('\n')[0]}`);

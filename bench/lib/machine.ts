@@ -5,6 +5,7 @@
 
 import { execFileSync } from 'node:child_process';
 import { cpus, loadavg, totalmem } from 'node:os';
+import { libovsdbRevision } from '../peers/libovsdb.js';
 import { PYTHON } from '../peers/ovsdbapp.js';
 
 /** The machine and software versions of a run. */
@@ -17,7 +18,7 @@ export interface MachineInfo {
   readonly memoryBytes: number;
   /** 1/5/15-minute load averages. */
   readonly loadAverage: readonly number[];
-  /** Versions of node, ovsdb-server, OVN, python and ovsdbapp (`null` when missing). */
+  /** Versions of node, ovsdb-server, OVN, python, ovsdbapp, go and libovsdb (`null` when missing). */
   readonly versions: Readonly<Record<string, string | null>>;
 }
 
@@ -54,6 +55,8 @@ export function machineInfo(): MachineInfo {
         '-c',
         'import importlib.metadata as m; print(m.version("ovsdbapp"))',
       ]),
+      go: firstLine('go', ['version'])?.split(' ')[2] ?? null,
+      libovsdb: libovsdbRevision(),
     },
   };
 }

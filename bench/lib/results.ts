@@ -4,7 +4,7 @@
  */
 
 import { median } from './stats.js';
-import type { Figure, Ratio, WorkloadResult } from './types.js';
+import type { Figure, PairedRatio, Ratio, WorkloadResult } from './types.js';
 
 /** Make a figure from its samples. */
 export function figure(
@@ -12,7 +12,11 @@ export function figure(
   subject: string,
   unit: string,
   samples: readonly number[],
-  options: { readonly higherIsBetter?: boolean; readonly note?: string } = {},
+  options: {
+    readonly higherIsBetter?: boolean;
+    readonly note?: string | undefined;
+    readonly cpuOf?: string | undefined;
+  } = {},
 ): Figure {
   return {
     id,
@@ -23,6 +27,39 @@ export function figure(
     samples: [...samples],
     median: median(samples),
     ...(options.note !== undefined ? { note: options.note } : {}),
+    ...(options.cpuOf !== undefined ? { cpuOf: options.cpuOf } : {}),
+  };
+}
+
+/**
+ * The client-CPU figure of `of` (µs of user + system time of the client
+ * process per `op`, sample for sample with `of`), or `undefined` without
+ * samples.
+ */
+export function cpuFigure(
+  of: Figure,
+  samples: readonly number[] | undefined,
+  op = 'LSP',
+): Figure | undefined {
+  if (samples === undefined || samples.length === 0 || samples.some((x) => !Number.isFinite(x)))
+    return undefined;
+  const base = of.id.replace(/\.(time|heap)$/, '');
+  return figure(`${base}.cpu`, `${of.subject}: client CPU`, `µs/${op}`, samples, {
+    higherIsBetter: false,
+    cpuOf: of.id,
+  });
+}
+
+/** The per-repetition ratios of two figures with one sample per repetition each. */
+export function pairedRatio(num: Figure, den: Figure): PairedRatio | undefined {
+  const n = num.samples.length;
+  if (n === 0 || den.samples.length !== n) return undefined;
+  const samples = num.samples.map((x, i) => x / den.samples[i]!);
+  return {
+    samples,
+    median: median(samples),
+    min: Math.min(...samples),
+    max: Math.max(...samples),
   };
 }
 
@@ -33,8 +70,11 @@ export function ratio(
   den: Figure,
   comparison: '>=' | '<=',
   target: number,
+  note?: string,
 ): Ratio {
   const value = num.median / den.median;
+  const paired = pairedRatio(num, den);
+  const judged = paired?.median ?? value;
   return {
     id: `${num.workload} ${label}`,
     workload: num.workload,
@@ -42,9 +82,11 @@ export function ratio(
     numerator: num.id,
     denominator: den.id,
     value,
+    ...(paired !== undefined ? { paired } : {}),
+    ...(note !== undefined ? { note } : {}),
     target,
     comparison,
-    met: comparison === '>=' ? value >= target : value <= target,
+    met: comparison === '>=' ? judged >= target : judged <= target,
   };
 }
 

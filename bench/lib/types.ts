@@ -22,6 +22,23 @@ export interface Figure {
   readonly median: number;
   /** Extra context (sizes, server, process placement). */
   readonly note?: string | undefined;
+  /**
+   * For a client-CPU figure (`…cpu`, µs per operation): the id of the
+   * throughput or time figure it was measured with, sample for sample.
+   */
+  readonly cpuOf?: string | undefined;
+}
+
+/** The spread of the per-repetition ratios of two figures measured in the same repetitions. */
+export interface PairedRatio {
+  /** numerator sample ÷ denominator sample, per repetition, in order. */
+  readonly samples: readonly number[];
+  /** Their median: what `met` is judged on. */
+  readonly median: number;
+  /** The smallest per-repetition ratio. */
+  readonly min: number;
+  /** The largest. */
+  readonly max: number;
 }
 
 /** A comparison of two figures (or a figure and an absolute limit) against a target. */
@@ -38,6 +55,14 @@ export interface Ratio {
   readonly denominator?: string | undefined;
   /** The measured value: numerator median ÷ denominator median (or the figure's median). */
   readonly value: number;
+  /**
+   * The per-repetition ratios, when both figures have one sample per
+   * repetition (subjects interleaved within each repetition); `met` is then
+   * judged on their median rather than on `value`.
+   */
+  readonly paired?: PairedRatio | undefined;
+  /** What was measured about a miss (or a met target), in words. */
+  readonly note?: string | undefined;
   /** The target value. */
   readonly target: number;
   /** `>=`: value must be at least the target; `<=`: at most. */
@@ -70,6 +95,10 @@ export interface WorkloadResult {
   readonly skipped: Skipped[];
   /** Wall time of the whole workload, in seconds. */
   wallSeconds: number;
+  /** The machine's 1/5/15-minute load averages when the workload started. */
+  loadAverageStart?: readonly number[];
+  /** … and when it ended. */
+  loadAverageEnd?: readonly number[];
 }
 
 /** The run's settings, shared by every workload. */

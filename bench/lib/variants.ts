@@ -1,12 +1,23 @@
 /**
  * Repeated measurement of several variants of one workload, each sample on
- * a fresh server, with the variants' order rotated from one repetition to
- * the next so that none always runs first (on a cooler, or warmer, machine).
+ * a fresh server. The variants are interleaved within every repetition (one
+ * sample of each, then the next repetition), so that the i-th samples of two
+ * variants were taken minutes apart at most and under much the same load:
+ * the ratios of the workloads pair them per repetition. The order is
+ * rotated from one repetition to the next so that none always runs first.
  * @module
  */
 
 import { type BenchServer, type ServerKind, withServer } from './servers.js';
 import type { BenchContext } from './types.js';
+
+/** A sample with the client's CPU time per operation measured alongside. */
+export interface MeasuredSample {
+  /** The sample (e.g. LSP/s). */
+  readonly value: number;
+  /** User + system CPU time of the client process in the timed section, µs per operation. */
+  readonly cpuUsPerOp?: number | undefined;
+}
 
 /** One variant: how to measure one sample on a fresh server. */
 export interface Variant {
@@ -15,7 +26,13 @@ export interface Variant {
   /** The server it runs against (default: `ovsdb-server`). */
   readonly server?: ServerKind;
   /** Measure one sample (e.g. LSP/s). Throws when the workload breaks. */
-  sample(server: BenchServer): Promise<number>;
+  sample(server: BenchServer): Promise<number | MeasuredSample>;
+}
+
+/** The samples per variant key, in repetition order, and the CPU samples of those that report it. */
+export class VariantSamples extends Map<string, number[]> {
+  /** µs of client CPU per operation, per key, in repetition order (only keys that report it). */
+  readonly cpu = new Map<string, number[]>();
 }
 
 /** Measure every variant `ctx.reps` times; returns the samples per key. */
@@ -23,15 +40,32 @@ export async function measureVariants(
   ctx: BenchContext,
   workload: string,
   variants: readonly Variant[],
-): Promise<Map<string, number[]>> {
-  const out = new Map<string, number[]>(variants.map((v) => [v.key, []]));
+): Promise<VariantSamples> {
+  const out = new VariantSamples(variants.map((v) => [v.key, []]));
   for (let rep = 0; rep < ctx.reps; rep++) {
     for (let k = 0; k < variants.length; k++) {
       const v = variants[(k + rep) % variants.length]!;
-      const value = await withServer(v.server ?? 'ovsdb-server', ctx.root, (s) => v.sample(s));
+      const got = await withServer(v.server ?? 'ovsdb-server', ctx.root, (s) => v.sample(s));
+      const value = typeof got === 'number' ? got : got.value;
       out.get(v.key)!.push(value);
-      ctx.log(`${workload} rep ${rep + 1}/${ctx.reps} ${v.key}: ${value.toFixed(1)}`);
+      let cpu = '';
+      if (typeof got !== 'number' && got.cpuUsPerOp !== undefined) {
+        const list = out.cpu.get(v.key) ?? [];
+        list.push(got.cpuUsPerOp);
+        out.cpu.set(v.key, list);
+        cpu = `, CPU ${got.cpuUsPerOp.toFixed(1)} µs/op`;
+      }
+      ctx.log(`${workload} rep ${rep + 1}/${ctx.reps} ${v.key}: ${value.toFixed(1)}${cpu}`);
     }
   }
   return out;
+}
+
+/** Client CPU time (user + system, µs) of this process since the call; call the result to read it. */
+export function cpuClock(): () => number {
+  const start = process.cpuUsage();
+  return () => {
+    const d = process.cpuUsage(start);
+    return d.user + d.system;
+  };
 }

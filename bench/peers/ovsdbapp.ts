@@ -16,6 +16,8 @@ export const PYTHON = '/usr/bin/python3';
 export interface OvsdbappResult {
   /** Timed seconds. */
   readonly seconds: number;
+  /** User + system CPU time of the Python process (all threads) over the timed section, s. */
+  readonly cpuSeconds: number;
   /** Logical switch ports its IDL saw at the end. */
   readonly ports: number;
 }

@@ -3,11 +3,16 @@
  * port security) and add it to `Logical_Switch.ports`; (a) sequential, each
  * awaited, and (b) all issued at once (pipelined). Measured for ovnkit (the
  * typed builder over `connectDatabase`), the bare `OvsdbConnection`, the
- * raw client, ovsdbapp (sequential) and `ovn-nbctl` (sequential, fewer
- * ports, one process per transaction, and through its daemon).
+ * raw client, Go's libovsdb (`MonitorAll` cache, `bench/peers/libovsdb.ts`),
+ * ovsdbapp (sequential) and `ovn-nbctl` (sequential, fewer ports, one
+ * process per transaction, and through its daemon). Every subject but
+ * `ovn-nbctl` also reports its client CPU time per port (user + system of
+ * the client process during the timed section). The ratios pair the
+ * subjects' samples per repetition.
  * @module
  */
 
+import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import {
   finishPorts,
@@ -25,35 +30,57 @@ import {
   portData,
 } from '../lib/ovnkit-side.js';
 import { endSection, startSection } from '../lib/profiler.js';
-import { emptyResult, figure, ratio } from '../lib/results.js';
-import type { BenchServer } from '../lib/servers.js';
-import type { BenchContext, Workload, WorkloadResult } from '../lib/types.js';
-import { measureVariants, type Variant } from '../lib/variants.js';
+import { RawClient } from '../lib/raw-client.js';
+import { cpuFigure, emptyResult, figure, ratio } from '../lib/results.js';
+import { type BenchServer, NB_SCHEMA } from '../lib/servers.js';
+import type { BenchContext, Figure, Workload, WorkloadResult } from '../lib/types.js';
+import { cpuClock, type MeasuredSample, measureVariants, type Variant } from '../lib/variants.js';
+import { libovsdbBinary, libovsdbRun } from '../peers/libovsdb.js';
 import { nbctlDaemon, nbctlSequential, nbctlStatus } from '../peers/nbctl.js';
 import { ovsdbappSequential, ovsdbappStatus } from '../peers/ovsdbapp.js';
 
+/**
+ * Called with the client CPU time (user + system of this process, µs) of a
+ * timed section, once it ended.
+ */
+export type CpuSink = (cpuUs: number) => void;
+
 /** Raw client, sequential: write one request, wait for its reply. LSP/s. */
-export async function rawSequential(server: BenchServer, n: number): Promise<number> {
+export async function rawSequential(
+  server: BenchServer,
+  n: number,
+  onCpu?: CpuSink,
+): Promise<number> {
   const c = await openWithSwitch(server.socketPath);
   const requests = Array.from({ length: n }, (_, i) => transactText(singlePortOps(i), i));
   const base = c.count;
+  const cpu = cpuClock();
   const t0 = performance.now();
   for (let i = 0; i < n; i++) {
     c.write(requests[i]!);
     await c.until(base + i + 1);
   }
-  return finishPorts(c, n, performance.now() - t0, 'raw sequential');
+  const ms = performance.now() - t0;
+  onCpu?.(cpu());
+  return finishPorts(c, n, ms, 'raw sequential');
 }
 
 /** Raw client, pipelined: write every request (100 per write), wait for all replies. LSP/s. */
-export async function rawPipelined(server: BenchServer, n: number): Promise<number> {
+export async function rawPipelined(
+  server: BenchServer,
+  n: number,
+  onCpu?: CpuSink,
+): Promise<number> {
   const c = await openWithSwitch(server.socketPath);
   const requests = Array.from({ length: n }, (_, i) => transactText(singlePortOps(i), i));
   const base = c.count;
+  const cpu = cpuClock();
   const t0 = performance.now();
   for (let i = 0; i < n; i += 100) c.write(requests.slice(i, i + 100).join(''));
   await c.until(base + n);
-  return finishPorts(c, n, performance.now() - t0, 'raw pipelined');
+  const ms = performance.now() - t0;
+  onCpu?.(cpu());
+  return finishPorts(c, n, ms, 'raw pipelined');
 }
 
 /** ovnkit: the typed builder over `connectDatabase`, sequential or all at once. LSP/s. */
@@ -61,16 +88,19 @@ export async function ovnkitSinglePort(
   server: BenchServer,
   n: number,
   pipelined: boolean,
+  onCpu?: CpuSink,
 ): Promise<number> {
   const c = await openWithSwitch(server.socketPath);
   const s = await openOvnkit(server.remote);
   try {
     const ports = portData(0, n);
     await startSection();
+    const cpu = cpuClock();
     const t0 = performance.now();
     if (pipelined) await Promise.all(ports.map((p) => addPort(s.db, p)));
     else for (const p of ports) await addPort(s.db, p);
     const ms = performance.now() - t0;
+    onCpu?.(cpu());
     await endSection();
     if (s.client.count('Logical_Switch_Port') !== n) {
       throw new Error(
@@ -93,20 +123,81 @@ async function bare(
   server: BenchServer,
   n: number,
   pipelined: boolean,
-  monitored = false,
+  monitored: boolean,
+  onCpu?: CpuSink,
 ): Promise<number> {
   const c = await openWithSwitch(server.socketPath);
   const conn = await openBare(server.remote);
   try {
     if (monitored) await monitorEverything(conn);
     const ops = Array.from({ length: n }, (_, i) => singlePortOps(i));
+    const cpu = cpuClock();
     const t0 = performance.now();
     if (pipelined) await Promise.all(ops.map((o) => bareTransact(conn, o)));
     else for (const o of ops) await bareTransact(conn, o);
-    return await finishPorts(c, n, performance.now() - t0, 'bare connection');
+    const ms = performance.now() - t0;
+    onCpu?.(cpu());
+    return await finishPorts(c, n, ms, 'bare connection');
   } finally {
     conn.close();
   }
+}
+
+/**
+ * A sample of an in-process subject with its client CPU per port: `run`
+ * gets the sink to report the timed section's CPU time to.
+ */
+export async function withCpu(
+  n: number,
+  run: (onCpu: CpuSink) => Promise<number>,
+): Promise<MeasuredSample> {
+  let cpuUs = Number.NaN;
+  const value = await run((us) => {
+    cpuUs = us;
+  });
+  return { value, cpuUsPerOp: cpuUs / n };
+}
+
+/**
+ * Whether a peer that cannot run here fails the workload instead of being
+ * skipped: in CI (`CI=true`) and with `BENCH_REQUIRE_PEERS=1`, so that the
+ * smoke run keeps the peers from rotting.
+ */
+export function peersRequired(): boolean {
+  return process.env['CI'] === 'true' || process.env['BENCH_REQUIRE_PEERS'] === '1';
+}
+
+/**
+ * The libovsdb peer's binary (built on first use), or `undefined` with the
+ * reason added to `result.skipped`. When peers are required a build that
+ * fails throws instead; sources that are not on the machine at all are
+ * still only a skipped row.
+ */
+export function libovsdbFor(
+  ctx: BenchContext,
+  result: WorkloadResult,
+  workloads: readonly string[],
+): string | undefined {
+  const b = libovsdbBinary(join(ctx.root, NB_SCHEMA), ctx.log);
+  if (b.ok) return b.binary;
+  if (peersRequired() && b.absent !== true) throw new Error(b.reason);
+  for (const w of workloads)
+    result.skipped.push({ workload: w, subject: 'libovsdb (Go peer)', reason: b.reason });
+  return undefined;
+}
+
+/** One libovsdb W1/W2 sample: the Go program on `s`, then the port count checked here too. */
+export async function libovsdbWrites(
+  binary: string,
+  s: BenchServer,
+  workload: 'w1a' | 'w1b' | 'w2',
+  n: number,
+  options: { readonly concurrency?: number; readonly batch?: number } = {},
+): Promise<MeasuredSample> {
+  const r = await libovsdbRun(binary, s.socketPath, workload, n, options);
+  const c = await RawClient.open(s.socketPath);
+  await finishPorts(c, n, 1, `libovsdb ${workload}`);
+  return { value: r.portsPerSec ?? (n / r.ms) * 1000, cpuUsPerOp: r.cpuUs / n };
 }
 
 /** W1. */
@@ -119,16 +210,27 @@ export const w1: Workload = {
       'W1',
       `${n} one-port transactions (insert LSP + mutate Logical_Switch.ports), ovsdb-server NB 7.18.0`,
     );
+    // Each ratio's two subjects are neighbours in this order (and stay so as
+    // it rotates), so that their samples of a repetition are close in time.
     const variants: Variant[] = [
-      { key: 'W1a.raw', sample: (s) => rawSequential(s, n) },
-      { key: 'W1a.ovnkit', sample: (s) => ovnkitSinglePort(s, n, false) },
-      { key: 'W1a.bare', sample: (s) => bare(s, n, false) },
-      { key: 'W1b.raw', sample: (s) => rawPipelined(s, n) },
-      { key: 'W1b.ovnkit', sample: (s) => ovnkitSinglePort(s, n, true) },
-      { key: 'W1b.bare', sample: (s) => bare(s, n, true) },
-      { key: 'W1a.bare-monitored', sample: (s) => bare(s, n, false, true) },
-      { key: 'W1b.bare-monitored', sample: (s) => bare(s, n, true, true) },
+      { key: 'W1a.ovnkit', sample: (s) => withCpu(n, (k) => ovnkitSinglePort(s, n, false, k)) },
+      { key: 'W1a.bare-monitored', sample: (s) => withCpu(n, (k) => bare(s, n, false, true, k)) },
+      { key: 'W1a.raw', sample: (s) => withCpu(n, (k) => rawSequential(s, n, k)) },
+      { key: 'W1a.bare', sample: (s) => withCpu(n, (k) => bare(s, n, false, false, k)) },
+      { key: 'W1b.ovnkit', sample: (s) => withCpu(n, (k) => ovnkitSinglePort(s, n, true, k)) },
+      { key: 'W1b.bare-monitored', sample: (s) => withCpu(n, (k) => bare(s, n, true, true, k)) },
+      { key: 'W1b.raw', sample: (s) => withCpu(n, (k) => rawPipelined(s, n, k)) },
+      { key: 'W1b.bare', sample: (s) => withCpu(n, (k) => bare(s, n, true, false, k)) },
     ];
+    const go = libovsdbFor(ctx, result, ['W1a', 'W1b']);
+    if (go !== undefined) {
+      // After ovnkit's rows: W1a.libovsdb and W1b.libovsdb sit between the
+      // pipelined rows and ovnkit's sequential one as the order rotates.
+      variants.push(
+        { key: 'W1b.libovsdb', sample: (s) => libovsdbWrites(go, s, 'w1b', n, { concurrency: 0 }) },
+        { key: 'W1a.libovsdb', sample: (s) => libovsdbWrites(go, s, 'w1a', n) },
+      );
+    }
     const app = ovsdbappStatus();
     if (app.ok) {
       variants.push({
@@ -136,9 +238,12 @@ export const w1: Workload = {
         async sample(s) {
           const c = await openWithSwitch(s.socketPath);
           const r = await ovsdbappSequential(ctx.root, s.remote, SWITCH, n);
-          return finishPorts(c, n, r.seconds * 1000, 'ovsdbapp sequential');
+          const value = await finishPorts(c, n, r.seconds * 1000, 'ovsdbapp sequential');
+          return { value, cpuUsPerOp: (r.cpuSeconds * 1e6) / n };
         },
       });
+    } else if (peersRequired()) {
+      throw new Error(app.reason);
     } else {
       result.skipped.push({ workload: 'W1a', subject: 'ovsdbapp sequential', reason: app.reason });
     }
@@ -168,6 +273,14 @@ export const w1: Workload = {
     const samples = await measureVariants(ctx, 'W1', variants);
     const f = (key: string, subject: string, note?: string) =>
       figure(key, subject, 'LSP/s', samples.get(key) ?? [], note === undefined ? {} : { note });
+    const push = (...figures: Figure[]) => {
+      for (const x of figures) {
+        result.figures.push(x);
+        const cpu = cpuFigure(x, samples.cpu.get(x.id));
+        if (cpu) result.figures.push(cpu);
+      }
+    };
+    const cpuOf = (x: Figure): Figure => result.figures.find((y) => y.cpuOf === x.id)!;
     const a = {
       raw: f('W1a.raw', 'raw client, sequential'),
       ovnkit: f('W1a.ovnkit', 'ovnkit connectDatabase + typed builder, sequential'),
@@ -186,11 +299,29 @@ export const w1: Workload = {
         'bare connection + monitor_cond of every table (no replica), pipelined',
       ),
     };
-    result.figures.push(a.raw, a.ovnkit, a.bare, a.monitored);
-    result.ratios.push(ratio('ovnkit/raw-seq', a.ovnkit, a.raw, '>=', 0.8));
+    push(a.raw, a.ovnkit, a.bare, a.monitored);
+    const cpuA = cpuOf(a.ovnkit);
+    const cpuMon = cpuOf(a.monitored);
+    result.ratios.push(
+      ratio('ovnkit/raw-seq', a.ovnkit, a.raw, '>=', 0.8),
+      ratio('ovnkit/bare-monitored-seq', a.ovnkit, a.monitored, '>=', 0.9),
+      ratio(
+        'cpu ovnkit/bare-monitored-seq',
+        cpuA,
+        cpuMon,
+        '<=',
+        1.3,
+        `client CPU ${cpuA.median.toFixed(0)} vs ${cpuMon.median.toFixed(0)} µs/LSP (medians)`,
+      ),
+    );
+    if (samples.has('W1a.libovsdb')) {
+      const go = f('W1a.libovsdb', 'libovsdb (Go) MonitorAll + Create/Mutate, sequential');
+      push(go);
+      result.ratios.push(ratio('ovnkit/libovsdb-seq', a.ovnkit, go, '>=', 2));
+    }
     if (samples.has('W1a.ovsdbapp')) {
       const app = f('W1a.ovsdbapp', 'ovsdbapp, one transaction per port, sequential');
-      result.figures.push(app);
+      push(app);
       result.ratios.push(ratio('ovnkit/ovsdbapp-seq', a.ovnkit, app, '>=', 5));
     }
     if (samples.has('W1a.nbctl')) {
@@ -199,8 +330,16 @@ export const w1: Workload = {
         f('W1a.nbctl-daemon', 'ovn-nbctl through its daemon (OVN_NB_DAEMON)', `${nbctlN} ports`),
       );
     }
-    result.figures.push(b.raw, b.ovnkit, b.bare, b.monitored);
-    result.ratios.push(ratio('ovnkit/raw-pipelined', b.ovnkit, b.raw, '>=', 0.85));
+    push(b.raw, b.ovnkit, b.bare, b.monitored);
+    result.ratios.push(
+      ratio('ovnkit/raw-pipelined', b.ovnkit, b.raw, '>=', 0.85),
+      ratio('ovnkit/bare-monitored-pipelined', b.ovnkit, b.monitored, '>=', 0.95),
+    );
+    if (samples.has('W1b.libovsdb')) {
+      const go = f('W1b.libovsdb', 'libovsdb (Go), all transactions at once (one goroutine each)');
+      push(go);
+      result.ratios.push(ratio('ovnkit/libovsdb-pipelined', b.ovnkit, go, '>=', 2));
+    }
     return result;
   },
 };

@@ -2,7 +2,9 @@
  * W2: 100,000 logical switch ports in transactions of 1,000 (each awaited),
  * each transaction inserting its ports and adding them all to one switch.
  * Measured for ovnkit (typed builder over `connectDatabase`), the bare
- * `OvsdbConnection`, the raw client and ovsdbapp (fewer ports; a rate).
+ * `OvsdbConnection`, the raw client, Go's libovsdb and ovsdbapp (fewer
+ * ports; a rate), each with its client CPU time per port; the ratios pair
+ * the subjects' samples per repetition.
  * @module
  */
 
@@ -16,11 +18,18 @@ import {
   openOvnkit,
   portData,
 } from '../lib/ovnkit-side.js';
-import { emptyResult, figure, ratio } from '../lib/results.js';
+import { cpuFigure, emptyResult, figure, ratio } from '../lib/results.js';
 import type { BenchServer } from '../lib/servers.js';
-import type { BenchContext, Workload, WorkloadResult } from '../lib/types.js';
-import { measureVariants, type Variant } from '../lib/variants.js';
+import type { BenchContext, Figure, Workload, WorkloadResult } from '../lib/types.js';
+import { cpuClock, measureVariants, type Variant } from '../lib/variants.js';
 import { ovsdbappBatched, ovsdbappStatus } from '../peers/ovsdbapp.js';
+import {
+  type CpuSink,
+  libovsdbFor,
+  libovsdbWrites,
+  peersRequired,
+  withCpu,
+} from './w1-single-port.js';
 
 /**
  * The bare connection, optionally with a `monitor_cond` of every table (see
@@ -30,7 +39,8 @@ async function bareBatched(
   s: BenchServer,
   ports: number,
   batch: number,
-  monitored = false,
+  monitored: boolean,
+  onCpu?: CpuSink,
 ): Promise<number> {
   const c = await openWithSwitch(s.socketPath);
   const conn = await openBare(s.remote);
@@ -38,9 +48,12 @@ async function bareBatched(
     if (monitored) await monitorEverything(conn);
     const ops: Record<string, unknown>[][] = [];
     for (let i = 0; i < ports; i += batch) ops.push(batchOps(i, Math.min(batch, ports - i)));
+    const cpu = cpuClock();
     const t0 = performance.now();
     for (const o of ops) await bareTransact(conn, o);
-    return await finishPorts(c, ports, performance.now() - t0, 'bare batched');
+    const ms = performance.now() - t0;
+    onCpu?.(cpu());
+    return await finishPorts(c, ports, ms, 'bare batched');
   } finally {
     conn.close();
   }
@@ -56,6 +69,7 @@ export async function rawBatched(
   server: BenchServer,
   ports: number,
   batch: number,
+  onCpu?: CpuSink,
 ): Promise<number> {
   const c = await openWithSwitch(server.socketPath);
   const requests: string[] = [];
@@ -63,12 +77,15 @@ export async function rawBatched(
     requests.push(transactText(batchOps(start, Math.min(batch, ports - start)), start));
   }
   const base = c.count;
+  const cpu = cpuClock();
   const t0 = performance.now();
   for (let k = 0; k < requests.length; k++) {
     c.write(requests[k]!);
     await c.until(base + k + 1);
   }
-  return finishPorts(c, ports, performance.now() - t0, 'raw batched');
+  const ms = performance.now() - t0;
+  onCpu?.(cpu());
+  return finishPorts(c, ports, ms, 'raw batched');
 }
 
 /** W2. */
@@ -81,31 +98,49 @@ export const w2: Workload = {
       'W2',
       `${ports} LSPs in transactions of ${batch}, each awaited, ovsdb-server NB 7.18.0`,
     );
+    // Ratio pairs are neighbours in this order (ovnkit beside raw and beside libovsdb).
     const variants: Variant[] = [
-      { key: 'W2.raw', sample: (s) => rawBatched(s, ports, batch) },
+      { key: 'W2.raw', sample: (s) => withCpu(ports, (k) => rawBatched(s, ports, batch, k)) },
       {
         key: 'W2.ovnkit',
-        async sample(s) {
-          const c = await openWithSwitch(s.socketPath);
-          const session = await openOvnkit(s.remote);
-          try {
-            const batches: ReturnType<typeof portData>[] = [];
-            for (let i = 0; i < ports; i += batch)
-              batches.push(portData(i, Math.min(batch, ports - i)));
-            const t0 = performance.now();
-            for (const b of batches) await addPorts(session.db, b);
-            const ms = performance.now() - t0;
-            const seen = session.client.count('Logical_Switch_Port');
-            if (seen !== ports) throw new Error(`ovnkit replica has ${seen} ports, not ${ports}`);
-            return await finishPorts(c, ports, ms, 'ovnkit batched');
-          } finally {
-            await session.close();
-          }
-        },
+        sample: (s) =>
+          withCpu(ports, async (onCpu) => {
+            const c = await openWithSwitch(s.socketPath);
+            const session = await openOvnkit(s.remote);
+            try {
+              const batches: ReturnType<typeof portData>[] = [];
+              for (let i = 0; i < ports; i += batch)
+                batches.push(portData(i, Math.min(batch, ports - i)));
+              const cpu = cpuClock();
+              const t0 = performance.now();
+              for (const b of batches) await addPorts(session.db, b);
+              const ms = performance.now() - t0;
+              onCpu(cpu());
+              const seen = session.client.count('Logical_Switch_Port');
+              if (seen !== ports) throw new Error(`ovnkit replica has ${seen} ports, not ${ports}`);
+              return await finishPorts(c, ports, ms, 'ovnkit batched');
+            } finally {
+              await session.close();
+            }
+          }),
       },
-      { key: 'W2.bare', sample: (s) => bareBatched(s, ports, batch) },
-      { key: 'W2.bare-monitored', sample: (s) => bareBatched(s, ports, batch, true) },
     ];
+    const go = libovsdbFor(ctx, result, ['W2']);
+    if (go !== undefined)
+      variants.push({
+        key: 'W2.libovsdb',
+        sample: (s) => libovsdbWrites(go, s, 'w2', ports, { batch }),
+      });
+    variants.push(
+      {
+        key: 'W2.bare-monitored',
+        sample: (s) => withCpu(ports, (k) => bareBatched(s, ports, batch, true, k)),
+      },
+      {
+        key: 'W2.bare',
+        sample: (s) => withCpu(ports, (k) => bareBatched(s, ports, batch, false, k)),
+      },
+    );
     const app = ovsdbappStatus();
     if (app.ok) {
       variants.push({
@@ -113,13 +148,23 @@ export const w2: Workload = {
         async sample(s) {
           const c = await openWithSwitch(s.socketPath);
           const r = await ovsdbappBatched(ctx.root, s.remote, SWITCH, appPorts, batch);
-          return finishPorts(c, appPorts, r.seconds * 1000, 'ovsdbapp batched');
+          const value = await finishPorts(c, appPorts, r.seconds * 1000, 'ovsdbapp batched');
+          return { value, cpuUsPerOp: (r.cpuSeconds * 1e6) / appPorts };
         },
       });
+    } else if (peersRequired()) {
+      throw new Error(app.reason);
     } else {
       result.skipped.push({ workload: 'W2', subject: 'ovsdbapp batched', reason: app.reason });
     }
     const samples = await measureVariants(ctx, 'W2', variants);
+    const push = (...figures: Figure[]) => {
+      for (const x of figures) {
+        result.figures.push(x);
+        const cpu = cpuFigure(x, samples.cpu.get(x.id));
+        if (cpu) result.figures.push(cpu);
+      }
+    };
     const raw = figure('W2.raw', 'raw client', 'LSP/s', samples.get('W2.raw')!);
     const ovnkit = figure(
       'W2.ovnkit',
@@ -139,11 +184,22 @@ export const w2: Workload = {
       'LSP/s',
       samples.get('W2.bare-monitored')!,
     );
-    result.figures.push(raw, ovnkit, bare, monitored);
+    push(raw, ovnkit, bare, monitored);
     result.ratios.push(ratio('ovnkit/raw', ovnkit, raw, '>=', 0.85));
+    const goSamples = samples.get('W2.libovsdb');
+    if (goSamples) {
+      const lib = figure(
+        'W2.libovsdb',
+        'libovsdb (Go) MonitorAll + Create/Mutate',
+        'LSP/s',
+        goSamples,
+      );
+      push(lib);
+      result.ratios.push(ratio('ovnkit/libovsdb', ovnkit, lib, '>=', 2));
+    }
     const appSamples = samples.get('W2.ovsdbapp');
     if (appSamples) {
-      result.figures.push(
+      push(
         figure('W2.ovsdbapp', 'ovsdbapp, 1,000 ports per transaction', 'LSP/s', appSamples, {
           note: `first ${appPorts} ports only`,
         }),

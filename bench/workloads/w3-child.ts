@@ -2,9 +2,10 @@
  * One side of W3 in a fresh process (run with `--expose-gc`), so that heaps
  * do not mix: `raw` receives the `monitor_cond` reply for every NB table and
  * `JSON.parse`s it; `replica` runs `connectDatabase({ model: NB })` until
- * `ready`. Prints `{"ms":…,"heapBytes":…,"ports":…}`: the time from
- * connecting to done, and the heap retained by the result (held) after a
- * full GC, minus the heap before connecting.
+ * `ready`. Prints `{"ms":…,"heapBytes":…,"ports":…,"cpuUs":…}`: the time
+ * from connecting to done, the heap retained by the result (held) after a
+ * full GC, minus the heap before connecting, and the process's CPU time
+ * (user + system, µs) over the timed section.
  *
  * Usage: node --expose-gc --import tsx bench/workloads/w3-child.ts raw|replica SOCKET PORTS
  * @module
@@ -44,9 +45,22 @@ function monitorRequest(): string {
 
 let held: unknown;
 
-async function raw(): Promise<{ ms: number; heapBytes: number; ports: number }> {
+interface Out {
+  ms: number;
+  heapBytes: number;
+  ports: number;
+  cpuUs: number;
+}
+
+function cpuNow(): number {
+  const u = process.cpuUsage();
+  return u.user + u.system;
+}
+
+async function raw(): Promise<Out> {
   const request = monitorRequest();
   const before = fullGc();
+  const cpu0 = cpuNow();
   const t0 = performance.now();
   const parsed = await new Promise<{ result: Record<string, Record<string, unknown>> }>(
     (resolve, reject) => {
@@ -69,25 +83,28 @@ async function raw(): Promise<{ ms: number; heapBytes: number; ports: number }> 
     },
   );
   const ms = performance.now() - t0;
+  const cpuUs = cpuNow() - cpu0;
   held = parsed;
   const heapBytes = fullGc() - before;
   const n = Object.keys(parsed.result['Logical_Switch_Port'] ?? {}).length;
-  return { ms, heapBytes, ports: n };
+  return { ms, heapBytes, ports: n, cpuUs };
 }
 
-async function replica(): Promise<{ ms: number; heapBytes: number; ports: number }> {
+async function replica(): Promise<Out> {
   const before = fullGc();
   await startSection();
+  const cpu0 = cpuNow();
   const t0 = performance.now();
   const client = connectDatabase({ remotes: `unix:${socketPath}`, model: NB });
   await client.ready;
   const ms = performance.now() - t0;
+  const cpuUs = cpuNow() - cpu0;
   await endSection();
   held = client;
   const heapBytes = fullGc() - before;
   const n = client.count('Logical_Switch_Port');
   await client.close();
-  return { ms, heapBytes, ports: n };
+  return { ms, heapBytes, ports: n, cpuUs };
 }
 
 const out = mode === 'raw' ? await raw() : mode === 'replica' ? await replica() : undefined;

@@ -5,7 +5,10 @@
  * (pipelined), and stops the clock when it has applied all of them:
  * `replica` is `connectDatabase({ model: NB })` (every table); `raw` is a
  * socket with the same `monitor_cond` that frames and `JSON.parse`s each
- * `update2` notification and counts the updated rows. Prints `{"ms":…}`.
+ * `update2` notification and counts the updated rows. Prints
+ * `{"ms":…,"cpuUs":…}`: the time and this process's CPU time (user + system,
+ * µs; the writer is another process) from the start of the clock until all
+ * were applied.
  *
  * Usage: node --import tsx bench/workloads/w4-child.ts raw|replica SOCKET COUNT
  * @module
@@ -45,26 +48,33 @@ async function startWriter(): Promise<{ go: () => void; done: Promise<void> }> {
   return { go: () => child.stdin.write('go\n'), done };
 }
 
-async function replica(): Promise<number> {
+function cpuNow(): number {
+  const u = process.cpuUsage();
+  return u.user + u.system;
+}
+
+async function replica(): Promise<{ ms: number; cpuUs: number }> {
   const client = connectDatabase({ remotes: `unix:${socketPath}`, model: NB });
   await client.ready;
   const writer = await startWriter();
   const last = String(count - 1);
+  const cpu0 = cpuNow();
   const t0 = performance.now();
   const applied = client.waitFor('Logical_Switch_Port', (row) => row.external_ids['seq'] === last);
   writer.go();
   await applied;
   const ms = performance.now() - t0;
+  const cpuUs = cpuNow() - cpu0;
   await writer.done;
   let updated = 0;
   for (const row of client.rows('Logical_Switch_Port'))
     if (row.external_ids['gen'] === '1') updated++;
   await client.close();
   if (updated !== count) throw new Error(`replica: ${updated} ports updated, expected ${count}`);
-  return ms;
+  return { ms, cpuUs };
 }
 
-async function raw(): Promise<number> {
+async function raw(): Promise<{ ms: number; cpuUs: number }> {
   const schema = JSON.parse(readFileSync(join(ROOT, NB_SCHEMA), 'utf8')) as {
     name: string;
     tables: Record<string, { columns: Record<string, unknown> }>;
@@ -77,6 +87,7 @@ async function raw(): Promise<number> {
   const writer = await startWriter();
   let rows = 0;
   let t0 = 0;
+  let cpu0 = 0;
   const applied = new Promise<void>((resolve) => {
     c.onMessage = (bytes) => {
       const msg = JSON.parse(bytes.toString('utf8')) as {
@@ -89,16 +100,18 @@ async function raw(): Promise<number> {
       if (rows >= count) resolve();
     };
   });
+  cpu0 = cpuNow();
   t0 = performance.now();
   writer.go();
   await applied;
   const ms = performance.now() - t0;
+  const cpuUs = cpuNow() - cpu0;
   await writer.done;
   c.close();
   if (rows !== count) throw new Error(`raw monitor: ${rows} row updates, expected ${count}`);
-  return ms;
+  return { ms, cpuUs };
 }
 
-const ms = mode === 'raw' ? await raw() : mode === 'replica' ? await replica() : undefined;
-if (ms === undefined) throw new Error(`unknown mode ${mode}`);
-console.log(JSON.stringify({ ms }));
+const out = mode === 'raw' ? await raw() : mode === 'replica' ? await replica() : undefined;
+if (out === undefined) throw new Error(`unknown mode ${mode}`);
+console.log(JSON.stringify(out));
