@@ -138,6 +138,7 @@ export {
   RpcError,
   SchemaError,
   TransactionError,
+  TransactionRefusedError,
   WriteQueueFullError,
 } from './ovsdb/wire/errors.js';
 export { JsonStreamFramer, type JsonStreamFramerOptions } from './ovsdb/wire/framer.js';

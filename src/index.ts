@@ -63,6 +63,7 @@ export {
   type Uuid,
   WriteQueueFullError,
 } from './ovsdb/index.js';
+export { type RefusedBy, TransactionRefusedError } from './ovsdb/wire/errors.js';
 export {
   DatabaseHandle,
   DuplicateIndexError,

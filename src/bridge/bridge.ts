@@ -36,7 +36,9 @@
  * - 1013 try again later: a buffer bound would be passed (see Bounds);
  * - 1001 going away: the bridge is shutting down.
  * Refused requests do not close anything: they get a JSON-RPC error reply
- * `{"id":…,"result":null,"error":{"error":"permission error","details":"…"}}`.
+ * `{"id":…,"result":null,"error":{"error":"permission error","details":"…","refused_by":"bridge"}}`
+ * (with `"operation": <index>` when one operation of a `transact` was
+ * refused), which the client raises as a `TransactionRefusedError`.
  *
  * ## Backpressure
  * Each direction is bounded. Bytes queued for a client (sent but not yet

@@ -1,15 +1,18 @@
 /**
  * What a bridge client may ask of the OVSDB server: an allowlist of
  * databases, an allowlist of methods, and a read-only mode. Every request is
- * checked before it is forwarded; a refused one gets a JSON-RPC error reply
- * (`"permission error"`, as ovsdb-server names its own access-control
- * errors) and never reaches the server.
+ * checked before it is forwarded; a refused one never reaches the server
+ * and gets a JSON-RPC error reply `{"error": "permission error", "details":
+ * <why>, "refused_by": "bridge"}` (`permission error` is how ovsdb-server
+ * names its own access-control errors), with `"operation": <index>` when one
+ * operation of a `transact` was refused. The client raises it as a
+ * `TransactionRefusedError` with `refusedBy: 'bridge'`.
  *
  * ```ts
  * const policy = new BridgePolicy({ allowDbs: ['OVN_Northbound'], readOnly: true });
  * policy.check('transact', ['OVN_Northbound', { op: 'select', table: 'ACL', where: [] }]); // { allowed: true }
  * policy.check('transact', ['OVN_Northbound', { op: 'delete', table: 'ACL', where: [] }]);
- * // { allowed: false, details: 'read-only bridge: transact operation 0 is "delete"; only select, wait and comment are allowed' }
+ * // { allowed: false, details: 'read-only bridge: transact operation 0 is "delete"; only select, wait and comment are allowed', operation: 0 }
  * ```
  * @module
  */
@@ -27,7 +30,12 @@ export interface BridgePolicyOptions {
 /** The outcome of {@link BridgePolicy.check}. */
 export type PolicyDecision =
   | { readonly allowed: true }
-  | { readonly allowed: false; readonly details: string };
+  | {
+      readonly allowed: false;
+      readonly details: string;
+      /** For a read-only `transact`: the index of the operation refused. */
+      readonly operation?: number;
+    };
 
 /**
  * The methods the bridge knows, with the position of the database name in
@@ -152,8 +160,10 @@ export class BridgePolicy {
 
 const ALLOWED: PolicyDecision = { allowed: true };
 
-function deny(details: string): PolicyDecision {
-  return { allowed: false, details };
+function deny(details: string, operation?: number): PolicyDecision {
+  return operation === undefined
+    ? { allowed: false, details }
+    : { allowed: false, details, operation };
 }
 
 function checkReadOnlyTransact(params: readonly unknown[]): PolicyDecision {
@@ -164,11 +174,12 @@ function checkReadOnlyTransact(params: readonly unknown[]): PolicyDecision {
         ? (op as Record<string, unknown>)['op']
         : undefined;
     if (typeof name !== 'string') {
-      return deny(`read-only bridge: transact operation ${i - 1} has no "op" name`);
+      return deny(`read-only bridge: transact operation ${i - 1} has no "op" name`, i - 1);
     }
     if (!READ_ONLY_TRANSACT_OPS.includes(name)) {
       return deny(
         `read-only bridge: transact operation ${i - 1} is "${name}"; only ${READ_ONLY_TRANSACT_OPS.slice(0, -1).join(', ')} and ${READ_ONLY_TRANSACT_OPS.at(-1)} are allowed`,
+        i - 1,
       );
     }
   }

@@ -291,7 +291,12 @@ export class BridgeSession {
       this.core.counters.refusedRequests++;
       this.core.log('info', `${this.name}: refused ${method}: ${decision.details}`);
       if (id !== null) {
-        const error = stringifyJson({ error: 'permission error', details: decision.details });
+        const error = stringifyJson({
+          error: 'permission error',
+          details: decision.details,
+          refused_by: 'bridge',
+          ...(decision.operation === undefined ? {} : { operation: decision.operation }),
+        });
         this.sendToClient(`{"id":${idText},"result":null,"error":${error}}`);
       }
       return;

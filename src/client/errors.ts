@@ -19,13 +19,19 @@ export class ClientClosedError extends OvsdbError {
 
 /**
  * A transaction was sent but its reply never came (the connection dropped or
- * the request timed out): it may or may not have committed. The replica
- * shows the truth once the client is in sync again.
+ * the request timed out): its outcome is unknown, it may have committed. The
+ * replica shows the truth once the client is in sync again (typed
+ * transactions, `ovnkit/transactions`, find it out themselves).
+ *
+ * A refusal is not a lost reply: it comes as a `TransactionRefusedError`.
  */
 export class TransactionOutcomeUnknownError extends OvsdbError {
   override name = 'TransactionOutcomeUnknownError';
-  constructor(message: string, options?: { cause?: unknown }) {
+  /** What was lost, without a verdict: `no reply came from <remote> (<why>)`. */
+  readonly lost: string;
+  constructor(message: string, options?: { cause?: unknown; lost?: string | undefined }) {
     super(message, options);
+    this.lost = options?.lost ?? message;
   }
 }
 

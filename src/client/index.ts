@@ -15,6 +15,7 @@
  * @module
  */
 
+export { type RefusedBy, TransactionRefusedError } from '../ovsdb/wire/errors.js';
 export type { BackoffOptions } from './backoff.js';
 export {
   ClientClosedError,

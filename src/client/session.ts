@@ -272,7 +272,8 @@ function onServerUpdate<DB extends TableMap>(
  * Send `ops` to database `db` as one transaction on `session`, after
  * checking them against the server's schema.
  * @throws SchemaDriftError before sending; TransactionOutcomeUnknownError
- *   when the reply was lost; the connection's errors otherwise.
+ *   when the reply was lost; the connection's errors otherwise (among them
+ *   TransactionRefusedError for a refusal, which did not commit).
  */
 export function transactOn(
   session: Session,
@@ -294,9 +295,10 @@ export function transactOn(
   if (onSent) request.onId = () => onSent();
   return session.conn.transact(db, ops, request).then(undefined, (e: unknown) => {
     if (e instanceof ConnectionClosedError || e instanceof RequestTimeoutError) {
+      const why = errorText(e);
       throw new TransactionOutcomeUnknownError(
-        `transaction sent to ${session.remote} but no reply came (${errorText(e)}): it may or may not have committed`,
-        { cause: e },
+        `transaction sent to ${session.remote} but no reply came (${why}): its outcome is unknown (it may have committed)`,
+        { cause: e, lost: `no reply came from ${session.remote} (${why})` },
       );
     }
     throw e;

@@ -62,12 +62,15 @@
  * @module
  */
 
+import { TransactionOutcomeUnknownError } from '../client/errors.js';
 import type { TableMap, TableName } from '../ovsdb/schema/model.js';
 import {
   OvsdbError,
   ProtocolError,
   RequestTimeoutError,
+  RpcError,
   type TransactionError,
+  TransactionRefusedError,
 } from '../ovsdb/wire/errors.js';
 import { errorText, preview } from '../ovsdb/wire/json.js';
 import type { Operation } from '../ovsdb/wire/wire.js';
@@ -142,6 +145,11 @@ type Attempt =
       readonly error: TransactionError | undefined;
     }
   | { readonly status: 'not sent'; readonly error: unknown }
+  /**
+   * Answered with a JSON-RPC error instead of results (a refusal by the
+   * server or the bridge, an unknown database): nothing was applied.
+   */
+  | { readonly status: 'rejected'; readonly error: unknown }
   | {
       readonly status: 'lost';
       readonly error: unknown;
@@ -235,6 +243,9 @@ async function attempt<DB extends TableMap>(
     return { status: 'replied', results, error };
   } catch (e) {
     if (!state.sent) return { status: 'not sent', error: e };
+    if (e instanceof TransactionRefusedError || (e instanceof RpcError && e.code !== 'canceled')) {
+      return { status: 'rejected', error: e };
+    }
     if (e instanceof ProtocolError) {
       return {
         status: 'lost',
@@ -248,7 +259,9 @@ async function attempt<DB extends TableMap>(
       ? signal.reason instanceof RequestTimeoutError
         ? `no reply within ${options.timeout} ms${executor.cancels ? ' (cancel sent)' : ''}`
         : `aborted after sending${executor.cancels ? ' (cancel sent)' : ''}`
-      : `no reply: ${errorText(e)}`;
+      : e instanceof TransactionOutcomeUnknownError
+        ? e.lost
+        : `no reply: ${errorText(e)}`;
     return {
       status: 'lost',
       error: e,
@@ -315,8 +328,10 @@ async function waitForRefresh<DB extends TableMap>(
  * //    "mutations":[["ports","insert",["set",[["named-uuid","row0"]]]]]}]
  * ```
  * @throws DatumError before sending, for an invalid operation;
- *   TransactionError (or DuplicateIndexError, VerifyConflictError) when the
- *   server rejected the transaction; TransactionOutcomeError when the reply
+ *   TransactionError (or DuplicateIndexError, VerifyConflictError,
+ *   TransactionRefusedError) when the server rejected the transaction;
+ *   TransactionRefusedError also when a bridge's policy refused it (a
+ *   refusal is an answer: it did not commit, and no outcome is resolved); TransactionOutcomeError when the reply
  *   was lost (see its `outcome`); RequestTimeoutError, the signal's reason,
  *   or the executor's error when nothing was sent.
  */
@@ -362,7 +377,7 @@ export async function transact<DB extends TableMap, R>(
       r = settled.last;
     }
 
-    if (r.status === 'not sent') throw r.error;
+    if (r.status === 'not sent' || r.status === 'rejected') throw r.error;
     if (r.status === 'lost') throw new OvsdbError('internal: unresolved lost reply');
     if (r.error === undefined) {
       return committed(value, compiled, r.results, 'reply', counts);
@@ -502,8 +517,10 @@ async function settleLost<DB extends TableMap, R>(
       last: r,
     };
   }
+  // A retry answered with an error: that answer is the transaction's.
+  const answered = r.status === 'replied' || r.status === 'rejected';
   if (compiled.readOnly) {
-    if (r.status === 'replied') return { last: r };
+    if (answered) return { last: r };
     throw new TransactionOutcomeError(
       'not committed',
       `${lost.reason}; the transaction only reads, so nothing was written`,
@@ -513,10 +530,10 @@ async function settleLost<DB extends TableMap, R>(
   if (compiled.inserts.length === 0) {
     throw new TransactionOutcomeError(
       'unknown',
-      r.status === 'replied'
+      answered
         ? `${lost.reason}; a retry failed (${errorText(r.error)}), and the transaction inserts no row whose existence would show whether the first attempt committed`
         : `${lost.reason}; the transaction inserts no row whose existence would show whether it committed`,
-      { cause: r.status === 'replied' ? r.error : lost.error },
+      { cause: answered ? r.error : lost.error },
     );
   }
   if (lost.abandonedSentAt !== undefined && executor.cancels !== true) {
@@ -555,7 +572,7 @@ async function settleLost<DB extends TableMap, R>(
       last: r,
     };
   }
-  if (r.status === 'replied') return { last: r };
+  if (answered) return { last: r };
   throw new TransactionOutcomeError(
     'not committed',
     `${lost.reason}; after reconnecting, the ${resolved.by} shows that the inserted rows do not exist`,

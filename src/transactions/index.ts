@@ -26,6 +26,7 @@
  * @module
  */
 
+export { type RefusedBy, TransactionRefusedError } from '../ovsdb/wire/errors.js';
 export { BatchError, type BatchOptions, type BatchProgress, type BatchResult } from './batches.js';
 export {
   type CompiledTransaction,

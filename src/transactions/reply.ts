@@ -7,7 +7,7 @@
 
 import type { DatabaseModel, TableMap } from '../ovsdb/schema/model.js';
 import { defaultValue } from '../ovsdb/values/datum.js';
-import { TransactionError } from '../ovsdb/wire/errors.js';
+import { isRefusal, TransactionError, TransactionRefusedError } from '../ovsdb/wire/errors.js';
 import { isObject } from '../ovsdb/wire/json.js';
 import { stringifyJson } from '../ovsdb/wire/json-text.js';
 import type { CompiledTransaction } from './builder.js';
@@ -39,8 +39,10 @@ const DUPLICATE_RE =
 /**
  * The typed error for the first error entry of `results` of `compiled`: a
  * {@link DuplicateIndexError} for a unique-index "constraint violation",
- * else a `TransactionError` with the failing operation's index, kind and
- * table (or `commit` true for the extra commit-error entry).
+ * a `TransactionRefusedError` for a refusal (`permission error`, `not
+ * allowed`, `not owner`), else a `TransactionError` with the failing
+ * operation's index, kind and table (or `commit` true for the extra
+ * commit-error entry).
  */
 export function errorFromResults<DB extends TableMap>(
   model: DatabaseModel<DB>,
@@ -81,6 +83,17 @@ export function errorFromResults<DB extends TableMap>(
         results,
       );
     }
+  }
+  if (!commit && isRefusal(e.error)) {
+    return new TransactionRefusedError(
+      'server',
+      e.index,
+      e.error,
+      e.details,
+      op?.op,
+      table,
+      results,
+    );
   }
   return new TransactionError(e.index, e.error, e.details, commit, op?.op, table, results);
 }

@@ -175,7 +175,7 @@ describe('ovnkit bridge running', () => {
       DB,
       { op: 'delete', table: 'Item', where: [] },
     ]);
-    expect(reply).toEqual(permissionError(reply['id'], /read-only bridge/));
+    expect(reply).toEqual(permissionError(reply['id'], /read-only bridge/, 0));
     const page = await fetch(bridge.url.replace('ws:', 'http:').replace('/ovsdb', '/'));
     expect(page.status).toBe(200);
     expect(await page.text()).toBe('<p>hello</p>\n');

@@ -100,14 +100,16 @@ export class HttpRefusal extends Error {
   }
 }
 
-/** The reply a refused request gets. */
-export function permissionError(id: unknown, details: string | RegExp) {
+/** The reply a refused request gets; `operation`: the refused operation of a `transact`. */
+export function permissionError(id: unknown, details: string | RegExp, operation?: number) {
   return {
     id,
     result: null,
     error: {
       error: 'permission error',
       details: typeof details === 'string' ? details : expect.stringMatching(details),
+      refused_by: 'bridge',
+      ...(operation === undefined ? {} : { operation }),
     },
   };
 }

@@ -150,6 +150,7 @@ describe('the list_dbs filter keys on the bridge’s own ids', () => {
         error: {
           error: 'permission error',
           details: 'get_schema: database "_Server" is not allowed by this bridge',
+          refused_by: 'bridge',
         },
       },
       { id: 1, result: ['_Server'], error: null },
@@ -219,6 +220,7 @@ describe('reply ids are the client’s, exactly as written', () => {
         error: {
           error: 'permission error',
           details: 'get_schema: database "_Server" is not allowed by this bridge',
+          refused_by: 'bridge',
         },
       },
       { id: expectedId, result: ['e'], error: null },

@@ -76,12 +76,14 @@ describe('BridgePolicy', () => {
       expect(p.check('transact', ['Db', { op: 'select' }, { op }])).toEqual({
         allowed: false,
         details: `read-only bridge: transact operation 1 is "${op}"; only select, wait and comment are allowed`,
+        operation: 1,
       });
     }
     for (const bad of [null, 'select', ['select'], { table: 'T' }, { op: 7 }]) {
       expect(p.check('transact', ['Db', bad])).toEqual({
         allowed: false,
         details: 'read-only bridge: transact operation 0 has no "op" name',
+        operation: 0,
       });
     }
   });

@@ -285,6 +285,7 @@ describe('database allowlist', () => {
     expect(r1['error']).toEqual({
       error: 'permission error',
       details: 'transact: database "_Server" is not allowed by this bridge',
+      refused_by: 'bridge',
     });
     const r2 = await client.request('transact', [DB, { op: 'comment', comment: allowed }]);
     expect(r2).toEqual({ id: r2['id'], result: [{}], error: null });
@@ -380,6 +381,7 @@ describe('read-only', () => {
       permissionError(
         alone['id'],
         `read-only bridge: transact operation 0 is "${op}"; only select, wait and comment are allowed`,
+        0,
       ),
     );
     const mixed = await client.request('transact', [
@@ -388,7 +390,7 @@ describe('read-only', () => {
       make(),
     ]);
     expect(mixed).toEqual(
-      permissionError(mixed['id'], new RegExp(`transact operation 1 is "${op}"`)),
+      permissionError(mixed['id'], new RegExp(`transact operation 1 is "${op}"`), 1),
     );
     // Nothing changed.
     const [rows] = await writer.transact(DB, [

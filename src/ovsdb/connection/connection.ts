@@ -9,7 +9,14 @@
  */
 
 import { ZERO_UUID } from '../values/uuid.js';
-import { ProtocolError, TransactionError } from '../wire/errors.js';
+import {
+  isRefusal,
+  ProtocolError,
+  RpcError,
+  refusalOfRpcError,
+  TransactionError,
+  TransactionRefusedError,
+} from '../wire/errors.js';
 import { isObject, preview } from '../wire/json.js';
 import { stringifyJson } from '../wire/json-text.js';
 import { JsonRpcPeer, type PeerOptions, type RequestOptions } from '../wire/rpc.js';
@@ -231,6 +238,9 @@ export class OvsdbConnection {
    *   result array carries an `{"error", "details"}` entry); its `opIndex`,
    *   `op`, `table` and `results` say which and show everything the server
    *   sent.
+   * @throws TransactionRefusedError (a `TransactionError`) when the server
+   *   or a bridge refused the transaction (`permission error`, `not allowed`,
+   *   `not owner`), for one operation or the whole request: it did not commit.
    * @throws RpcError when the server rejected the request as a whole (e.g.
    *   an unknown database).
    */
@@ -251,15 +261,12 @@ export class OvsdbConnection {
       if (isObject(r) && r['error'] !== undefined && r['error'] !== null) {
         const op = ops[i];
         const details = typeof r['details'] === 'string' ? r['details'] : undefined;
-        throw new TransactionError(
-          i,
-          typeof r['error'] === 'string' ? r['error'] : stringifyJson(r['error']),
-          details,
-          i >= ops.length,
-          op?.op,
-          op && 'table' in op ? op.table : undefined,
-          results,
-        );
+        const error = typeof r['error'] === 'string' ? r['error'] : stringifyJson(r['error']);
+        const table = op && 'table' in op ? op.table : undefined;
+        if (isRefusal(error) && i < ops.length) {
+          throw new TransactionRefusedError('server', i, error, details, op?.op, table, results);
+        }
+        throw new TransactionError(i, error, details, i >= ops.length, op?.op, table, results);
       }
     }
     if (results.length < ops.length) {
@@ -296,10 +303,15 @@ export class OvsdbConnection {
     } catch (e) {
       return Promise.reject(e);
     }
-    return this.peer.request('transact', params, options).then((result) => {
-      if (!Array.isArray(result)) throw this.badReply('transact', 'an array', result);
-      return result;
-    });
+    return this.peer.request('transact', params, options).then(
+      (result) => {
+        if (!Array.isArray(result)) throw this.badReply('transact', 'an array', result);
+        return result;
+      },
+      (e: unknown) => {
+        throw (e instanceof RpcError && refusalOfRpcError(e, ops)) || e;
+      },
+    );
   }
 
   /**

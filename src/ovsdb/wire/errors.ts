@@ -134,6 +134,88 @@ export class TransactionError extends OvsdbError {
   }
 }
 
+/**
+ * The `error` strings with which a transaction is refused rather than
+ * failed: `permission error` (ovsdb-server's role-based access control, or
+ * the policy of an ovnkit bridge), `not allowed` (a read-only connection or
+ * server) and `not owner` (an `assert` of a lock the session does not hold).
+ */
+export const REFUSAL_ERRORS: readonly string[] = ['permission error', 'not allowed', 'not owner'];
+
+/** Who refused a transaction: the OVSDB server, or the ovnkit bridge in front of it (its policy). */
+export type RefusedBy = 'server' | 'bridge';
+
+/**
+ * A transaction was refused: the server (access control, a read-only
+ * connection, a lock not held) or the bridge's policy answered that this
+ * client may not do it. The outcome is definite: **the transaction did not
+ * commit** (nothing of it was applied), and sending it again changes
+ * nothing. `error` and `details` are the refusal as sent; `opIndex`, `op`
+ * and `table` name the refused operation when the refusal concerns one
+ * (`opIndex` is -1 when it concerns the whole request, such as a bridge
+ * refusing the method or the database).
+ *
+ * ```ts
+ * try { await db.transact((tx) => tx.insert('Logical_Switch', { name: 'sw0' })); }
+ * catch (e) {
+ *   if (e instanceof TransactionRefusedError) console.log(e.refusedBy, e.error, e.details);
+ *   // bridge permission error read-only bridge: transact operation 0 is "insert"; …
+ * }
+ * ```
+ */
+export class TransactionRefusedError extends TransactionError {
+  override name = 'TransactionRefusedError';
+  constructor(
+    /** Who refused it. */
+    readonly refusedBy: RefusedBy,
+    opIndex: number,
+    error: string,
+    details: string | undefined,
+    op?: string | undefined,
+    table?: string | undefined,
+    results?: readonly unknown[] | undefined,
+  ) {
+    super(opIndex, error, details, false, op, table, results);
+    const where =
+      opIndex < 0 ? '' : ` (operation ${opIndex}${op ? `: ${op}${table ? ` ${table}` : ''}` : ''})`;
+    this.message = `transaction refused by the ${refusedBy === 'bridge' ? 'bridge' : 'server'}${where}: ${error}${details ? `: ${details}` : ''}; it did not commit`;
+  }
+}
+
+/** True when `error`, an OVSDB `error` string, is one of {@link REFUSAL_ERRORS}. */
+export function isRefusal(error: string): boolean {
+  return REFUSAL_ERRORS.includes(error);
+}
+
+/**
+ * The {@link TransactionRefusedError} for a JSON-RPC error reply to
+ * `transact` (`rpc`) when it is a refusal, else undefined. The bridge marks
+ * its own refusals (`"refused_by": "bridge"`, with `"operation"` when one
+ * operation was refused).
+ */
+export function refusalOfRpcError(
+  rpc: RpcError,
+  ops: readonly { readonly op: string; readonly table?: string }[],
+): TransactionRefusedError | undefined {
+  const e = rpc.error;
+  const obj =
+    typeof e === 'object' && e !== null && !Array.isArray(e)
+      ? (e as Record<string, unknown>)
+      : undefined;
+  const code =
+    typeof e === 'string' ? e : typeof obj?.['error'] === 'string' ? obj['error'] : undefined;
+  if (code === undefined || !isRefusal(code)) return undefined;
+  const details = typeof obj?.['details'] === 'string' ? obj['details'] : undefined;
+  const by: RefusedBy = obj?.['refused_by'] === 'bridge' ? 'bridge' : 'server';
+  const at = obj?.['operation'];
+  const index =
+    typeof at === 'number' && Number.isInteger(at) && at >= 0 && at < ops.length ? at : -1;
+  const op = index >= 0 ? ops[index] : undefined;
+  const refused = new TransactionRefusedError(by, index, code, details, op?.op, op?.table);
+  refused.cause = rpc;
+  return refused;
+}
+
 function rpcErrorText(error: unknown): string {
   if (typeof error === 'string') return error;
   if (error && typeof error === 'object' && 'error' in error) {
