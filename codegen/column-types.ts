@@ -10,7 +10,7 @@
  * @module
  */
 
-import type { BaseType, ColumnSchema } from 'ovnkit/ovsdb';
+import type { Atom, BaseType, ColumnSchema } from 'ovnkit/ovsdb';
 import { tsString } from './literals.js';
 import type { EnumPlan, TablePlan } from './plan.js';
 
@@ -90,4 +90,79 @@ export function columnTsType(plan: TablePlan, column: ColumnSchema): string {
       return `Readonly<${finite ? `Partial<${record}>` : record}>`;
     }
   }
+}
+
+/** The default atom of `base`'s type, as the TSDoc names it. */
+function defaultAtomText(base: BaseType): string {
+  switch (base.type) {
+    case 'integer':
+    case 'real':
+      return '`0`';
+    case 'boolean':
+      return '`false`';
+    case 'string':
+      return '`""`';
+    case 'uuid':
+      return 'the all-zero UUID';
+  }
+}
+
+/** True when `a` is the default atom of `base`'s type (`0`, `false`, `""`, the all-zero UUID). */
+function isDefaultAtom(a: Atom, base: BaseType): boolean {
+  switch (base.type) {
+    case 'integer':
+    case 'real':
+      return a === 0 || a === 0n;
+    case 'boolean':
+      return a === false;
+    case 'string':
+      return a === '';
+    case 'uuid':
+      return a === '00000000-0000-0000-0000-000000000000';
+  }
+}
+
+/** Why the default atom of `base` breaks `base`'s own constraints, or undefined when it does not. */
+function atomViolation(base: BaseType): string | undefined {
+  const atom = defaultAtomText(base);
+  if (base.enum !== undefined && !base.enum.some((a) => isDefaultAtom(a, base))) {
+    return `the default ${atom} is not one of the allowed values`;
+  }
+  const min = base.type === 'integer' ? base.minInteger : base.minReal;
+  const max = base.type === 'integer' ? base.maxInteger : base.maxReal;
+  if (base.type === 'integer' || base.type === 'real') {
+    if (min !== undefined && min > 0) return `the default ${atom} is below the minimum ${min}`;
+    if (max !== undefined && max < 0) return `the default ${atom} is above the maximum ${max}`;
+  }
+  if (base.type === 'string' && base.minLength !== undefined && base.minLength > 0) {
+    return `the default ${atom} is shorter than the minimum length ${base.minLength}`;
+  }
+  if (base.type === 'uuid' && base.refTable !== undefined) {
+    // A strong reference to no row fails referential integrity; a weak one is
+    // removed, which leaves the column below its minimum.
+    return `the default, ${atom}, refers to no row of \`${base.refTable}\``;
+  }
+  return undefined;
+}
+
+/**
+ * Why an insert must give `column`: the reason its default value breaks the
+ * column's own constraints, so that ovsdb-server refuses an insert that
+ * leaves it out; undefined when the default is allowed.
+ *
+ * The default of a column is `min` default atoms (RFC 7047 §5.2.1,
+ * `ovsdb_datum_init_default`): the empty set or map when `min` is 0, which
+ * every column allows, else one default key atom (and, for a map, one
+ * default value atom). That atom breaks an enum without it, `minInteger` or
+ * `minReal` above 0, `maxInteger` or `maxReal` below 0, `minLength` above 0,
+ * or a reference (`refTable`): the all-zero UUID names no row.
+ */
+export function defaultViolation(column: ColumnSchema): string | undefined {
+  const { type } = column;
+  if (type.min === 0) return undefined;
+  const key = atomViolation(type.key);
+  if (key !== undefined) return type.value === undefined ? key : `${key} for a key`;
+  if (type.value === undefined) return undefined;
+  const value = atomViolation(type.value);
+  return value === undefined ? undefined : `${value} for a value`;
 }

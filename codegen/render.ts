@@ -9,7 +9,7 @@
 
 import type { Atom, DatabaseSchema, TableSchema } from 'ovnkit/ovsdb';
 import { type Json, type JsonObject, tableJson } from './canonical.js';
-import { columnTsType, hasWideInteger, INT64_TYPE } from './column-types.js';
+import { columnTsType, defaultViolation, hasWideInteger, INT64_TYPE } from './column-types.js';
 import { type DatabaseDocs, renderBlocks, wrap } from './docs.js';
 import { SourceEmitter, type Statement } from './emit.js';
 import { compareSources, type ImportName, importDeclarations } from './imports.js';
@@ -263,14 +263,7 @@ function renderTable(ctx: RenderContext, plan: TablePlan, emitter: SourceEmitter
     typeAlias(plan.mutableColumns, union(plan.mutableColumns, mutable), [
       `The columns of \`${table.name}\` an update may write.`,
     ]),
-    derivedInterface(
-      plan.insert,
-      `Partial<Pick<${plan.row}, ${plan.columns}>>`,
-      wrap(
-        `What an insert into \`${table.name}\` may write: any declared column. A column left out gets OVSDB's default (0, "", false, the empty set or map), so a column whose enum or range excludes that default must be given.`,
-        DOC_WIDTH,
-      ),
-    ),
+    insertInterface(plan),
     derivedInterface(
       plan.update,
       `Partial<Pick<${plan.row}, ${plan.mutableColumns}>>`,
@@ -289,6 +282,45 @@ function renderTable(ctx: RenderContext, plan: TablePlan, emitter: SourceEmitter
     ),
   );
   return emitter.emit(plan.file, statements);
+}
+
+/**
+ * The insert type: every declared column optional, except the columns whose
+ * default their own constraints refuse (see {@link defaultViolation}), which
+ * are listed as required properties.
+ */
+function insertInterface(plan: TablePlan): InterfaceDeclarationStructure {
+  const { table } = plan;
+  const required = table.columnNames.flatMap((col) => {
+    const column = table.columns[col]!;
+    const reason = defaultViolation(column);
+    return reason === undefined ? [] : [{ col, column, reason }];
+  });
+  const intro = `What an insert into \`${table.name}\` may write: any declared column. A column left out gets OVSDB's default (0, "", false, the all-zero UUID, the empty set or map)`;
+  const text =
+    required.length === 0
+      ? `${intro}, which every column of \`${table.name}\` allows.`
+      : `${intro}, so the ${required.length === 1 ? 'column' : 'columns'} whose constraints refuse that default must be given: ${required.map((r) => code(r.col)).join(', ')}.`;
+  const optional =
+    required.length === 0
+      ? plan.columns
+      : `Exclude<${plan.columns}, ${required.map((r) => tsString(r.col)).join(' | ')}>`;
+  return {
+    kind: StructureKind.Interface,
+    docs: docs(wrap(text, DOC_WIDTH)),
+    isExported: true,
+    name: plan.insert,
+    extends: [`Partial<Pick<${plan.row}, ${optional}>>`],
+    properties: required.map(({ col, column, reason }, i) => ({
+      ...(i === 0 ? {} : { leadingTrivia: blankLine }),
+      docs: docs(
+        wrap(`Required: ${reason}, so ovsdb-server refuses an insert without it.`, DOC_WIDTH),
+      ),
+      isReadonly: true,
+      name: propertyName(col),
+      type: columnTsType(plan, column),
+    })),
+  };
 }
 
 // ---------------------------------------------------------------------------

@@ -7,7 +7,7 @@
  */
 
 import { type ColumnSchema, describeColumnType, type TableSchema } from 'ovnkit/ovsdb';
-import { hasWideInteger } from './column-types.js';
+import { defaultViolation, hasWideInteger } from './column-types.js';
 import { type DocBlock, indentItem, renderBlocks, wrap } from './docs.js';
 import type { TablePlan } from './plan.js';
 import { DOC_WIDTH } from './tsdoc.js';
@@ -29,6 +29,8 @@ export function columnFacts(table: TableSchema, column: ColumnSchema, plan: Tabl
   const wide = hasWideInteger(column) ? ` (${INT64_NOTE})` : '';
   const facts = [`Type: ${describeColumnType(column)}${wide}.`];
   if (!column.mutable) facts.push(`Immutable: set by an insert, absent from \`${plan.update}\`.`);
+  const violation = defaultViolation(column);
+  if (violation !== undefined) facts.push(`Required in \`${plan.insert}\`: ${violation}.`);
   if (column.ephemeral) facts.push('Ephemeral: not persisted, so lost when the server restarts.');
   for (const ix of table.indexes) {
     if (!ix.includes(column.name)) continue;

@@ -66,12 +66,14 @@ export const insert: InterfaceInsert = {
 };
 export const update: InterfaceUpdate = { ofport_request: 1 };
 export const nb: NbGlobalInsert = { nb_cfg: 1n };
-export const acl: AclInsert = { priority: 1 };
+export const acl: AclInsert = { action: 'drop', direction: 'to-lport', priority: 1 };
 
 // @ts-expect-error ofport_request is bounded to 1..65279: a number, not a bigint
 export const badUpdate: InterfaceUpdate = { ofport_request: 1n };
 // @ts-expect-error ACL.priority is bounded to 0..32767: a number, not a bigint
-export const badAcl: AclInsert = { priority: 1n };
+export const badAcl: AclInsert = { action: 'drop', direction: 'to-lport', priority: 1n };
+// @ts-expect-error ACL.action is required: its default "" is not an ACL action
+export const noAction: AclInsert = { direction: 'to-lport', priority: 1 };
 // @ts-expect-error a string is not an integer
 export const badStatistics: InterfaceInsert = { statistics: { rx_bytes: '1' } };
 `;

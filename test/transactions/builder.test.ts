@@ -108,6 +108,7 @@ describe('insert', () => {
 
   it('rejects an insert that leaves out a column whose default is invalid', () => {
     const e = datumError(() =>
+      // @ts-expect-error action is required in AclInsert; the check at run time is tested here
       nb().insert('ACL', { direction: 'to-lport', match: '1', priority: 1 }),
     );
     expect([e.table, e.column]).toEqual(['ACL', 'action']);

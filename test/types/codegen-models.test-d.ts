@@ -5,6 +5,7 @@ import {
   type AclInsert,
   type AclUpdate,
   type LogicalSwitch,
+  type LogicalSwitchInsert,
   type LogicalSwitchPort,
   type LogicalSwitchPortUpdate,
   type Nat,
@@ -35,10 +36,10 @@ describe('enum columns', () => {
   });
 
   it('an insert accepts only enum values for ACL.action', () => {
-    const ok: AclInsert = { action: 'allow-related', priority: 1001 };
-    expectTypeOf(ok.action).toEqualTypeOf<AclAction | undefined>();
+    const ok: AclInsert = { action: 'allow-related', direction: 'to-lport', priority: 1001 };
+    expectTypeOf(ok.action).toEqualTypeOf<AclAction>();
     // @ts-expect-error 'accept' is not an ACL action
-    const bad: AclInsert = { action: 'accept' };
+    const bad: AclInsert = { action: 'accept', direction: 'to-lport' };
     // @ts-expect-error a plain string is not an ACL action
     const update: AclUpdate = { action: 'drop' as string };
     expectTypeOf(bad).not.toBeAny();
@@ -113,13 +114,23 @@ describe('rows, inserts and updates', () => {
     expectTypeOf<LogicalSwitchPort['enabled']>().toEqualTypeOf<boolean | null>();
   });
 
-  it('inserts make every declared column optional and exclude _uuid and _version', () => {
-    expectTypeOf<AclInsert>().toEqualTypeOf<Partial<Omit<Acl, '_uuid' | '_version'>>>();
-    const empty: AclInsert = {};
+  it('inserts make every declared column optional but those whose default is invalid, and exclude _uuid and _version', () => {
+    type Flat<T> = { [K in keyof T]: T[K] };
+    expectTypeOf<Flat<AclInsert>>().toEqualTypeOf<
+      Flat<
+        Partial<Omit<Acl, '_uuid' | '_version' | 'action' | 'direction'>> &
+          Pick<Acl, 'action' | 'direction'>
+      >
+    >();
+    expectTypeOf<Flat<LogicalSwitchInsert>>().toEqualTypeOf<
+      Flat<Partial<Omit<LogicalSwitch, '_uuid' | '_version'>>>
+    >();
+    const empty: LogicalSwitchInsert = {};
+    const required = { action: 'drop', direction: 'from-lport' } as const;
     // @ts-expect-error _uuid is not written by an insert
-    const withUuid: AclInsert = { _uuid: '' as Uuid<'ACL'> };
+    const withUuid: AclInsert = { ...required, _uuid: '' as Uuid<'ACL'> };
     // @ts-expect-error unknown column
-    const unknown: AclInsert = { prio: 1 };
+    const unknown: AclInsert = { ...required, prio: 1 };
     expectTypeOf(empty).not.toBeAny();
     expectTypeOf(withUuid).not.toBeAny();
     expectTypeOf(unknown).not.toBeAny();
@@ -138,7 +149,13 @@ describe('rows, inserts and updates', () => {
     expectTypeOf<EdgeCaseRowInsert>().toHaveProperty('fixed');
     expectTypeOf<EdgeCaseRowUpdate>().not.toHaveProperty('fixed');
     expectTypeOf<EdgeCaseRowUpdate>().toHaveProperty('name');
-    const insert: EdgeCaseRowInsert = { fixed: 'set once', name: 'a' };
+    const insert: EdgeCaseRowInsert = {
+      fixed: 'set once',
+      name: 'a',
+      flag: true,
+      level: 1,
+      quoted: "it's",
+    };
     // @ts-expect-error fixed is immutable
     const update: EdgeCaseRowUpdate = { fixed: 'changed' };
     expectTypeOf(insert).not.toBeAny();

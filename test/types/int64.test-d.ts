@@ -43,9 +43,9 @@ describe('64-bit integer columns of the NB model', () => {
   });
 
   it('ACL.priority: 1n is a type error', () => {
-    const ok: AclInsert = { priority: 1 };
+    const ok: AclInsert = { action: 'drop', direction: 'to-lport', priority: 1 };
     // @ts-expect-error ACL.priority is a number (0..32767), not a bigint
-    const insert: AclInsert = { priority: 1n };
+    const insert: AclInsert = { action: 'drop', direction: 'to-lport', priority: 1n };
     // @ts-expect-error ACL.priority is a number (0..32767), not a bigint
     const update: AclUpdate = { priority: 1n };
     expectTypeOf(ok).not.toBeAny();

@@ -56,7 +56,8 @@ export interface Acl {
 
   /**
    * Type: string ∈ {"allow", "allow-related", "allow-stateless", "drop", "pass",
-   * "reject"}.
+   * "reject"}. Required in `AclInsert`: the default `""` is not one of the allowed
+   * values.
    *
    * The action to take when the ACL rule matches:
    *
@@ -86,7 +87,8 @@ export interface Acl {
   readonly action: AclAction;
 
   /**
-   * Type: string ∈ {"from-lport", "to-lport"}.
+   * Type: string ∈ {"from-lport", "to-lport"}. Required in `AclInsert`: the default
+   * `""` is not one of the allowed values.
    *
    * Direction of the traffic to which this rule should apply:
    *
@@ -331,10 +333,22 @@ export type AclMutableColumn =
 
 /**
  * What an insert into `ACL` may write: any declared column. A column left out gets
- * OVSDB's default (0, "", false, the empty set or map), so a column whose enum or
- * range excludes that default must be given.
+ * OVSDB's default (0, "", false, the all-zero UUID, the empty set or map), so the
+ * columns whose constraints refuse that default must be given: `action`,
+ * `direction`.
  */
-export interface AclInsert extends Partial<Pick<Acl, AclColumn>> {
+export interface AclInsert extends Partial<Pick<Acl, Exclude<AclColumn, 'action' | 'direction'>>> {
+  /**
+   * Required: the default `""` is not one of the allowed values, so ovsdb-server
+   * refuses an insert without it.
+   */
+  readonly action: AclAction;
+
+  /**
+   * Required: the default `""` is not one of the allowed values, so ovsdb-server
+   * refuses an insert without it.
+   */
+  readonly direction: AclDirection;
 }
 
 /**

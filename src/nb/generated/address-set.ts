@@ -61,8 +61,8 @@ export type AddressSetMutableColumn = 'addresses' | 'external_ids' | 'name';
 
 /**
  * What an insert into `Address_Set` may write: any declared column. A column left
- * out gets OVSDB's default (0, "", false, the empty set or map), so a column whose
- * enum or range excludes that default must be given.
+ * out gets OVSDB's default (0, "", false, the all-zero UUID, the empty set or
+ * map), which every column of `Address_Set` allows.
  */
 export interface AddressSetInsert extends Partial<Pick<AddressSet, AddressSetColumn>> {
 }

@@ -127,8 +127,8 @@ export type BfdMutableColumn =
 
 /**
  * What an insert into `BFD` may write: any declared column. A column left out gets
- * OVSDB's default (0, "", false, the empty set or map), so a column whose enum or
- * range excludes that default must be given.
+ * OVSDB's default (0, "", false, the all-zero UUID, the empty set or map), which
+ * every column of `BFD` allows.
  */
 export interface BfdInsert extends Partial<Pick<Bfd, BfdColumn>> {
 }

@@ -58,8 +58,8 @@ export type ChassisTemplateVarMutableColumn = 'chassis' | 'external_ids' | 'vari
 
 /**
  * What an insert into `Chassis_Template_Var` may write: any declared column. A
- * column left out gets OVSDB's default (0, "", false, the empty set or map), so a
- * column whose enum or range excludes that default must be given.
+ * column left out gets OVSDB's default (0, "", false, the all-zero UUID, the empty
+ * set or map), which every column of `Chassis_Template_Var` allows.
  */
 export interface ChassisTemplateVarInsert extends Partial<Pick<ChassisTemplateVar, ChassisTemplateVarColumn>> {
 }

@@ -203,8 +203,8 @@ export type ConnectionMutableColumn =
 
 /**
  * What an insert into `Connection` may write: any declared column. A column left
- * out gets OVSDB's default (0, "", false, the empty set or map), so a column whose
- * enum or range excludes that default must be given.
+ * out gets OVSDB's default (0, "", false, the all-zero UUID, the empty set or
+ * map), which every column of `Connection` allows.
  */
 export interface ConnectionInsert extends Partial<Pick<Connection, ConnectionColumn>> {
 }

@@ -79,8 +79,8 @@ export type CoppMutableColumn = 'external_ids' | 'meters' | 'name';
 
 /**
  * What an insert into `Copp` may write: any declared column. A column left out
- * gets OVSDB's default (0, "", false, the empty set or map), so a column whose
- * enum or range excludes that default must be given.
+ * gets OVSDB's default (0, "", false, the all-zero UUID, the empty set or map),
+ * which every column of `Copp` allows.
  */
 export interface CoppInsert extends Partial<Pick<Copp, CoppColumn>> {
 }

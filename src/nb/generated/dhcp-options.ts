@@ -232,8 +232,8 @@ export type DhcpOptionsMutableColumn = 'cidr' | 'external_ids' | 'options';
 
 /**
  * What an insert into `DHCP_Options` may write: any declared column. A column left
- * out gets OVSDB's default (0, "", false, the empty set or map), so a column whose
- * enum or range excludes that default must be given.
+ * out gets OVSDB's default (0, "", false, the all-zero UUID, the empty set or
+ * map), which every column of `DHCP_Options` allows.
  */
 export interface DhcpOptionsInsert extends Partial<Pick<DhcpOptions, DhcpOptionsColumn>> {
 }

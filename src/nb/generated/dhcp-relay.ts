@@ -54,8 +54,8 @@ export type DhcpRelayMutableColumn = 'external_ids' | 'name' | 'options' | 'serv
 
 /**
  * What an insert into `DHCP_Relay` may write: any declared column. A column left
- * out gets OVSDB's default (0, "", false, the empty set or map), so a column whose
- * enum or range excludes that default must be given.
+ * out gets OVSDB's default (0, "", false, the all-zero UUID, the empty set or
+ * map), which every column of `DHCP_Relay` allows.
  */
 export interface DhcpRelayInsert extends Partial<Pick<DhcpRelay, DhcpRelayColumn>> {
 }

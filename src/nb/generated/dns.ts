@@ -63,8 +63,8 @@ export type DnsMutableColumn = 'external_ids' | 'options' | 'records';
 
 /**
  * What an insert into `DNS` may write: any declared column. A column left out gets
- * OVSDB's default (0, "", false, the empty set or map), so a column whose enum or
- * range excludes that default must be given.
+ * OVSDB's default (0, "", false, the all-zero UUID, the empty set or map), which
+ * every column of `DNS` allows.
  */
 export interface DnsInsert extends Partial<Pick<Dns, DnsColumn>> {
 }

@@ -83,8 +83,8 @@ export type ForwardingGroupMutableColumn =
 
 /**
  * What an insert into `Forwarding_Group` may write: any declared column. A column
- * left out gets OVSDB's default (0, "", false, the empty set or map), so a column
- * whose enum or range excludes that default must be given.
+ * left out gets OVSDB's default (0, "", false, the all-zero UUID, the empty set or
+ * map), which every column of `Forwarding_Group` allows.
  */
 export interface ForwardingGroupInsert extends Partial<Pick<ForwardingGroup, ForwardingGroupColumn>> {
 }

@@ -79,8 +79,8 @@ export type GatewayChassisMutableColumn =
 
 /**
  * What an insert into `Gateway_Chassis` may write: any declared column. A column
- * left out gets OVSDB's default (0, "", false, the empty set or map), so a column
- * whose enum or range excludes that default must be given.
+ * left out gets OVSDB's default (0, "", false, the all-zero UUID, the empty set or
+ * map), which every column of `Gateway_Chassis` allows.
  */
 export interface GatewayChassisInsert extends Partial<Pick<GatewayChassis, GatewayChassisColumn>> {
 }

@@ -52,8 +52,8 @@ export type HaChassisGroupMutableColumn = 'external_ids' | 'ha_chassis' | 'name'
 
 /**
  * What an insert into `HA_Chassis_Group` may write: any declared column. A column
- * left out gets OVSDB's default (0, "", false, the empty set or map), so a column
- * whose enum or range excludes that default must be given.
+ * left out gets OVSDB's default (0, "", false, the all-zero UUID, the empty set or
+ * map), which every column of `HA_Chassis_Group` allows.
  */
 export interface HaChassisGroupInsert extends Partial<Pick<HaChassisGroup, HaChassisGroupColumn>> {
 }

@@ -48,8 +48,8 @@ export type HaChassisMutableColumn = 'chassis_name' | 'external_ids' | 'priority
 
 /**
  * What an insert into `HA_Chassis` may write: any declared column. A column left
- * out gets OVSDB's default (0, "", false, the empty set or map), so a column whose
- * enum or range excludes that default must be given.
+ * out gets OVSDB's default (0, "", false, the all-zero UUID, the empty set or
+ * map), which every column of `HA_Chassis` allows.
  */
 export interface HaChassisInsert extends Partial<Pick<HaChassis, HaChassisColumn>> {
 }

@@ -45,8 +45,8 @@ export type LoadBalancerGroupMutableColumn = 'load_balancer' | 'name';
 
 /**
  * What an insert into `Load_Balancer_Group` may write: any declared column. A
- * column left out gets OVSDB's default (0, "", false, the empty set or map), so a
- * column whose enum or range excludes that default must be given.
+ * column left out gets OVSDB's default (0, "", false, the all-zero UUID, the empty
+ * set or map), which every column of `Load_Balancer_Group` allows.
  */
 export interface LoadBalancerGroupInsert extends Partial<Pick<LoadBalancerGroup, LoadBalancerGroupColumn>> {
 }

@@ -56,8 +56,8 @@ export type LoadBalancerHealthCheckMutableColumn = 'external_ids' | 'options' | 
 
 /**
  * What an insert into `Load_Balancer_Health_Check` may write: any declared column.
- * A column left out gets OVSDB's default (0, "", false, the empty set or map), so
- * a column whose enum or range excludes that default must be given.
+ * A column left out gets OVSDB's default (0, "", false, the all-zero UUID, the
+ * empty set or map), which every column of `Load_Balancer_Health_Check` allows.
  */
 export interface LoadBalancerHealthCheckInsert extends Partial<Pick<LoadBalancerHealthCheck, LoadBalancerHealthCheckColumn>> {
 }

@@ -308,8 +308,8 @@ export type LoadBalancerMutableColumn =
 
 /**
  * What an insert into `Load_Balancer` may write: any declared column. A column
- * left out gets OVSDB's default (0, "", false, the empty set or map), so a column
- * whose enum or range excludes that default must be given.
+ * left out gets OVSDB's default (0, "", false, the all-zero UUID, the empty set or
+ * map), which every column of `Load_Balancer` allows.
  */
 export interface LoadBalancerInsert extends Partial<Pick<LoadBalancer, LoadBalancerColumn>> {
 }

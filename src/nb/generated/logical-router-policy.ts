@@ -28,7 +28,8 @@ export interface LogicalRouterPolicy {
   readonly _version: Uuid;
 
   /**
-   * Type: string ∈ {"allow", "drop", "jump", "reroute"}.
+   * Type: string ∈ {"allow", "drop", "jump", "reroute"}. Required in
+   * `LogicalRouterPolicyInsert`: the default `""` is not one of the allowed values.
    *
    * The action to take when the routing policy matches:
    *
@@ -168,10 +169,16 @@ export type LogicalRouterPolicyMutableColumn =
 
 /**
  * What an insert into `Logical_Router_Policy` may write: any declared column. A
- * column left out gets OVSDB's default (0, "", false, the empty set or map), so a
- * column whose enum or range excludes that default must be given.
+ * column left out gets OVSDB's default (0, "", false, the all-zero UUID, the empty
+ * set or map), so the column whose constraints refuse that default must be given:
+ * `action`.
  */
-export interface LogicalRouterPolicyInsert extends Partial<Pick<LogicalRouterPolicy, LogicalRouterPolicyColumn>> {
+export interface LogicalRouterPolicyInsert extends Partial<Pick<LogicalRouterPolicy, Exclude<LogicalRouterPolicyColumn, 'action'>>> {
+  /**
+   * Required: the default `""` is not one of the allowed values, so ovsdb-server
+   * refuses an insert without it.
+   */
+  readonly action: LogicalRouterPolicyAction;
 }
 
 /**

@@ -597,8 +597,8 @@ export type LogicalRouterPortMutableColumn =
 
 /**
  * What an insert into `Logical_Router_Port` may write: any declared column. A
- * column left out gets OVSDB's default (0, "", false, the empty set or map), so a
- * column whose enum or range excludes that default must be given.
+ * column left out gets OVSDB's default (0, "", false, the all-zero UUID, the empty
+ * set or map), which every column of `Logical_Router_Port` allows.
  */
 export interface LogicalRouterPortInsert extends Partial<Pick<LogicalRouterPort, LogicalRouterPortColumn>> {
 }

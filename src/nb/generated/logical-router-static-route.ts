@@ -225,8 +225,9 @@ export type LogicalRouterStaticRouteMutableColumn =
 
 /**
  * What an insert into `Logical_Router_Static_Route` may write: any declared
- * column. A column left out gets OVSDB's default (0, "", false, the empty set or
- * map), so a column whose enum or range excludes that default must be given.
+ * column. A column left out gets OVSDB's default (0, "", false, the all-zero UUID,
+ * the empty set or map), which every column of `Logical_Router_Static_Route`
+ * allows.
  */
 export interface LogicalRouterStaticRouteInsert extends Partial<Pick<LogicalRouterStaticRoute, LogicalRouterStaticRouteColumn>> {
 }

@@ -69,7 +69,9 @@ export interface LogicalSwitchPortHealthCheck {
   readonly port: number;
 
   /**
-   * Type: string ∈ {"icmp", "tcp", "udp"}.
+   * Type: string ∈ {"icmp", "tcp", "udp"}. Required in
+   * `LogicalSwitchPortHealthCheckInsert`: the default `""` is not one of the allowed
+   * values.
    *
    * Valid protocols are `tcp`, `udp`, or `icmp`. For `tcp` and `udp` protocols -
    * destination port must be specified.
@@ -116,10 +118,16 @@ export type LogicalSwitchPortHealthCheckMutableColumn =
 
 /**
  * What an insert into `Logical_Switch_Port_Health_Check` may write: any declared
- * column. A column left out gets OVSDB's default (0, "", false, the empty set or
- * map), so a column whose enum or range excludes that default must be given.
+ * column. A column left out gets OVSDB's default (0, "", false, the all-zero UUID,
+ * the empty set or map), so the column whose constraints refuse that default must
+ * be given: `protocol`.
  */
-export interface LogicalSwitchPortHealthCheckInsert extends Partial<Pick<LogicalSwitchPortHealthCheck, LogicalSwitchPortHealthCheckColumn>> {
+export interface LogicalSwitchPortHealthCheckInsert extends Partial<Pick<LogicalSwitchPortHealthCheck, Exclude<LogicalSwitchPortHealthCheckColumn, 'protocol'>>> {
+  /**
+   * Required: the default `""` is not one of the allowed values, so ovsdb-server
+   * refuses an insert without it.
+   */
+  readonly protocol: LogicalSwitchPortHealthCheckProtocol;
 }
 
 /**

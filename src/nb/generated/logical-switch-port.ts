@@ -741,8 +741,8 @@ export type LogicalSwitchPortMutableColumn =
 
 /**
  * What an insert into `Logical_Switch_Port` may write: any declared column. A
- * column left out gets OVSDB's default (0, "", false, the empty set or map), so a
- * column whose enum or range excludes that default must be given.
+ * column left out gets OVSDB's default (0, "", false, the all-zero UUID, the empty
+ * set or map), which every column of `Logical_Switch_Port` allows.
  */
 export interface LogicalSwitchPortInsert extends Partial<Pick<LogicalSwitchPort, LogicalSwitchPortColumn>> {
 }

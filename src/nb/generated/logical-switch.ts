@@ -350,8 +350,8 @@ export type LogicalSwitchMutableColumn =
 
 /**
  * What an insert into `Logical_Switch` may write: any declared column. A column
- * left out gets OVSDB's default (0, "", false, the empty set or map), so a column
- * whose enum or range excludes that default must be given.
+ * left out gets OVSDB's default (0, "", false, the all-zero UUID, the empty set or
+ * map), which every column of `Logical_Switch` allows.
  */
 export interface LogicalSwitchInsert extends Partial<Pick<LogicalSwitch, LogicalSwitchColumn>> {
 }

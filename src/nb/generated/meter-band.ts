@@ -26,7 +26,8 @@ export interface MeterBand {
   readonly _version: Uuid;
 
   /**
-   * Type: string ∈ {"drop"}.
+   * Type: string ∈ {"drop"}. Required in `MeterBandInsert`: the default `""` is not
+   * one of the allowed values.
    *
    * The action to execute when this band matches. The only supported action is
    * `drop`.
@@ -51,7 +52,8 @@ export interface MeterBand {
   readonly external_ids: Readonly<Record<string, string>>;
 
   /**
-   * Type: integer 1–4294967295.
+   * Type: integer 1–4294967295. Required in `MeterBandInsert`: the default `0` is
+   * below the minimum 1.
    *
    * The rate limit for this band, in kilobits per second or bits per second,
    * depending on whether the parent `Meter` entry's `Meter.unit` column specified
@@ -68,10 +70,22 @@ export type MeterBandMutableColumn = 'action' | 'burst_size' | 'external_ids' | 
 
 /**
  * What an insert into `Meter_Band` may write: any declared column. A column left
- * out gets OVSDB's default (0, "", false, the empty set or map), so a column whose
- * enum or range excludes that default must be given.
+ * out gets OVSDB's default (0, "", false, the all-zero UUID, the empty set or
+ * map), so the columns whose constraints refuse that default must be given:
+ * `action`, `rate`.
  */
-export interface MeterBandInsert extends Partial<Pick<MeterBand, MeterBandColumn>> {
+export interface MeterBandInsert extends Partial<Pick<MeterBand, Exclude<MeterBandColumn, 'action' | 'rate'>>> {
+  /**
+   * Required: the default `""` is not one of the allowed values, so ovsdb-server
+   * refuses an insert without it.
+   */
+  readonly action: MeterBandAction;
+
+  /**
+   * Required: the default `0` is below the minimum 1, so ovsdb-server refuses an
+   * insert without it.
+   */
+  readonly rate: number;
 }
 
 /**

@@ -24,7 +24,8 @@ export interface Meter {
   readonly _version: Uuid;
 
   /**
-   * Type: set of 1..∞ uuids → Meter_Band.
+   * Type: set of 1..∞ uuids → Meter_Band. Required in `MeterInsert`: the default,
+   * the all-zero UUID, refers to no row of `Meter_Band`.
    *
    * The bands associated with this meter. Each band specifies a rate above which the
    * band is to take the action `action`. If multiple bands' rates are exceeded, then
@@ -61,7 +62,8 @@ export interface Meter {
   readonly name: string;
 
   /**
-   * Type: string ∈ {"kbps", "pktps"}.
+   * Type: string ∈ {"kbps", "pktps"}. Required in `MeterInsert`: the default `""` is
+   * not one of the allowed values.
    *
    * The unit for `Meter_Band.rate` and `Meter_Band.burst_rate` parameters in the
    * `bands` entry. `kbps` specifies kilobits per second, and `pktps` specifies
@@ -78,10 +80,22 @@ export type MeterMutableColumn = 'bands' | 'external_ids' | 'fair' | 'name' | 'u
 
 /**
  * What an insert into `Meter` may write: any declared column. A column left out
- * gets OVSDB's default (0, "", false, the empty set or map), so a column whose
- * enum or range excludes that default must be given.
+ * gets OVSDB's default (0, "", false, the all-zero UUID, the empty set or map), so
+ * the columns whose constraints refuse that default must be given: `bands`,
+ * `unit`.
  */
-export interface MeterInsert extends Partial<Pick<Meter, MeterColumn>> {
+export interface MeterInsert extends Partial<Pick<Meter, Exclude<MeterColumn, 'bands' | 'unit'>>> {
+  /**
+   * Required: the default, the all-zero UUID, refers to no row of `Meter_Band`, so
+   * ovsdb-server refuses an insert without it.
+   */
+  readonly bands: readonly Uuid<'Meter_Band'>[];
+
+  /**
+   * Required: the default `""` is not one of the allowed values, so ovsdb-server
+   * refuses an insert without it.
+   */
+  readonly unit: MeterUnit;
 }
 
 /**

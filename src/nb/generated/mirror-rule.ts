@@ -25,7 +25,8 @@ export interface MirrorRule {
   readonly _version: Uuid;
 
   /**
-   * Type: string ∈ {"mirror", "skip"}.
+   * Type: string ∈ {"mirror", "skip"}. Required in `MirrorRuleInsert`: the default
+   * `""` is not one of the allowed values.
    *
    * The action to take when the Mirror Rule matches:
    *
@@ -59,10 +60,16 @@ export type MirrorRuleMutableColumn = 'action' | 'match' | 'priority';
 
 /**
  * What an insert into `Mirror_Rule` may write: any declared column. A column left
- * out gets OVSDB's default (0, "", false, the empty set or map), so a column whose
- * enum or range excludes that default must be given.
+ * out gets OVSDB's default (0, "", false, the all-zero UUID, the empty set or
+ * map), so the column whose constraints refuse that default must be given:
+ * `action`.
  */
-export interface MirrorRuleInsert extends Partial<Pick<MirrorRule, MirrorRuleColumn>> {
+export interface MirrorRuleInsert extends Partial<Pick<MirrorRule, Exclude<MirrorRuleColumn, 'action'>>> {
+  /**
+   * Required: the default `""` is not one of the allowed values, so ovsdb-server
+   * refuses an insert without it.
+   */
+  readonly action: MirrorRuleAction;
 }
 
 /**

@@ -39,7 +39,8 @@ export interface Mirror {
   readonly external_ids: Readonly<Record<string, string>>;
 
   /**
-   * Type: string ∈ {"both", "from-lport", "to-lport"}.
+   * Type: string ∈ {"both", "from-lport", "to-lport"}. Required in `MirrorInsert`:
+   * the default `""` is not one of the allowed values.
    *
    * The value of this field represents selection criteria of the mirror. `to-lport`
    * mirrors the packets coming into logical port. `from-lport` mirrors the packets
@@ -83,7 +84,8 @@ export interface Mirror {
   readonly sink: string;
 
   /**
-   * Type: string ∈ {"erspan", "gre", "local", "lport"}.
+   * Type: string ∈ {"erspan", "gre", "local", "lport"}. Required in `MirrorInsert`:
+   * the default `""` is not one of the allowed values.
    *
    * The value of this field specifies the mirror type - `gre`, `erspan`, `local` or
    * `lport`.
@@ -113,10 +115,22 @@ export type MirrorMutableColumn =
 
 /**
  * What an insert into `Mirror` may write: any declared column. A column left out
- * gets OVSDB's default (0, "", false, the empty set or map), so a column whose
- * enum or range excludes that default must be given.
+ * gets OVSDB's default (0, "", false, the all-zero UUID, the empty set or map), so
+ * the columns whose constraints refuse that default must be given: `filter`,
+ * `type`.
  */
-export interface MirrorInsert extends Partial<Pick<Mirror, MirrorColumn>> {
+export interface MirrorInsert extends Partial<Pick<Mirror, Exclude<MirrorColumn, 'filter' | 'type'>>> {
+  /**
+   * Required: the default `""` is not one of the allowed values, so ovsdb-server
+   * refuses an insert without it.
+   */
+  readonly filter: MirrorFilter;
+
+  /**
+   * Required: the default `""` is not one of the allowed values, so ovsdb-server
+   * refuses an insert without it.
+   */
+  readonly type: MirrorType;
 }
 
 /**

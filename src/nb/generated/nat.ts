@@ -235,7 +235,8 @@ export interface Nat {
   readonly priority: number;
 
   /**
-   * Type: string ∈ {"dnat", "dnat_and_snat", "snat"}.
+   * Type: string ∈ {"dnat", "dnat_and_snat", "snat"}. Required in `NatInsert`: the
+   * default `""` is not one of the allowed values.
    *
    * Type of the NAT rule.
    *
@@ -286,10 +287,15 @@ export type NatMutableColumn =
 
 /**
  * What an insert into `NAT` may write: any declared column. A column left out gets
- * OVSDB's default (0, "", false, the empty set or map), so a column whose enum or
- * range excludes that default must be given.
+ * OVSDB's default (0, "", false, the all-zero UUID, the empty set or map), so the
+ * column whose constraints refuse that default must be given: `type`.
  */
-export interface NatInsert extends Partial<Pick<Nat, NatColumn>> {
+export interface NatInsert extends Partial<Pick<Nat, Exclude<NatColumn, 'type'>>> {
+  /**
+   * Required: the default `""` is not one of the allowed values, so ovsdb-server
+   * refuses an insert without it.
+   */
+  readonly type: NatType;
 }
 
 /**

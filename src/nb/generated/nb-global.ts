@@ -458,8 +458,8 @@ export type NbGlobalMutableColumn =
 
 /**
  * What an insert into `NB_Global` may write: any declared column. A column left
- * out gets OVSDB's default (0, "", false, the empty set or map), so a column whose
- * enum or range excludes that default must be given.
+ * out gets OVSDB's default (0, "", false, the all-zero UUID, the empty set or
+ * map), which every column of `NB_Global` allows.
  */
 export interface NbGlobalInsert extends Partial<Pick<NbGlobal, NbGlobalColumn>> {
 }

@@ -59,7 +59,8 @@ export interface NetworkFunctionGroup {
   readonly fallback: NetworkFunctionGroupFallback | null;
 
   /**
-   * Type: integer 1–255. Unique: no two rows share a value (index).
+   * Type: integer 1–255. Required in `NetworkFunctionGroupInsert`: the default `0`
+   * is below the minimum 1. Unique: no two rows share a value (index).
    *
    * A unique integer between 1 and 255 must be assigned to each
    * `Network_Function_Group`.
@@ -67,7 +68,8 @@ export interface NetworkFunctionGroup {
   readonly id: number;
 
   /**
-   * Type: string ∈ {"inline"}.
+   * Type: string ∈ {"inline"}. Required in `NetworkFunctionGroupInsert`: the default
+   * `""` is not one of the allowed values.
    *
    * Network Function insertion mode.
    *
@@ -128,10 +130,22 @@ export type NetworkFunctionGroupMutableColumn =
 
 /**
  * What an insert into `Network_Function_Group` may write: any declared column. A
- * column left out gets OVSDB's default (0, "", false, the empty set or map), so a
- * column whose enum or range excludes that default must be given.
+ * column left out gets OVSDB's default (0, "", false, the all-zero UUID, the empty
+ * set or map), so the columns whose constraints refuse that default must be given:
+ * `id`, `mode`.
  */
-export interface NetworkFunctionGroupInsert extends Partial<Pick<NetworkFunctionGroup, NetworkFunctionGroupColumn>> {
+export interface NetworkFunctionGroupInsert extends Partial<Pick<NetworkFunctionGroup, Exclude<NetworkFunctionGroupColumn, 'id' | 'mode'>>> {
+  /**
+   * Required: the default `0` is below the minimum 1, so ovsdb-server refuses an
+   * insert without it.
+   */
+  readonly id: number;
+
+  /**
+   * Required: the default `""` is not one of the allowed values, so ovsdb-server
+   * refuses an insert without it.
+   */
+  readonly mode: NetworkFunctionGroupMode;
 }
 
 /**

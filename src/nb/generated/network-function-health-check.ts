@@ -58,8 +58,9 @@ export type NetworkFunctionHealthCheckMutableColumn = 'external_ids' | 'name' | 
 
 /**
  * What an insert into `Network_Function_Health_Check` may write: any declared
- * column. A column left out gets OVSDB's default (0, "", false, the empty set or
- * map), so a column whose enum or range excludes that default must be given.
+ * column. A column left out gets OVSDB's default (0, "", false, the all-zero UUID,
+ * the empty set or map), which every column of `Network_Function_Health_Check`
+ * allows.
  */
 export interface NetworkFunctionHealthCheckInsert extends Partial<Pick<NetworkFunctionHealthCheck, NetworkFunctionHealthCheckColumn>> {
 }

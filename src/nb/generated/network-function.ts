@@ -45,14 +45,16 @@ export interface NetworkFunction {
   readonly health_check: Uuid<'Network_Function_Health_Check'> | null;
 
   /**
-   * Type: integer 1–255. Unique: no two rows share a value (index).
+   * Type: integer 1–255. Required in `NetworkFunctionInsert`: the default `0` is
+   * below the minimum 1. Unique: no two rows share a value (index).
    *
    * A unique integer between 1 and 255 must be assigned to each `Network_Function`.
    */
   readonly id: number;
 
   /**
-   * Type: uuid → Logical_Switch_Port.
+   * Type: uuid → Logical_Switch_Port. Required in `NetworkFunctionInsert`: the
+   * default, the all-zero UUID, refers to no row of `Logical_Switch_Port`.
    *
    * `Logical_Switch_Port` where request traffic for from-lport ACL and response
    * traffic for to-lport ACL is redirected when network function is deployed in
@@ -69,7 +71,8 @@ export interface NetworkFunction {
   readonly name: string;
 
   /**
-   * Type: uuid → Logical_Switch_Port.
+   * Type: uuid → Logical_Switch_Port. Required in `NetworkFunctionInsert`: the
+   * default, the all-zero UUID, refers to no row of `Logical_Switch_Port`.
    *
    * `Logical_Switch_Port` where request traffic for to-lport ACL and response
    * traffic for from-lport ACL is redirected when network function is deployed in
@@ -99,10 +102,28 @@ export type NetworkFunctionMutableColumn =
 
 /**
  * What an insert into `Network_Function` may write: any declared column. A column
- * left out gets OVSDB's default (0, "", false, the empty set or map), so a column
- * whose enum or range excludes that default must be given.
+ * left out gets OVSDB's default (0, "", false, the all-zero UUID, the empty set or
+ * map), so the columns whose constraints refuse that default must be given: `id`,
+ * `inport`, `outport`.
  */
-export interface NetworkFunctionInsert extends Partial<Pick<NetworkFunction, NetworkFunctionColumn>> {
+export interface NetworkFunctionInsert extends Partial<Pick<NetworkFunction, Exclude<NetworkFunctionColumn, 'id' | 'inport' | 'outport'>>> {
+  /**
+   * Required: the default `0` is below the minimum 1, so ovsdb-server refuses an
+   * insert without it.
+   */
+  readonly id: number;
+
+  /**
+   * Required: the default, the all-zero UUID, refers to no row of
+   * `Logical_Switch_Port`, so ovsdb-server refuses an insert without it.
+   */
+  readonly inport: Uuid<'Logical_Switch_Port'>;
+
+  /**
+   * Required: the default, the all-zero UUID, refers to no row of
+   * `Logical_Switch_Port`, so ovsdb-server refuses an insert without it.
+   */
+  readonly outport: Uuid<'Logical_Switch_Port'>;
 }
 
 /**

@@ -71,8 +71,8 @@ export type PortGroupMutableColumn = 'acls' | 'external_ids' | 'name' | 'ports';
 
 /**
  * What an insert into `Port_Group` may write: any declared column. A column left
- * out gets OVSDB's default (0, "", false, the empty set or map), so a column whose
- * enum or range excludes that default must be given.
+ * out gets OVSDB's default (0, "", false, the all-zero UUID, the empty set or
+ * map), which every column of `Port_Group` allows.
  */
 export interface PortGroupInsert extends Partial<Pick<PortGroup, PortGroupColumn>> {
 }

@@ -68,7 +68,8 @@ export interface QoS {
   readonly bandwidth: Readonly<Partial<Record<QoSBandwidthKey, number>>>;
 
   /**
-   * Type: string ∈ {"from-lport", "to-lport"}.
+   * Type: string ∈ {"from-lport", "to-lport"}. Required in `QoSInsert`: the default
+   * `""` is not one of the allowed values.
    *
    * The value of this field is similar to `ACL` column in the OVN Northbound
    * database's `ACL` table.
@@ -122,10 +123,15 @@ export type QoSMutableColumn =
 
 /**
  * What an insert into `QoS` may write: any declared column. A column left out gets
- * OVSDB's default (0, "", false, the empty set or map), so a column whose enum or
- * range excludes that default must be given.
+ * OVSDB's default (0, "", false, the all-zero UUID, the empty set or map), so the
+ * column whose constraints refuse that default must be given: `direction`.
  */
-export interface QoSInsert extends Partial<Pick<QoS, QoSColumn>> {
+export interface QoSInsert extends Partial<Pick<QoS, Exclude<QoSColumn, 'direction'>>> {
+  /**
+   * Required: the default `""` is not one of the allowed values, so ovsdb-server
+   * refuses an insert without it.
+   */
+  readonly direction: QoSDirection;
 }
 
 /**

@@ -22,7 +22,8 @@ export interface SampleCollector {
   readonly external_ids: Readonly<Record<string, string>>;
 
   /**
-   * Type: integer 1–255. Unique: no two rows share a value (index).
+   * Type: integer 1–255. Required in `SampleCollectorInsert`: the default `0` is
+   * below the minimum 1. Unique: no two rows share a value (index).
    *
    * Sample collector unique id used for differentiating collectors that use the same
    * `set_id` with different `probability` values. The supported value range for IDs
@@ -47,7 +48,8 @@ export interface SampleCollector {
   readonly probability: number;
 
   /**
-   * Type: integer 1–4294967295.
+   * Type: integer 1–4294967295. Required in `SampleCollectorInsert`: the default `0`
+   * is below the minimum 1.
    *
    * The 32-bit integer identifier of the set of of collectors to send packets to.
    * See Flow_Sample_Collector_Set Table in ovs-vswitchd's database schema.
@@ -68,10 +70,22 @@ export type SampleCollectorMutableColumn =
 
 /**
  * What an insert into `Sample_Collector` may write: any declared column. A column
- * left out gets OVSDB's default (0, "", false, the empty set or map), so a column
- * whose enum or range excludes that default must be given.
+ * left out gets OVSDB's default (0, "", false, the all-zero UUID, the empty set or
+ * map), so the columns whose constraints refuse that default must be given: `id`,
+ * `set_id`.
  */
-export interface SampleCollectorInsert extends Partial<Pick<SampleCollector, SampleCollectorColumn>> {
+export interface SampleCollectorInsert extends Partial<Pick<SampleCollector, Exclude<SampleCollectorColumn, 'id' | 'set_id'>>> {
+  /**
+   * Required: the default `0` is below the minimum 1, so ovsdb-server refuses an
+   * insert without it.
+   */
+  readonly id: number;
+
+  /**
+   * Required: the default `0` is below the minimum 1, so ovsdb-server refuses an
+   * insert without it.
+   */
+  readonly set_id: number;
 }
 
 /**

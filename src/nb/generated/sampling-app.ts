@@ -28,7 +28,8 @@ export interface SamplingApp {
   readonly external_ids: Readonly<Record<string, string>>;
 
   /**
-   * Type: integer 1–255.
+   * Type: integer 1–255. Required in `SamplingAppInsert`: the default `0` is below
+   * the minimum 1.
    *
    * The identifier to be encoded in the samples generated for this type of
    * application. This identifier is used as part of the sample's observation domain
@@ -37,8 +38,9 @@ export interface SamplingApp {
   readonly id: number;
 
   /**
-   * Type: string ∈ {"acl-est", "acl-new", "drop"}. Unique: no two rows share a value
-   * (index).
+   * Type: string ∈ {"acl-est", "acl-new", "drop"}. Required in `SamplingAppInsert`:
+   * the default `""` is not one of the allowed values. Unique: no two rows share a
+   * value (index).
    *
    * The type of the application to be configured for sampling. Currently supported
    * options are: "drop", "acl-new", "acl-est".
@@ -54,10 +56,22 @@ export type SamplingAppMutableColumn = 'external_ids' | 'id' | 'type';
 
 /**
  * What an insert into `Sampling_App` may write: any declared column. A column left
- * out gets OVSDB's default (0, "", false, the empty set or map), so a column whose
- * enum or range excludes that default must be given.
+ * out gets OVSDB's default (0, "", false, the all-zero UUID, the empty set or
+ * map), so the columns whose constraints refuse that default must be given: `id`,
+ * `type`.
  */
-export interface SamplingAppInsert extends Partial<Pick<SamplingApp, SamplingAppColumn>> {
+export interface SamplingAppInsert extends Partial<Pick<SamplingApp, Exclude<SamplingAppColumn, 'id' | 'type'>>> {
+  /**
+   * Required: the default `0` is below the minimum 1, so ovsdb-server refuses an
+   * insert without it.
+   */
+  readonly id: number;
+
+  /**
+   * Required: the default `""` is not one of the allowed values, so ovsdb-server
+   * refuses an insert without it.
+   */
+  readonly type: SamplingAppType;
 }
 
 /**

@@ -124,8 +124,8 @@ export type SslMutableColumn =
 
 /**
  * What an insert into `SSL` may write: any declared column. A column left out gets
- * OVSDB's default (0, "", false, the empty set or map), so a column whose enum or
- * range excludes that default must be given.
+ * OVSDB's default (0, "", false, the all-zero UUID, the empty set or map), which
+ * every column of `SSL` allows.
  */
 export interface SslInsert extends Partial<Pick<Ssl, SslColumn>> {
 }

@@ -56,8 +56,8 @@ export type StaticMacBindingMutableColumn = 'ip' | 'logical_port' | 'mac' | 'ove
 
 /**
  * What an insert into `Static_MAC_Binding` may write: any declared column. A
- * column left out gets OVSDB's default (0, "", false, the empty set or map), so a
- * column whose enum or range excludes that default must be given.
+ * column left out gets OVSDB's default (0, "", false, the all-zero UUID, the empty
+ * set or map), which every column of `Static_MAC_Binding` allows.
  */
 export interface StaticMacBindingInsert extends Partial<Pick<StaticMacBinding, StaticMacBindingColumn>> {
 }

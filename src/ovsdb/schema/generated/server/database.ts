@@ -33,7 +33,10 @@ export interface Database {
   /** Type: boolean. */
   readonly leader: boolean;
 
-  /** Type: string ∈ {"clustered", "relay", "standalone"}. */
+  /**
+   * Type: string ∈ {"clustered", "relay", "standalone"}. Required in
+   * `DatabaseInsert`: the default `""` is not one of the allowed values.
+   */
   readonly model: DatabaseModelEnum;
 
   /** Type: string. */
@@ -70,10 +73,15 @@ export type DatabaseMutableColumn =
 
 /**
  * What an insert into `Database` may write: any declared column. A column left out
- * gets OVSDB's default (0, "", false, the empty set or map), so a column whose
- * enum or range excludes that default must be given.
+ * gets OVSDB's default (0, "", false, the all-zero UUID, the empty set or map), so
+ * the column whose constraints refuse that default must be given: `model`.
  */
-export interface DatabaseInsert extends Partial<Pick<Database, DatabaseColumn>> {
+export interface DatabaseInsert extends Partial<Pick<Database, Exclude<DatabaseColumn, 'model'>>> {
+  /**
+   * Required: the default `""` is not one of the allowed values, so ovsdb-server
+   * refuses an insert without it.
+   */
+  readonly model: DatabaseModelEnum;
 }
 
 /**
