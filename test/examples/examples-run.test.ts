@@ -9,7 +9,9 @@
  *   (the page in headless Chromium);
  * - `examples/tenant-network/main.ts`: `test/examples/tenant-network.test.ts`
  *   (its CLI in a child process, on ovsdb-server and on the in-memory server,
- *   with ovn-northd).
+ *   with ovn-northd);
+ * - `examples/port-group-watcher/main.ts`: `test/examples/port-group-watcher.test.ts`
+ *   (its CLI in a child process while ovn-nbctl changes ports, on both servers).
  *
  * The first test checks that every other `.ts` file under `examples/` is
  * imported, directly or not, by one of those entry points or by a test file,
@@ -35,6 +37,7 @@ const ENTRIES = [
   // Bundled by build.ts (esbuild entry point), not imported by it.
   'browser/main.ts',
   'tenant-network/main.ts',
+  'port-group-watcher/main.ts',
 ].map((p) => join(EXAMPLES, p));
 
 function tsFiles(dir: string): string[] {
