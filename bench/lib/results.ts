@@ -50,6 +50,22 @@ export function cpuFigure(
   });
 }
 
+/**
+ * The paired median of `num ÷ den` (the ratio of the medians when they are
+ * not paired), as text with two decimals and `×`: for ratio notes.
+ */
+export function times(num: Figure, den: Figure): string {
+  return `${(pairedRatio(num, den)?.median ?? num.median / den.median).toFixed(2)}×`;
+}
+
+/** `"a vs b µs/LSP"` for two client-CPU figures (medians), or `undefined` when one is missing. */
+export function cpuVs(figures: readonly Figure[], a: Figure, b: Figure): string | undefined {
+  const ca = figures.find((f) => f.cpuOf === a.id);
+  const cb = figures.find((f) => f.cpuOf === b.id);
+  if (!ca || !cb) return undefined;
+  return `client CPU ${ca.median.toFixed(1)} vs ${cb.median.toFixed(1)} ${ca.unit}`;
+}
+
 /** The per-repetition ratios of two figures with one sample per repetition each. */
 export function pairedRatio(num: Figure, den: Figure): PairedRatio | undefined {
   const n = num.samples.length;

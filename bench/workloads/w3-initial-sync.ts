@@ -15,7 +15,7 @@
 import { runTsChild } from '../lib/child.js';
 import { populatePorts } from '../lib/nb-data.js';
 import { RawClient } from '../lib/raw-client.js';
-import { cpuFigure, emptyResult, figure, ratio } from '../lib/results.js';
+import { cpuFigure, cpuVs, emptyResult, figure, ratio, times } from '../lib/results.js';
 import { withServer } from '../lib/servers.js';
 import type { BenchContext, Figure, Workload, WorkloadResult } from '../lib/types.js';
 import { libovsdbRun } from '../peers/libovsdb.js';
@@ -138,7 +138,7 @@ export const w3: Workload = {
     for (const c of [cpu(rawMs, samples.raw), cpu(repMs, samples.replica)])
       if (c) result.figures.push(c);
     result.ratios.push(
-      ratio('time ovnkit/raw', repMs, rawMs, '<=', 1.5),
+      ratio('time ovnkit/raw', repMs, rawMs, '<=', 1.5, cpuVs(result.figures, repMs, rawMs)),
       ratio('heap ovnkit/raw', repHeap, rawHeap, '<=', 2),
     );
     if (samples.go.length > 0) {
@@ -158,7 +158,14 @@ export const w3: Workload = {
       const c = cpu(goMs, samples.go);
       if (c) result.figures.push(c);
       result.ratios.push(
-        ratio('time ovnkit/libovsdb', repMs, goMs, '<=', 0.5),
+        ratio(
+          'time ovnkit/libovsdb',
+          repMs,
+          goMs,
+          '<=',
+          0.5,
+          `the raw client's floor: raw/libovsdb ${times(rawMs, goMs)}; ${cpuVs(result.figures, repMs, goMs)}`,
+        ),
         ratio('heap ovnkit/libovsdb', repHeap, goHeap, '<=', 0.5),
       );
     }
@@ -172,7 +179,16 @@ export const w3: Workload = {
       result.figures.push(appMs);
       const c = cpuFigure(appMs, samples.appCpu, 'port');
       if (c) result.figures.push(c);
-      result.ratios.push(ratio('time ovsdbapp/ovnkit', appMs, repMs, '>=', 8));
+      result.ratios.push(
+        ratio(
+          'time ovsdbapp/ovnkit',
+          appMs,
+          repMs,
+          '>=',
+          8,
+          `the raw client's ceiling: ovsdbapp/raw ${times(appMs, rawMs)}`,
+        ),
+      );
     }
     return result;
   },
