@@ -55,3 +55,4 @@ export {
   type RowCodec,
 } from './replica/row-codec.js';
 export type { IndexesOption, ReplaceResult } from './replica/store.js';
+export type { ServerAttempt } from './status.js';

@@ -19,7 +19,7 @@ import type { ConnectionConfig } from './options.js';
 import type { Replica } from './replica/replica.js';
 import { ServerSelector } from './server-choice.js';
 import { openSession, type Session, type SessionHost } from './session.js';
-import type { ClientStats, MonitorSyncInfo, StatusReporter } from './status.js';
+import type { ClientStats, MonitorSyncInfo, ServerAttempt, StatusReporter } from './status.js';
 
 /** The parts of the client the loop works with. */
 export interface ReconnectorParts<DB extends TableMap> {
@@ -61,6 +61,8 @@ export class Reconnector<DB extends TableMap> implements SessionHost<DB> {
   private rejectReady!: (e: unknown) => void;
   private connectedWaiters: ConnectedWaiter[] = [];
   private loop: Promise<void> = Promise.resolve();
+  /** The servers of the current round that could not be used, so far. */
+  private roundAttempts: readonly ServerAttempt[] = [];
 
   constructor(parts: ReconnectorParts<DB>) {
     this.config = parts.config;
@@ -112,6 +114,9 @@ export class Reconnector<DB extends TableMap> implements SessionHost<DB> {
       let stable = false;
       let ran = false;
       let stale = 0;
+      // The servers of this round that could not be used, and why.
+      const tried: ServerAttempt[] = [];
+      this.roundAttempts = tried;
       for (const remote of order) {
         if (this.closed) return;
         let session: Session;
@@ -120,6 +125,7 @@ export class Reconnector<DB extends TableMap> implements SessionHost<DB> {
         } catch (e) {
           lastError = e;
           after = remote;
+          tried.push(attemptOf(remote, e));
           if (e instanceof ServerSkippedError && e.code === 'stale') stale++;
           const level = e instanceof ServerSkippedError ? 'info' : 'warn';
           this.log(level, `${remote}: ${errorText(e)}`, { remote });
@@ -129,8 +135,17 @@ export class Reconnector<DB extends TableMap> implements SessionHost<DB> {
         await session.ended;
         ran = true;
         after = remote;
-        stable = Date.now() - session.syncedAt >= 1000;
+        const lasted = Date.now() - session.syncedAt;
+        stable = lasted >= 1000;
         lastError = session.endError ?? new OvsdbError(session.endReason ?? 'connection lost');
+        if (!stable) {
+          tried.push({
+            remote,
+            reason: `lost ${lasted} ms after syncing: ${session.endReason ?? 'connection lost'}`,
+            skipped: false,
+            error: lastError,
+          });
+        }
         this.afterSession(session);
         break;
       }
@@ -145,23 +160,27 @@ export class Reconnector<DB extends TableMap> implements SessionHost<DB> {
         );
         this.servers.acceptLowerIndexes();
       }
+      // Every server failed or was skipped (or the one that worked did not
+      // stay a second): say why for each.
+      const why = attemptsText(tried);
       const delay = backoff.next();
       if (delay === undefined) {
         const retries = backoff.retries - 1;
         this.finish(
           new ClientClosedError(
-            `gave up reconnecting after ${retries} retr${retries === 1 ? 'y' : 'ies'}: ${errorText(lastError)}`,
+            `gave up reconnecting after ${retries} retr${retries === 1 ? 'y' : 'ies'}: ${why}`,
             { cause: lastError },
           ),
         );
         return;
       }
-      const reason = `no usable server (${errorText(lastError)})`;
+      const reason = `no usable server: ${why}`;
       this.status.setState('reconnecting', undefined, reason);
       this.status.emit({
         type: 'reconnecting',
         reason,
         error: lastError,
+        servers: [...tried],
         retry: backoff.retries,
         delayMs: delay,
       });
@@ -210,11 +229,21 @@ export class Reconnector<DB extends TableMap> implements SessionHost<DB> {
     this.stats.lastSync = infos;
     const first = !this.everSynced;
     this.everSynced = true;
-    const reason = first ? 'initial sync complete' : 'resynchronised after reconnecting';
+    // The servers of this round tried before `s` that could not be used.
+    const skipped = [...this.roundAttempts];
+    const base = first ? 'initial sync complete' : 'resynchronised after reconnecting';
+    const reason = skipped.length === 0 ? base : `${base} (after ${attemptsText(skipped)})`;
     this.status.setState('connected', s.remote, reason);
-    this.log('info', `connected to ${s.remote}: ${reason}`, { remote: s.remote });
-    this.status.emit({ type: 'connected', reason, remote: s.remote, monitors: infos });
-    if (!first) this.status.emit({ type: 'resynced', reason, remote: s.remote, monitors: infos });
+    // (The servers skipped were logged one by one.)
+    this.log('info', `connected to ${s.remote}: ${base}`, { remote: s.remote });
+    // One event per transition: the first sync is `connected`, every later one `resynced`.
+    this.status.emit({
+      type: first ? 'connected' : 'resynced',
+      reason,
+      remote: s.remote,
+      monitors: infos,
+      servers: skipped,
+    });
     if (first) this.resolveReady();
     const waiters = this.connectedWaiters;
     this.connectedWaiters = [];
@@ -297,4 +326,20 @@ export class Reconnector<DB extends TableMap> implements SessionHost<DB> {
     this.log(error.reason === 'closed by the program' ? 'info' : 'error', error.message);
     this.status.emit({ type: 'closed', reason: error.reason, error: error.cause });
   }
+}
+
+/** What `openSession(remote)` failing with `e` says about the server. */
+function attemptOf(remote: string, e: unknown): ServerAttempt {
+  let reason = errorText(e);
+  // openSession prefixes the errors of a session that ended during setup.
+  if (reason.startsWith(`${remote}: `)) reason = reason.slice(remote.length + 2);
+  return e instanceof ServerSkippedError
+    ? { remote, reason, skipped: true, ...(e.code === undefined ? {} : { code: e.code }), error: e }
+    : { remote, reason, skipped: false, error: e };
+}
+
+/** `unix:a: connection refused; unix:b: the server is not the leader`. */
+function attemptsText(attempts: readonly ServerAttempt[]): string {
+  if (attempts.length === 0) return 'no server was tried';
+  return attempts.map((a) => `${a.remote}: ${a.reason}`).join('; ');
 }

@@ -41,21 +41,71 @@ export interface MonitorSyncInfo {
   readonly replaced?: ReplaceResult | undefined;
 }
 
-/** A status event: what happened, and why. */
+/**
+ * A server of a connection round that could not be used: it failed
+ * (refused the connection, closed it, timed out, …) or was skipped after
+ * its `_Server.Database` row was judged (not the leader, another cluster,
+ * stale, not joined).
+ */
+export interface ServerAttempt {
+  /** The remote tried. */
+  readonly remote: string;
+  /** Why it could not be used, in words. */
+  readonly reason: string;
+  /** True when the server answered but was skipped; false when the attempt failed. */
+  readonly skipped: boolean;
+  /**
+   * For a skipped server: why, as code (`not-leader`, `wrong-cluster`,
+   * `stale`, `not-joined`, `disconnected`, `no-database`).
+   */
+  readonly code?: string | undefined;
+  /** The error behind it. */
+  readonly error?: unknown;
+}
+
+/**
+ * A status event: what happened, and why. Each transition of the client
+ * gives exactly one event, in this order over its life:
+ *
+ * - `connecting`: a connection to `remote` is being tried (one per server
+ *   tried);
+ * - `connected`: the first time every monitor is in sync (`ready` resolves);
+ * - `disconnected`: the connection in sync was lost (`reason`), and a new
+ *   round through the remotes starts; `leader-changed` comes just before it
+ *   when the cause is the server losing its cluster's leadership (or its
+ *   cluster);
+ * - `resynced`: in sync again after a reconnection (never together with
+ *   `connected`), with how each monitor resumed;
+ * - `reconnecting`: a whole round failed (every server failed or was
+ *   skipped, or the one that worked dropped within a second); the next
+ *   round starts after `delayMs`;
+ * - `closed`: closed by the program, or the client gave up reconnecting.
+ *
+ * `connected`, `resynced` and `reconnecting` list in `servers` every server
+ * of the round that could not be used, each with its reason (the `reason`
+ * text names them too): on a failover, the servers skipped before the one
+ * now used; on a failed round, all of them.
+ */
 export interface StatusEvent {
   readonly type: StatusEventType;
   /** Why, in words. */
   readonly reason: string;
   /** The server concerned. */
   readonly remote?: string | undefined;
-  /** The error behind it, if any. */
+  /** The error behind it, if any (for `reconnecting`: the last server's). */
   readonly error?: unknown;
-  /** For `reconnecting`: the retry number (1-based) and the delay before it. */
+  /** For `reconnecting`: the retry number (1-based). */
   readonly retry?: number | undefined;
-  /** For `reconnecting`: the delay before the retry. */
+  /** For `reconnecting`: the delay before the retry, in ms. */
   readonly delayMs?: number | undefined;
   /** For `connected` and `resynced`: how each monitor got in sync. */
   readonly monitors?: readonly MonitorSyncInfo[] | undefined;
+  /**
+   * For `connected`, `resynced` and `reconnecting`: the servers of this
+   * round that could not be used, in the order tried, each with its reason
+   * (empty when the first server tried was used).
+   */
+  readonly servers?: readonly ServerAttempt[] | undefined;
 }
 
 /** The client's current status. */

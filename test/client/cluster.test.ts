@@ -71,9 +71,26 @@ describe('server choice', () => {
     );
     const skipped: string[] = [];
     const c = open(followersFirst, { logger: { info: (m) => skipped.push(m) } });
+    const statuses: StatusEvent[] = [];
+    c.onStatus((e) => {
+      statuses.push(e);
+    });
     await c.ready;
+    await c.drained();
     expect(c.status.remote).toBe(leader.remote);
     expect(skipped.filter((m) => m.includes('not the Test cluster leader'))).toHaveLength(2);
+    // One `connected`, naming each follower skipped and why.
+    const connected = statuses.filter((e) => e.type === 'connected');
+    expect(connected).toHaveLength(1);
+    expect(connected[0]?.remote).toBe(leader.remote);
+    expect(connected[0]?.servers?.map((a) => [a.remote, a.skipped, a.code, a.reason])).toEqual(
+      followersFirst
+        .slice(0, 2)
+        .map((r) => [r, true, 'not-leader', 'the server is not the Test cluster leader']),
+    );
+    for (const r of followersFirst.slice(0, 2)) {
+      expect(connected[0]?.reason).toContain(`${r}: the server is not the Test cluster leader`);
+    }
   });
 
   it('without leader-only, uses a follower, with read-your-writes through it', async () => {

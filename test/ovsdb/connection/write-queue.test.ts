@@ -198,7 +198,9 @@ describe('the database client', () => {
     };
     pump();
     const deadline = Date.now() + 20_000;
-    const connects = (): number => events.filter((e) => e.type === 'connected').length;
+    // The first sync is `connected`, each reconnection `resynced`.
+    const connects = (): number =>
+      events.filter((e) => e.type === 'connected' || e.type === 'resynced').length;
     const before = connects();
     while (connects() === before) {
       if (Date.now() > deadline) throw new Error(`no reconnect: ${JSON.stringify(events)}`);
