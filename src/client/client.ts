@@ -73,9 +73,14 @@
  * @module
  */
 
-import { absentColumns, type CompatReport } from '../ovsdb/schema/compat.js';
+import {
+  absentColumns,
+  type CompatOption,
+  type CompatReport,
+  type CompatTables,
+} from '../ovsdb/schema/compat.js';
 import type { ColumnOf, DatabaseModel, RowOf, TableMap, TableName } from '../ovsdb/schema/model.js';
-import { ConnectionClosedError } from '../ovsdb/wire/errors.js';
+import { ConnectionClosedError, OvsdbError } from '../ovsdb/wire/errors.js';
 import type { Condition, Operation, OperationResult } from '../ovsdb/wire/wire.js';
 import { ClientClosedError } from './errors.js';
 import { createLog, logHandlerError } from './log.js';
@@ -147,6 +152,7 @@ export class DatabaseClient<
     this.model = options.model;
     this.db = options.model.name;
     const config = connectionConfig(options);
+    checkCompatOption(options.model, options.compat);
     const logger = options.logger ?? {};
     const log = createLog(logger);
     this.replica = new Replica<DB>(options.model, {
@@ -464,7 +470,35 @@ export class DatabaseClient<
  */
 export function connectDatabase<
   DB extends TableMap,
-  const IX extends IndexesOption<DB> = Record<never, never>,
->(options: DatabaseClientOptions<DB, IX>): DatabaseClient<DB, IX> {
-  return new DatabaseClient<DB, IX>(options);
+  const IX extends IndexesOption<CompatTables<DB, C>> = Record<never, never>,
+  const C extends CompatOption<DB> = false,
+>(options: DatabaseClientOptions<DB, IX, C>): DatabaseClient<CompatTables<DB, C>, IX> {
+  // The model's rows are rows of CompatTables<DB, C> (it only widens column types).
+  return new DatabaseClient<CompatTables<DB, C>, IX>(
+    options as unknown as DatabaseClientOptions<CompatTables<DB, C>, IX>,
+  );
+}
+
+/**
+ * Check the table and column names of a `compat` option against the model.
+ * @throws OvsdbError for a table or column the model does not have.
+ */
+function checkCompatOption(model: DatabaseModel<TableMap>, compat: unknown): void {
+  if (compat === undefined || typeof compat === 'boolean') return;
+  if (compat === null || typeof compat !== 'object') {
+    throw new OvsdbError('compat: must be a boolean or an object of table → column names');
+  }
+  for (const [table, columns] of Object.entries(compat)) {
+    const schema = model.schema.tables[table];
+    if (schema === undefined) {
+      throw new OvsdbError(`compat: database ${model.name} has no table ${table}`);
+    }
+    if (columns === undefined) continue;
+    if (!Array.isArray(columns)) throw new OvsdbError(`compat.${table}: must be a list of columns`);
+    for (const c of columns) {
+      if (typeof c !== 'string' || schema.columns[c] === undefined) {
+        throw new OvsdbError(`compat.${table}: the table has no column ${String(c)}`);
+      }
+    }
+  }
 }

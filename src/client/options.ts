@@ -3,6 +3,7 @@
  * @module
  */
 
+import type { CompatOption, CompatTables } from '../ovsdb/schema/compat.js';
 import type { DatabaseModel, RowOf, TableMap, TableName } from '../ovsdb/schema/model.js';
 import { type Dialer, dialRemote } from '../ovsdb/transport/dial.js';
 import {
@@ -35,8 +36,15 @@ export interface TableMonitorOptions<R = Record<string, unknown>> {
   readonly monitor?: string | undefined;
 }
 
-/** Options of {@link connectDatabase}. */
-export interface DatabaseClientOptions<DB extends TableMap, IX extends IndexesOption<DB>> {
+/**
+ * Options of {@link connectDatabase}.
+ * @typeParam C - the `compat` option's type (see {@link DatabaseClientOptions.compat}).
+ */
+export interface DatabaseClientOptions<
+  DB extends TableMap,
+  IX extends IndexesOption<CompatTables<DB, C>>,
+  C extends CompatOption<DB> = false,
+> {
   /**
    * The servers: a list, or one string of comma-separated remotes
    * (`tcp:10.0.0.1:6641,tcp:10.0.0.2:6641`).
@@ -58,7 +66,24 @@ export interface DatabaseClientOptions<DB extends TableMap, IX extends IndexesOp
     | { readonly [T in TableName<DB>]?: TableMonitorOptions<RowOf<DB, T>> | boolean }
     | undefined;
   /** Client indexes per table (see `indexes.ts`). */
-  readonly indexes?: (IX & IndexesOption<DB>) | undefined;
+  readonly indexes?: (IX & IndexesOption<CompatTables<DB, C>>) | undefined;
+  /**
+   * Which columns of the model the servers may lack, for the row types
+   * (the client's `DB` becomes `CompatTables<DB, C>`): `true` types every
+   * column but `_uuid` and `_version` `T | undefined`; a spec (per table,
+   * column names: `{ ACL: ['tier'] }`, or `NB_COMPAT` for the bundled NB
+   * model) types those columns so. Default `false`: the row types are the
+   * model's, exactly.
+   *
+   * Whatever this says, a column the server's schema lacks (a model newer
+   * than the server) is absent from the rows at run time: not a property of
+   * the row (`'tier' in acl` is false, `acl.tier` reads `undefined`), never
+   * a default the server does not hold. `client.absentColumns(table)` lists
+   * them. A write to one fails with `SchemaDriftError` before anything is
+   * sent. The option only makes the types say so; its table and column
+   * names are checked against the model.
+   */
+  readonly compat?: C | undefined;
   /** TLS settings for `ssl:` remotes. */
   readonly tls?: TlsOptions | undefined;
   /** Where to log. Default: nothing. */
@@ -226,9 +251,11 @@ export function probeIntervalFor(config: ConnectionConfig, remote: string): numb
  *   remote; RangeError for invalid backoff options, or a negative (or
  *   non-numeric) interval, timeout or limit.
  */
-export function connectionConfig<DB extends TableMap, IX extends IndexesOption<DB>>(
-  options: DatabaseClientOptions<DB, IX>,
-): ConnectionConfig {
+export function connectionConfig<
+  DB extends TableMap,
+  IX extends IndexesOption<CompatTables<DB, C>>,
+  C extends CompatOption<DB> = false,
+>(options: DatabaseClientOptions<DB, IX, C>): ConnectionConfig {
   const remotes = normalizeRemotes(options.remotes);
   const shuffled = options.shuffleRemotes ? shuffle(remotes) : undefined;
   const backoff = options.backoff ?? {};

@@ -16,6 +16,7 @@ import {
   type DatabaseClientOptions,
 } from '../client/client.js';
 import type { IndexesOption } from '../client/replica/store.js';
+import type { CompatOption, CompatTables } from '../ovsdb/schema/compat.js';
 import type { DatabaseModel } from '../ovsdb/schema/model.js';
 import { NB, type NBTables } from './generated/model.js';
 import { Nb } from './nb.js';
@@ -23,12 +24,15 @@ import type { NbModelTables } from './needs.js';
 
 /**
  * Options of {@link connectNb}: those of `connectDatabase`, with `model`
- * optional (default: the bundled `NB`, 7.18.0).
+ * optional (default: the bundled `NB`, 7.18.0). `compat: NB_COMPAT` types
+ * the columns of the bundled model that an older (or newer) server may lack
+ * `T | undefined` (see `NB_COMPAT`).
  */
 export type ConnectNbOptions<
   DB extends NbModelTables = NBTables,
-  IX extends IndexesOption<DB> = Record<never, never>,
-> = Omit<DatabaseClientOptions<DB, IX>, 'model'> & {
+  IX extends IndexesOption<CompatTables<DB, C>> = Record<never, never>,
+  C extends CompatOption<DB> = false,
+> = Omit<DatabaseClientOptions<DB, IX, C>, 'model'> & {
   /**
    * The NB model: the bundled `NB` (default), or one generated from the
    * schema of the OVN in use (`ovnkit-codegen --schema /usr/share/ovn/ovn-nb.ovsschema`).
@@ -88,13 +92,14 @@ export class ConnectedNb<
  */
 export async function connectNb<
   DB extends NbModelTables = NBTables,
-  const IX extends IndexesOption<DB> = Record<never, never>,
->(options: ConnectNbOptions<DB, IX>): Promise<ConnectedNb<DB, IX>> {
+  const IX extends IndexesOption<CompatTables<DB, C>> = Record<never, never>,
+  const C extends CompatOption<DB> = false,
+>(options: ConnectNbOptions<DB, IX, C>): Promise<ConnectedNb<CompatTables<DB, C>, IX>> {
   const model = options.model ?? (NB as unknown as DatabaseModel<DB>);
   if (model?.name !== NB.name) {
     throw new TypeError(`connectNb: the model must be ${NB.name}, got ${String(model?.name)}`);
   }
-  const client = connectDatabase<DB, IX>({ ...options, model });
+  const client = connectDatabase<DB, IX, C>({ ...options, model });
   try {
     await client.ready;
   } catch (e) {

@@ -57,6 +57,7 @@ export {
   parseLspAddress,
   parsePortSecurity,
 } from './addresses.js';
+export { NB_COMPAT, NB_COMPAT_SCHEMAS, type NBCompatTables } from './compat.js';
 export { ConnectedNb, type ConnectNbOptions, connectNb } from './connect.js';
 export {
   type DhcpOptionsCreateOptions,

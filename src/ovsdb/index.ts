@@ -35,7 +35,10 @@ export {
 export {
   absentColumns,
   type ColumnTypeDifference,
+  type CompatOption,
   type CompatReport,
+  type CompatSpec,
+  type CompatTables,
   compareSchemas,
   SchemaDriftError,
 } from './schema/compat.js';

@@ -70,7 +70,8 @@ export type ConditionFor<C extends string, V> =
  * ```
  */
 export type ConditionOf<DB extends TableMap, T extends TableName<DB>> = {
-  [C in ColumnOf<DB, T>]: ConditionFor<C, RowOf<DB, T>[C]>;
+  // `undefined`: a column a client's `compat` option says may be absent; its values are the others.
+  [C in ColumnOf<DB, T>]: ConditionFor<C, Exclude<RowOf<DB, T>[C], undefined>>;
 }[ColumnOf<DB, T>];
 
 /**
@@ -78,7 +79,7 @@ export type ConditionOf<DB extends TableMap, T extends TableName<DB>> = {
  * `[["name", "==", "lsp1"]]`. At least one column must be given.
  */
 export type IndexKey<DB extends TableMap, T extends TableName<DB>> = {
-  readonly [C in ColumnOf<DB, T>]?: RowOf<DB, T>[C];
+  readonly [C in ColumnOf<DB, T>]?: Exclude<RowOf<DB, T>[C], undefined>;
 } & {
   /** Not iterable: tells an index key apart from a UUID string and a condition list. */
   readonly [Symbol.iterator]?: never;

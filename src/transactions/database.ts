@@ -19,6 +19,7 @@ import type { RowEventHandler, RowEventKind } from '../client/replica/event-queu
 import type { IndexValue } from '../client/replica/indexes.js';
 import type { WaitForOptions } from '../client/replica/replica.js';
 import type { IndexesOption } from '../client/replica/store.js';
+import type { CompatOption, CompatTables } from '../ovsdb/schema/compat.js';
 import type { DatabaseModel, RowOf, TableMap, TableName } from '../ovsdb/schema/model.js';
 import type { BatchOptions, BatchResult } from './batches.js';
 import type { TransactionBuilder } from './builder.js';
@@ -208,9 +209,10 @@ export class DatabaseHandle<
  */
 export async function openDatabase<
   DB extends TableMap,
-  const IX extends IndexesOption<DB> = Record<never, never>,
->(options: DatabaseClientOptions<DB, IX>): Promise<DatabaseHandle<DB, IX>> {
-  const client = connectDatabase<DB, IX>(options);
+  const IX extends IndexesOption<CompatTables<DB, C>> = Record<never, never>,
+  const C extends CompatOption<DB> = false,
+>(options: DatabaseClientOptions<DB, IX, C>): Promise<DatabaseHandle<CompatTables<DB, C>, IX>> {
+  const client = connectDatabase<DB, IX, C>(options);
   try {
     await client.ready;
   } catch (e) {

@@ -84,7 +84,8 @@ export type MutableColumnOf<DB extends TableMap, T extends TableName<DB>> = Extr
  * ```
  */
 export type MutationOf<DB extends TableMap, T extends TableName<DB>> = {
-  [C in MutableColumnOf<DB, T>]: MutationFor<C, RowOf<DB, T>[C]>;
+  // `undefined`: a column a client's `compat` option says may be absent; its values are the others.
+  [C in MutableColumnOf<DB, T>]: MutationFor<C, Exclude<RowOf<DB, T>[C], undefined>>;
 }[MutableColumnOf<DB, T>];
 
 const ARITHMETIC: ReadonlySet<string> = new Set(['+=', '-=', '*=', '/=', '%=']);

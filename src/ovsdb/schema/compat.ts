@@ -20,7 +20,63 @@
 
 import { OvsdbError } from '../wire/errors.js';
 import type { Condition, Operation } from '../wire/wire.js';
+import type { ColumnOf, TableMap, TableName } from './model.js';
 import type { BaseType, ColumnSchema, DatabaseSchema } from './schema-types.js';
+
+// ---- types of rows that may lack columns ---------------------------------------
+
+/**
+ * Per table, the columns of model `DB` that a server the client talks to may
+ * lack (the database client's `compat` option): `{ ACL: ['tier'] }`.
+ */
+export type CompatSpec<DB extends TableMap> = {
+  readonly [T in TableName<DB>]?: readonly ColumnOf<DB, T>[];
+};
+
+/**
+ * The database client's `compat` option: `false` (the default: the server
+ * has every column of the model), `true` (any column but `_uuid` and
+ * `_version` may be absent), or a {@link CompatSpec} naming the columns
+ * that may be.
+ */
+export type CompatOption<DB extends TableMap> = boolean | CompatSpec<DB>;
+
+/** The columns of row type `R` (table `T`) that `C` says may be absent. */
+type AbsentKeys<C, T, R> = [C] extends [boolean]
+  ? Exclude<keyof R, '_uuid' | '_version'>
+  : T extends keyof C
+    ? NonNullable<C[T]> extends readonly (infer K)[]
+      ? K
+      : never
+    : never;
+
+/** `R` with the columns `K` typed `| undefined`. */
+type WithAbsent<R, K> = { readonly [P in keyof R]: P extends K ? R[P] | undefined : R[P] };
+
+/**
+ * The table map of model `DB` as a client with `compat: C` reads it: every
+ * column `C` says may be absent is typed `T | undefined` in the row type
+ * (the property is then missing from rows read from a server that lacks the
+ * column); insert and update types are unchanged (a write to a missing
+ * column fails with {@link SchemaDriftError}). `CompatTables<DB, false>` is
+ * `DB`.
+ *
+ * ```ts
+ * type Rows = CompatTables<NBTables, { ACL: ['tier'] }>;
+ * type Tier = Rows['ACL']['row']['tier']; // number | undefined
+ * ```
+ */
+export type CompatTables<DB extends TableMap, C> = [C] extends [false | undefined]
+  ? DB
+  : {
+      readonly [T in keyof DB]: [AbsentKeys<C, T, DB[T]['row']>] extends [never]
+        ? DB[T]
+        : {
+            readonly row: WithAbsent<DB[T]['row'], AbsentKeys<C, T, DB[T]['row']>>;
+            readonly insert: DB[T]['insert'];
+            readonly update: DB[T]['update'];
+          };
+    };
 
 /** A column whose type differs between the model and the server. */
 export interface ColumnTypeDifference {
