@@ -9,6 +9,7 @@ import * as net from 'node:net';
 import * as tls from 'node:tls';
 import { formatRemote, parseRemote, type SocketRemote } from '../ovsdb/transport/remote.js';
 import type { TlsOptions } from '../ovsdb/transport/socket-transport.js';
+import { checkTlsOptions, hasTlsFiles, loadTlsFiles } from '../ovsdb/transport/tls-files.js';
 import { ConnectionClosedError, OvsdbError } from '../ovsdb/wire/errors.js';
 
 /** Options of {@link connectUpstream}. */
@@ -34,13 +35,25 @@ export function parseUpstreamRemote(remote: string): SocketRemote {
 /**
  * Open a socket to the server. Resolves once connected (after the TLS
  * handshake for `ssl:`); the socket is paused, with no listeners but an
- * error guard.
- * @throws ConnectionClosedError when the connection fails or times out.
+ * error guard. TLS files (`keyFile`, `certFile`, `caFile`) are read at each
+ * connection, so a rotated client certificate is used from then on.
+ * @throws ConnectionClosedError when the connection fails or times out;
+ *   OvsdbError for TLS settings given twice or a TLS file that cannot be read.
  */
 export function connectUpstream(
   remote: SocketRemote,
   options: UpstreamOptions,
 ): Promise<net.Socket> {
+  if (remote.kind === 'ssl') {
+    try {
+      checkTlsOptions(options.tls);
+    } catch (e) {
+      return Promise.reject(e);
+    }
+    if (hasTlsFiles(options.tls)) {
+      return loadTlsFiles(options.tls).then((tls) => connectUpstream(remote, { ...options, tls }));
+    }
+  }
   const description = formatRemote(remote);
   return new Promise<net.Socket>((resolve, reject) => {
     let socket: net.Socket;

@@ -17,6 +17,7 @@ import { OvsdbError } from '../wire/errors.js';
 import { DEFAULT_MAX_REPLY_BYTES } from '../wire/limits.js';
 import { parseRemote, type Remote, type WebSocketRemote } from './remote.js';
 import type { SocketTransportOptions, TlsOptions } from './socket-transport.js';
+import { checkTlsOptions, hasTlsFiles, loadTlsFiles } from './tls-files.js';
 import {
   openWebSocketTransport,
   type WebSocketLike,
@@ -69,6 +70,19 @@ export function openNodeWebSocketTransport(
     target = toWebSocketRemote(remote);
   } catch (e) {
     return Promise.reject(e);
+  }
+  if (target.kind === 'wss' && options.tls !== undefined) {
+    try {
+      checkTlsOptions(options.tls);
+    } catch (e) {
+      return Promise.reject(e);
+    }
+    if (hasTlsFiles(options.tls)) {
+      // Read the files now, at each attempt: a reconnection picks up rotated certificates.
+      return loadTlsFiles(options.tls).then((tls) =>
+        openNodeWebSocketTransport(target, { ...options, tls }),
+      );
+    }
   }
   const { token, headers, tls, maxMessageBytes, keepAliveMs, ...rest } = options;
   const allHeaders: Record<string, string> = { ...headers };

@@ -9,11 +9,34 @@ import type { PeerCertificate } from 'node:tls';
 import * as tls from 'node:tls';
 import { ConnectionClosedError, OvsdbError } from '../wire/errors.js';
 import type { Transport, TransportHandlers } from '../wire/transport.js';
-import { formatRemote, parseRemote, type Remote } from './remote.js';
+import { formatRemote, parseRemote, type Remote, type SocketRemote } from './remote.js';
+import { checkTlsOptions, hasTlsFiles, loadTlsFiles } from './tls-files.js';
 
 /**
- * TLS settings for `ssl:` remotes. `key`, `cert` and `ca` are PEM contents (not
- * file names), as Node's `tls.connect` takes them.
+ * TLS settings for `ssl:` (and `wss:`) remotes. The client's private key, its
+ * certificate and the CA certificate are given either as PEM text (`key`,
+ * `cert`, `ca`, as Node's `tls.connect` takes them) or as paths of PEM files
+ * (`keyFile`, `certFile`, `caFile`, as `ovn-nbctl --private-key=FILE
+ * --certificate=FILE --ca-cert=FILE` and ovsdbapp take them); giving both
+ * forms of one of them is an error. Files are read each time a connection is
+ * opened, so a client that reconnects uses the certificates in the files
+ * then: rotate them by replacing the files. A file that cannot be read, or
+ * does not hold what it should, fails the connection attempt with an
+ * `OvsdbError` naming the option and the path (the database client logs it
+ * and retries, as for any failed connection).
+ *
+ * ```ts
+ * const nb = connectDatabase({
+ *   remotes: 'ssl:10.0.0.1:6641',
+ *   model: NB,
+ *   tls: {
+ *     keyFile: '/etc/ovn/ovnnb-privkey.pem',
+ *     certFile: '/etc/ovn/ovnnb-cert.pem',
+ *     caFile: '/etc/ovn/cacert.pem',
+ *     checkServerIdentity: () => undefined, // verify the CA only, as ovn-nbctl does
+ *   },
+ * });
+ * ```
  *
  * The server certificate is verified against `ca` by default. Node also checks
  * that the certificate names the host connected to: certificates that
@@ -30,6 +53,15 @@ export interface TlsOptions {
   readonly cert?: string | Buffer | undefined;
   /** The CA certificate(s) the server's certificate must chain to (PEM). Defaults to Node's bundled roots. */
   readonly ca?: string | Buffer | readonly (string | Buffer)[] | undefined;
+  /** The path of a PEM file holding the client's private key, instead of `key`; read at each connection attempt. */
+  readonly keyFile?: string | undefined;
+  /** The path of a PEM file holding the client's certificate, instead of `cert`; read at each connection attempt. */
+  readonly certFile?: string | undefined;
+  /**
+   * The path of a PEM file holding the CA certificate(s), instead of `ca`;
+   * read at each connection attempt.
+   */
+  readonly caFile?: string | undefined;
   /** Verify the server's certificate chain. Defaults to `true`; turn it off only in tests. */
   readonly rejectUnauthorized?: boolean | undefined;
   /** The name the server certificate must carry (and the SNI name). Defaults to the remote's host. */
@@ -209,7 +241,9 @@ export class SocketTransport implements Transport {
  * ```
  * @throws {@link ConnectionClosedError} when the connection or handshake fails or
  * times out (the socket error is its `cause`); the signal's reason when aborted;
- * {@link RemoteSyntaxError} for an invalid remote.
+ * {@link RemoteSyntaxError} for an invalid remote; `OvsdbError` for TLS
+ * settings given twice, or a TLS file that cannot be read or holds no PEM of
+ * its kind (naming the option and the path).
  */
 export function openSocketTransport(
   remote: string | Remote,
@@ -237,7 +271,30 @@ export function openSocketTransport(
   if (keepAliveMs !== undefined && !(keepAliveMs >= 0)) {
     return Promise.reject(new OvsdbError(`${description}: keepAliveMs must not be negative`));
   }
+  const socketTarget = target as SocketRemote;
+  if (socketTarget.kind === 'ssl') {
+    try {
+      checkTlsOptions(options.tls);
+    } catch (e) {
+      return Promise.reject(e);
+    }
+    if (hasTlsFiles(options.tls)) {
+      // Read the files now, at each attempt: a reconnection picks up rotated certificates.
+      return loadTlsFiles(options.tls).then((tls) => {
+        if (signal?.aborted) throw signal.reason;
+        return connectSocket(socketTarget, description, { ...options, tls });
+      });
+    }
+  }
+  return connectSocket(socketTarget, description, options);
+}
 
+function connectSocket(
+  target: SocketRemote,
+  description: string,
+  options: SocketTransportOptions,
+): Promise<SocketTransport> {
+  const { signal, timeoutMs, keepAliveMs } = options;
   return new Promise<SocketTransport>((resolve, reject) => {
     let socket: net.Socket;
     const readyEvent = target.kind === 'ssl' ? 'secureConnect' : 'connect';
