@@ -8,7 +8,12 @@
 
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ClientClosedError, connectDatabase, type StatusEvent } from '../../src/client/index.js';
+import {
+  type BackoffOptions,
+  ClientClosedError,
+  connectDatabase,
+  type StatusEvent,
+} from '../../src/client/index.js';
 import {
   type OvsdbServerHandle,
   requireOvsdbServer,
@@ -29,7 +34,10 @@ async function server(): Promise<OvsdbServerHandle> {
   return s;
 }
 
-function open(remotes: readonly string[], backoff = { initialDelayMs: 50, maxDelayMs: 100 }) {
+function open(
+  remotes: readonly string[],
+  backoff: BackoffOptions = { initialDelayMs: 50, maxDelayMs: 100 },
+) {
   const events: StatusEvent[] = [];
   const client = connectDatabase({ remotes, model: TEST_MODEL, backoff });
   client.onStatus((e) => {
