@@ -11,7 +11,9 @@
  *   (its CLI in a child process, on ovsdb-server and on the in-memory server,
  *   with ovn-northd);
  * - `examples/port-group-watcher/main.ts`: `test/examples/port-group-watcher.test.ts`
- *   (its CLI in a child process while ovn-nbctl changes ports, on both servers).
+ *   (its CLI in a child process while ovn-nbctl changes ports, on both servers);
+ * - `examples/sb-agent/main.ts`: `test/examples/sb-agent.test.ts` (its CLI in a
+ *   child process on SB, with ovn-northd, on both servers).
  *
  * The first test checks that every other `.ts` file under `examples/` is
  * imported, directly or not, by one of those entry points or by a test file,
@@ -38,6 +40,7 @@ const ENTRIES = [
   'browser/main.ts',
   'tenant-network/main.ts',
   'port-group-watcher/main.ts',
+  'sb-agent/main.ts',
 ].map((p) => join(EXAMPLES, p));
 
 function tsFiles(dir: string): string[] {
