@@ -67,25 +67,17 @@ for (const kind of SERVER_KINDS) {
 
     /** A port binding's chassis (by name, '' for none) and up, as ovn-sbctl reads them. */
     async function binding(port: string): Promise<{ chassis: string; up: string }> {
-      const [chassis = '', up = ''] = (
-        await rig.sbctl(
-          '--bare',
-          '--columns=chassis,up',
-          'find',
-          'Port_Binding',
-          `logical_port=${port}`,
-        )
-      )
-        .split('\n')
-        .map((l) => l.trim())
-        .filter((l) => l !== '');
+      const pb = (
+        await rig.sbctl('--bare', '--columns=_uuid', 'find', 'Port_Binding', `logical_port=${port}`)
+      ).trim();
+      expect(pb, `no Port_Binding for ${port}`).not.toBe('');
+      const chassis = (await rig.sbctl('--bare', 'get', 'Port_Binding', pb, 'chassis')).trim();
+      const up = (await rig.sbctl('--bare', 'get', 'Port_Binding', pb, 'up')).trim();
       const name =
-        chassis === '' || chassis === 'false' || chassis === 'true'
+        chassis === '[]'
           ? ''
-          : (await rig.sbctl('get', 'Chassis', chassis, 'name')).trim();
-      return chassis === 'false' || chassis === 'true'
-        ? { chassis: '', up: chassis }
-        : { chassis: name, up };
+          : (await rig.sbctl('--bare', 'get', 'Chassis', chassis, 'name')).trim();
+      return { chassis: name, up };
     }
 
     const lsp = (port: string, chassis?: string) => [
