@@ -156,4 +156,28 @@ describe('one real action each', () => {
     ).toEqual([]);
     expect(existsSync(join(out, 'model.ts'))).toBe(true);
   }, 120_000);
+
+  it('ovnkit-codegen documents NB, SB and Open_vSwitch models from the XML the installed ovnkit ships', async () => {
+    const { consumer } = installed.codegen;
+    const shipped = join(consumer, 'node_modules/ovnkit/schema');
+    for (const file of ['ovn-nb.xml', 'ovn-sb.xml', 'vswitch.xml']) {
+      expect(existsSync(join(shipped, file)), file).toBe(true);
+    }
+    const cases = [
+      [nbSchema(consumer), 'logical-switch.ts', 'Each row represents one L2 logical switch.'],
+      [join(REPO, 'test/fixtures/schemas/ovn-sb.ovsschema'), 'chassis.ts', 'chassis names.'],
+      [join(REPO, 'test/fixtures/schemas/vswitch.ovsschema'), 'bridge.ts', 'Name of datapath'],
+    ] as const;
+    for (const [schema, file, phrase] of cases) {
+      const out = mkdtempSync(join(codegenDir, 'docs-'));
+      const { stderr } = await runIn(
+        codegenDir,
+        codegenBin(),
+        ['--schema', schema, '--out', out],
+        60_000,
+      );
+      expect(stderr).not.toContain('warning');
+      expect(readFileSync(join(out, file), 'utf8').replace(/\s+\* /g, ' ')).toContain(phrase);
+    }
+  }, 180_000);
 });
