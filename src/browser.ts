@@ -126,6 +126,13 @@ export {
   describeColumnType,
   type RowMode,
   rowValidator,
+  type StandardIssue,
+  type StandardValidationResult,
+  type StandardValidatorProps,
+  type ValidationError,
+  type ValidationIssue,
+  type ValidationResult,
+  type Validator,
   validateColumnValue,
   validateRow,
 } from './ovsdb/values/validators.js';

@@ -121,6 +121,13 @@ export {
   describeColumnType,
   type RowMode,
   rowValidator,
+  type StandardIssue,
+  type StandardValidationResult,
+  type StandardValidatorProps,
+  type ValidationError,
+  type ValidationIssue,
+  type ValidationResult,
+  type Validator,
   validateColumnValue,
   validateRow,
 } from './values/validators.js';

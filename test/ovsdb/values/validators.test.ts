@@ -12,6 +12,7 @@ import {
   columnValueProblem,
   describeColumnType,
   rowValidator,
+  type ValidationError,
   validateColumnValue,
   validateRow,
 } from '../../../src/ovsdb/values/validators.js';
@@ -282,7 +283,7 @@ describe('maps', () => {
   });
 });
 
-describe('columnValidator (zod)', () => {
+describe('columnValidator', () => {
   it('is cached per table and column', () => {
     expect(columnValidator('T', c('m'))).toBe(columnValidator('T', c('m')));
     expect(columnValidator('T', c('m'))).not.toBe(columnValidator('T', c('i')));
@@ -305,6 +306,27 @@ describe('columnValidator (zod)', () => {
     expect(columnValidator('ACL', column(nb, 'ACL', 'priority')).description).toBe(
       'ACL.priority: integer 0–32767',
     );
+  });
+
+  it('parse throws a ValidationError listing the issues', () => {
+    let error: unknown;
+    try {
+      columnValidator('ACL', column(nb, 'ACL', 'priority')).parse(-1);
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(Error);
+    expect((error as ValidationError).issues).toMatchObject([
+      { message: 'integer -1 is below minInteger 0', path: [] },
+    ]);
+  });
+
+  it('implements the Standard Schema interface (v1)', async () => {
+    const v = columnValidator('ACL', column(nb, 'ACL', 'priority'));
+    expect([v['~standard'].version, v['~standard'].vendor]).toEqual([1, 'zod']);
+    expect(await v['~standard'].validate(5)).toEqual({ value: 5 });
+    const bad = await v['~standard'].validate(40000);
+    expect(bad.issues?.map((i) => i.message)).toEqual(['integer 40000 is above maxInteger 32767']);
   });
 });
 
