@@ -13,6 +13,7 @@ import {
   type Remote,
 } from '../ovsdb/transport/remote.js';
 import { DEFAULT_KEEPALIVE_MS, type TlsOptions } from '../ovsdb/transport/socket-transport.js';
+import { checkTlsOptions } from '../ovsdb/transport/tls-files.js';
 import { OvsdbError } from '../ovsdb/wire/errors.js';
 import { DEFAULT_MAX_REPLY_BYTES, DEFAULT_MAX_UNSOLICITED_BYTES } from '../ovsdb/wire/limits.js';
 import type { Condition } from '../ovsdb/wire/wire.js';
@@ -84,7 +85,12 @@ export interface DatabaseClientOptions<
    * names are checked against the model.
    */
   readonly compat?: C | undefined;
-  /** TLS settings for `ssl:` remotes. */
+  /**
+   * TLS settings for `ssl:` remotes: the client's key and certificate and the
+   * CA, as PEM text (`key`, `cert`, `ca`) or as file paths (`keyFile`,
+   * `certFile`, `caFile`, read at each connection attempt, so that a
+   * reconnection uses rotated certificates). See {@link TlsOptions}.
+   */
   readonly tls?: TlsOptions | undefined;
   /** Where to log. Default: nothing. */
   readonly logger?: Logger | undefined;
@@ -248,8 +254,9 @@ export function probeIntervalFor(config: ConnectionConfig, remote: string): numb
 /**
  * Check the connection options of `options` and fill in their defaults.
  * @throws RemoteSyntaxError for an invalid remote; OvsdbError for no
- *   remote; RangeError for invalid backoff options, or a negative (or
- *   non-numeric) interval, timeout or limit.
+ *   remote, or a TLS setting given both as PEM and as a file; RangeError for
+ *   invalid backoff options, or a negative (or non-numeric) interval,
+ *   timeout or limit.
  */
 export function connectionConfig<
   DB extends TableMap,
@@ -268,7 +275,7 @@ export function connectionConfig<
     shuffled,
     leaderOnly: options.leaderOnly ?? true,
     clusterId: options.clusterId?.toLowerCase(),
-    tls: options.tls,
+    tls: checkedTls(options.tls),
     backoff,
     probeIntervalMs: nonNegative('probeIntervalMs', options.probeIntervalMs),
     replySilenceTimeoutMs:
@@ -307,4 +314,10 @@ function normalizeRemotes(remotes: string | readonly string[]): string[] {
       : remotes.map((r) => parseRemote(r));
   if (list.length === 0) throw new OvsdbError('remotes: at least one server is needed');
   return list.map((r) => formatRemote(r));
+}
+
+/** `tls`, once {@link checkTlsOptions} found nothing given twice. */
+function checkedTls(tls: TlsOptions | undefined): TlsOptions | undefined {
+  checkTlsOptions(tls);
+  return tls;
 }

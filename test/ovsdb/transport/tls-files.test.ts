@@ -150,6 +150,17 @@ describe('connectDatabase over ssl: with file paths', () => {
     }
   });
 
+  it('the same setting as PEM and as a file throws at once', async () => {
+    const pem = await readClientTls(pki);
+    expect(() =>
+      connectDatabase({ remotes: ssl, model: TEST_MODEL, tls: { ...files(), cert: pem.cert } }),
+    ).toThrow(
+      new OvsdbError(
+        'tls.cert and tls.certFile are both given: give the PEM text or the file, not both',
+      ),
+    );
+  });
+
   it('a wrong path gives up with the error naming the option and the path', async () => {
     const missing = join(dir, 'nowhere', 'client-privkey.pem');
     const warnings: string[] = [];
