@@ -46,11 +46,12 @@ import {
   DbFileError,
   ioText,
   LogWriter,
+  RecordBuffer,
   replaceFile,
   STANDALONE_MAGIC,
   scanLog,
 } from './log.js';
-import { applyTxnRecord, convertDatabase, snapshotRecord, txnRecord } from './records.js';
+import { applyTxnRecord, convertDatabase, snapshotRecord, txnRecordText } from './records.js';
 
 /** When the database file storage compacts on its own (defaults: ovsdb-server's rule). */
 export interface CompactionOptions {
@@ -92,7 +93,8 @@ const MINUTE = 60_000;
 
 /** A database and the file that keeps it. */
 export class DbStorage {
-  private readonly pending: Buffer[] = [];
+  /** The records of commits not written yet. */
+  private readonly pending = new RecordBuffer();
   private pendingDurable = false;
   private readonly columnDiff: boolean;
   private readonly compaction: { [K in keyof CompactionOptions]-?: number } | undefined;
@@ -273,7 +275,7 @@ export class DbStorage {
 
   /** Whether records wait to be written. */
   get dirty(): boolean {
-    return this.pending.length > 0;
+    return this.pending.count > 0;
   }
 
   /** The file's size (what is written so far). */
@@ -284,9 +286,9 @@ export class DbStorage {
   /** Queue the record of a commit; `durable` commits are flushed to disk by the next {@link DbStorage.flush}. */
   record(changes: TxnChanges, durable: boolean): void {
     if (this.closed) return;
-    const json = txnRecord(this.db, changes, this.columnDiff);
-    if (json === undefined) return;
-    this.pending.push(composeRecord(stringifyJson(json)));
+    const text = txnRecordText(this.db, changes, this.columnDiff);
+    if (text === undefined) return;
+    this.pending.add(text);
     if (durable) this.pendingDurable = true;
   }
 
@@ -296,12 +298,15 @@ export class DbStorage {
    *   records written before, and the queued ones are dropped.
    */
   flush(): void {
-    if (this.pending.length === 0) return;
-    const n = this.pending.length;
+    const n = this.pending.count;
+    if (n === 0) return;
     const durable = this.pendingDurable;
-    const buffers = this.pending.splice(0, n);
     this.pendingDurable = false;
-    this.writer.append(buffers);
+    try {
+      this.writer.append([this.pending.bytes()]);
+    } finally {
+      this.pending.clear();
+    }
     this.records += n;
     this.writtenSinceCompaction = true;
     if (durable) this.writer.sync();
@@ -309,7 +314,7 @@ export class DbStorage {
 
   /** Drop the queued records (a server stopping as if killed: none was acknowledged). */
   discard(): void {
-    this.pending.length = 0;
+    this.pending.clear();
     this.pendingDurable = false;
   }
 

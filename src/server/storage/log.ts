@@ -30,7 +30,7 @@
  * @module
  */
 
-import { createHash } from 'node:crypto';
+import * as crypto from 'node:crypto';
 import {
   closeSync,
   fdatasyncSync,
@@ -92,21 +92,95 @@ export function ioText(e: unknown): string {
   return e instanceof Error ? e.message : String(e);
 }
 
-/** One record: `OVSDB <magic> <length> <sha1>\n<text>\n`, as bytes. */
-export function composeRecord(text: string, magic = STANDALONE_MAGIC): Buffer {
-  // One buffer, the text encoded straight into it: the header's length is
-  // known before the hash is.
-  const bodyLength = Buffer.byteLength(text, 'utf8') + 1;
+/**
+ * The SHA-1 of `data` in hex: the one-shot `crypto.hash` where Node has it
+ * (20.12 and later), which costs about a microsecond less per record than
+ * a `Hash` object.
+ */
+const sha1Hex: (data: Uint8Array) => string =
+  typeof crypto.hash === 'function'
+    ? (data) => crypto.hash('sha1', data, 'hex')
+    : (data) => crypto.createHash('sha1').update(data).digest('hex');
+
+/** The bytes {@link encodeRecord} writes for `text` (`bodyLength`: its UTF-8 bytes and the LF). */
+function recordLength(bodyLength: number, magic: string): number {
+  return `OVSDB ${magic} ${bodyLength} `.length + 41 + bodyLength;
+}
+
+/**
+ * Write the record of `text` (`bodyLength` = its UTF-8 length + 1) into
+ * `out` at `at`, which has room for it ({@link recordLength}). Returns the
+ * offset just past it. The text is encoded straight into place: the
+ * header's length is known before the hash is.
+ */
+function encodeRecord(
+  text: string,
+  bodyLength: number,
+  magic: string,
+  out: Buffer,
+  at: number,
+): number {
   const prefix = `OVSDB ${magic} ${bodyLength} `;
   const headerLength = prefix.length + 41;
-  const out = Buffer.allocUnsafe(headerLength + bodyLength);
-  out.write(text, headerLength, 'utf8');
-  out[headerLength + bodyLength - 1] = 0x0a;
-  const sha1 = createHash('sha1').update(out.subarray(headerLength)).digest('hex');
-  out.write(prefix, 0, 'latin1');
-  out.write(sha1, prefix.length, 'latin1');
-  out[headerLength - 1] = 0x0a;
+  const body = at + headerLength;
+  const end = body + bodyLength;
+  out.write(text, body, 'utf8');
+  out[end - 1] = 0x0a;
+  const sha1 = sha1Hex(out.subarray(body, end));
+  out.write(prefix, at, 'latin1');
+  out.write(sha1, at + prefix.length, 'latin1');
+  out[body - 1] = 0x0a;
+  return end;
+}
+
+/** One record: `OVSDB <magic> <length> <sha1>\n<text>\n`, as bytes. */
+export function composeRecord(text: string, magic = STANDALONE_MAGIC): Buffer {
+  const bodyLength = Buffer.byteLength(text, 'utf8') + 1;
+  const out = Buffer.allocUnsafe(recordLength(bodyLength, magic));
+  encodeRecord(text, bodyLength, magic, out, 0);
   return out;
+}
+
+/** What a {@link RecordBuffer} keeps between flushes (larger buffers are let go once written). */
+const KEEP_BYTES = 1 << 20;
+
+/**
+ * Records waiting to be appended, encoded one after another into one
+ * buffer that is reused from flush to flush: no buffer per record, and one
+ * write for all of them.
+ */
+export class RecordBuffer {
+  private buf: Buffer = Buffer.allocUnsafeSlow(64 * 1024);
+  private used = 0;
+  /** How many records wait. */
+  count = 0;
+
+  constructor(private readonly magic = STANDALONE_MAGIC) {}
+
+  /** Queue the record of `text`. */
+  add(text: string): void {
+    const bodyLength = Buffer.byteLength(text, 'utf8') + 1;
+    const need = this.used + recordLength(bodyLength, this.magic);
+    if (need > this.buf.length) {
+      const bigger = Buffer.allocUnsafeSlow(Math.max(need, this.buf.length * 2));
+      this.buf.copy(bigger, 0, 0, this.used);
+      this.buf = bigger;
+    }
+    this.used = encodeRecord(text, bodyLength, this.magic, this.buf, this.used);
+    this.count++;
+  }
+
+  /** The queued records' bytes (valid until the next {@link RecordBuffer.clear} or {@link RecordBuffer.add}). */
+  bytes(): Buffer {
+    return this.buf.subarray(0, this.used);
+  }
+
+  /** Forget the queued records. */
+  clear(): void {
+    this.used = 0;
+    this.count = 0;
+    if (this.buf.length > KEEP_BYTES) this.buf = Buffer.allocUnsafeSlow(64 * 1024);
+  }
 }
 
 /** A record read from a log. */
@@ -239,7 +313,7 @@ export function scanLog(
       if (readFully(fd, body, dataOffset) !== length) {
         return damaged(`record of ${length} bytes cut short`);
       }
-      const sha1 = createHash('sha1').update(body).digest('hex');
+      const sha1 = sha1Hex(body);
       if (sha1 !== (m[3] as string).toLowerCase()) {
         return damaged(`${length} bytes have SHA-1 hash ${sha1} but should have hash ${m[3]}`);
       }

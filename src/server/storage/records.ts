@@ -35,6 +35,7 @@ import {
 } from '../../ovsdb/values/sorted-datum.js';
 import { isUuid, newUuid } from '../../ovsdb/values/uuid.js';
 import { isPlainObject, setOwn } from '../../ovsdb/wire/json.js';
+import { stringifyJson } from '../../ovsdb/wire/json-text.js';
 import { commit, precommit } from '../engine/commit.js';
 import { Database } from '../engine/database.js';
 import type { TxnChanges } from '../engine/executor.js';
@@ -49,14 +50,19 @@ const ANNOTATIONS = new Set(['_date', '_comment', '_is_diff']);
 const persistentCache = new WeakMap<TableStore, readonly string[]>();
 const defaultsCache = new WeakMap<TableSchema, Readonly<Record<string, Datum>>>();
 
-/** Every column of `table` at its default, built once per table (copy it with a spread). */
+/**
+ * Every column of `table` at its default, built once per table (copy it with
+ * a spread). Built by `Object.fromEntries`, so that the object keeps fast
+ * properties: one built by keyed stores turns into a dictionary past a dozen
+ * columns, and spreading a dictionary costs some 20 times as much (it is
+ * spread once per inserted row when a file is read).
+ */
 function defaultFields(table: TableSchema): Readonly<Record<string, Datum>> {
   let d = defaultsCache.get(table);
   if (d === undefined) {
-    const fields: Record<string, Datum> = {};
-    for (const c of Object.keys(table.columns))
-      setOwn(fields, c, defaultDatum(columnType(table, c)));
-    d = fields;
+    d = Object.fromEntries(
+      Object.keys(table.columns).map((c) => [c, defaultDatum(columnType(table, c))]),
+    ) as Record<string, Datum>;
     defaultsCache.set(table, d);
   }
   return d;
@@ -102,6 +108,32 @@ function annotate(
 }
 
 /**
+ * What a record holds for one changed row: `null` for a delete, the row's
+ * columns for an insert, the changed persistent columns for a modification;
+ * undefined when a modification changed none of those (nothing is written).
+ */
+function rowRecord(
+  store: TableStore,
+  ch: TxnChanges['rows'][number],
+  columnDiff: boolean,
+): Record<string, unknown> | null | undefined {
+  if (ch.new === null) return null;
+  if (ch.old === null) return insertJson(store, ch.new);
+  const table = store.schema;
+  const row: Record<string, unknown> = {};
+  let columns = 0;
+  for (const c of ch.changed) {
+    if (!isPersistent(table, c)) continue;
+    const type = columnType(table, c);
+    const value = ch.new.fields[c] as Datum;
+    const d = columnDiff ? datumDiff(ch.old.fields[c] as Datum, value, type) : value;
+    setOwn(row, c, datumToWire(d, type));
+    columns++;
+  }
+  return columns === 0 ? undefined : row;
+}
+
+/**
  * The record of one committed transaction, or undefined when it changed no
  * persistent column (ovsdb-server then writes nothing either).
  * `columnDiff` false writes changed columns whole, as ovsdb-server's
@@ -118,25 +150,8 @@ export function txnRecord(
   for (const ch of changes.rows) {
     const store = db.tables.get(ch.table);
     if (store === undefined) continue;
-    const table = store.schema;
-    let row: Record<string, unknown> | null;
-    if (ch.new === null) {
-      row = null;
-    } else if (ch.old === null) {
-      row = insertJson(store, ch.new);
-    } else {
-      row = {};
-      let columns = 0;
-      for (const c of ch.changed) {
-        if (!isPersistent(table, c)) continue;
-        const type = columnType(table, c);
-        const value = ch.new.fields[c] as Datum;
-        const d = columnDiff ? datumDiff(ch.old.fields[c] as Datum, value, type) : value;
-        setOwn(row, c, datumToWire(d, type));
-        columns++;
-      }
-      if (columns === 0) continue;
-    }
+    const row = rowRecord(store, ch, columnDiff);
+    if (row === undefined) continue;
     let t = Object.hasOwn(out, ch.table) ? (out[ch.table] as Record<string, unknown>) : undefined;
     if (t === undefined) {
       t = {};
@@ -146,6 +161,50 @@ export function txnRecord(
     any = true;
   }
   return any ? annotate(out, changes.comment, columnDiff) : undefined;
+}
+
+/**
+ * The JSON text of {@link txnRecord} (the same text `stringifyJson` makes
+ * of it), built without the record object: each row is serialized on its
+ * own and the text around them written here. An object keyed by row UUIDs
+ * would get a new hidden class for every UUID it ever held, which is most
+ * of what the object costs.
+ */
+export function txnRecordText(
+  db: Database,
+  changes: TxnChanges,
+  columnDiff: boolean,
+  now = Date.now(),
+): string | undefined {
+  let tables: Map<string, Map<string, string>> | undefined;
+  for (const ch of changes.rows) {
+    const store = db.tables.get(ch.table);
+    if (store === undefined) continue;
+    const row = rowRecord(store, ch, columnDiff);
+    if (row === undefined) continue;
+    tables ??= new Map();
+    let t = tables.get(ch.table);
+    if (t === undefined) {
+      t = new Map();
+      tables.set(ch.table, t);
+    }
+    t.set(ch.uuid, row === null ? 'null' : stringifyJson(row));
+  }
+  if (tables === undefined) return undefined;
+  let out = `{"_date":${stringifyJson(now)}`;
+  for (const [name, rows] of tables) {
+    out += `,${JSON.stringify(name)}:{`;
+    let first = true;
+    for (const [uuid, text] of rows) {
+      out += first ? `${JSON.stringify(uuid)}:${text}` : `,${JSON.stringify(uuid)}:${text}`;
+      first = false;
+    }
+    out += '}';
+  }
+  const comment = changes.comment;
+  if (comment !== undefined && comment !== '') out += `,"_comment":${JSON.stringify(comment)}`;
+  if (columnDiff) out += ',"_is_diff":true';
+  return `${out}}`;
 }
 
 /** The whole contents of `db` as one record of inserts (`ovsdb_to_txn_json`), as compaction writes it. */

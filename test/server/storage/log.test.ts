@@ -191,8 +191,14 @@ describe('damage before the end', () => {
           const start = starts[k] as number;
           const end = starts[k + 1] as number;
           const at = start + (pick % (end - start));
+          // The hash in a header is read in either case: a hex letter of it
+          // with its case flipped is no damage.
+          const headerEnd = bytes.indexOf(0x0a, start);
+          const c = bytes[at] as number;
+          const inHash = at >= headerEnd - 40 && at < headerEnd;
+          fc.pre(!(x === 0x20 && inHash && /[a-fA-F]/.test(String.fromCharCode(c))));
           const damaged = Buffer.from(bytes);
-          damaged[at] = (damaged[at] as number) ^ x;
+          damaged[at] = c ^ x;
           const file = path();
           writeFileSync(file, damaged);
           let error: unknown;

@@ -2,19 +2,22 @@
  * Transaction records (src/server/storage/records.ts): for any change of a
  * row's set, map and scalar columns, the record written for the commit,
  * replayed on the row as it was, gives the row as it became, with and
- * without column diffs; and a record's diff that breaks the column's size
- * is refused.
+ * without column diffs; the record's text, built without the record
+ * object, is exactly the text of that object; and a record's diff that
+ * breaks the column's size is refused.
  */
 
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { parseSchema } from '../../../src/ovsdb/schema/schema.js';
+import { stringifyJson } from '../../../src/ovsdb/wire/json-text.js';
 import {
   applyTxnRecord,
   Database,
   type TransactResult,
   txnRecord,
 } from '../../../src/server/core-index.js';
+import { txnRecordText } from '../../../src/server/storage/records.js';
 
 const SCHEMA = parseSchema({
   name: 'R',
@@ -96,8 +99,9 @@ describe('records', () => {
             expect(rowOf(primary)).toEqual(rowOf(replica));
             return;
           }
-          const record = txnRecord(primary, out.changes, columnDiff);
+          const record = txnRecord(primary, out.changes, columnDiff, 5);
           expect(record).toBeDefined();
+          expect(txnRecordText(primary, out.changes, columnDiff, 5)).toBe(stringifyJson(record));
           // Only the changed columns are written.
           const written = Object.keys((record!.T as Record<string, object>)[UUID] ?? {});
           for (const c of written) {
@@ -110,6 +114,35 @@ describe('records', () => {
       );
     });
   }
+
+  it('as text: several tables and rows, inserts, changes and deletes, a comment, nothing', () => {
+    const db = new Database(SCHEMA);
+    const steps: unknown[][] = [
+      [
+        { op: 'insert', table: 'T', row: { n: 1, m: ['map', [['k', 1]]] } },
+        { op: 'insert', table: 'T', uuid: UUID, row: { n: 2, few: ['set', ['a', 'é"\\\n']] } },
+        { op: 'comment', comment: 'two "rows"\nand a line' },
+      ],
+      [
+        { op: 'update', table: 'T', where: [['n', '==', 1]], row: { m: ['map', [['l', 2]]] } },
+        { op: 'delete', table: 'T', where: [['_uuid', '==', ['uuid', UUID]]] },
+        { op: 'insert', table: 'T', row: { n: 3 } },
+      ],
+      [{ op: 'update', table: 'T', where: [], row: {} }],
+    ];
+    let written = 0;
+    for (const ops of steps) {
+      const out = db.transact(ops) as TransactResult;
+      for (const columnDiff of [true, false]) {
+        const record = out.changes === null ? undefined : txnRecord(db, out.changes, columnDiff, 7);
+        const text =
+          out.changes === null ? undefined : txnRecordText(db, out.changes, columnDiff, 7);
+        expect(text).toBe(record === undefined ? undefined : stringifyJson(record));
+        if (text !== undefined) written++;
+      }
+    }
+    expect(written).toBe(4);
+  });
 
   it('refuses a diff that leaves a column outside its size, and other bad records', () => {
     const db = dbWith({ few: ['set', ['a', 'b', 'c']] });
