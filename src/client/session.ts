@@ -232,7 +232,12 @@ async function setUp<DB extends TableMap>(host: SessionHost<DB>, s: Session): Pr
 function noteCompat<DB extends TableMap>(host: SessionHost<DB>, report: CompatReport): void {
   const before = host.compat;
   host.compat = report;
-  if (report.identical || stringifyJson(before) === stringifyJson(report)) return;
+  if (
+    report.identical ||
+    (before !== undefined && stringifyJson(before) === stringifyJson(report))
+  ) {
+    return;
+  }
   const missingColumns = Object.entries(report.missingColumns)
     .map(([t, cs]) => `${t}.{${cs.join(',')}}`)
     .join(' ');
