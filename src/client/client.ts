@@ -29,6 +29,19 @@
  * monitors. `ready` resolves once every monitor's initial contents are in the
  * replica.
  *
+ * ## A model newer (or older) than the server
+ *
+ * Tables and columns of the model that the server's schema lacks are left
+ * out of the monitor (`compat` reports every difference). Such a table has
+ * no rows; such a column is *absent* from every row: not a property of it
+ * (`'tier' in acl` is false, `acl.tier` reads `undefined`), never a default
+ * the server does not hold ({@link DatabaseClient.absentColumns},
+ * {@link DatabaseClient.hasColumn}). The `compat` option types those
+ * columns `T | undefined` (`compat: NB_COMPAT` for the bundled NB model). A
+ * write or a monitor condition that names one fails with `SchemaDriftError`
+ * before anything is sent; a client index on one throws `IndexError` naming
+ * it when used.
+ *
  * ## Monitors and resuming
  *
  * Tables are grouped into monitors (`tables: { T: { monitor: 'name' } }`;
