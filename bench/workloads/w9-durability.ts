@@ -10,8 +10,15 @@
  * - W9c: sequential inserts with `"durable": true` (fsync before the
  *   reply), each awaited; transactions/s.
  * - W9d: restart on W9b's file: from starting the process to the first
- *   answered request (`ovnkit-server` runs through tsx, whose start is
- *   included; its own load time, from its log, is shown apart); ms.
+ *   answered request (its own load time, from its log, is shown apart); ms.
+ *
+ * `ovnkit-server` runs as a user runs it: plain `node` on JavaScript, the
+ * package's `bin`. The sources are compiled once per run, file for file as
+ * `tsc` lays out `dist/` (esbuild, types stripped, nothing bundled), into a
+ * temporary directory, so that what is measured is the working tree and
+ * not a `dist/` that may be stale; `BENCH_W9_TSX=1` runs `src/server/cli.ts`
+ * through tsx instead (its start, about half a second of CPU, then counts
+ * in W9d, and its source maps in every error stack).
  *
  * Subjects alternate within each repetition (the first one swaps every
  * repetition), and each ratio is the median of the per-repetition paired
@@ -20,12 +27,13 @@
  */
 
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { build } from 'esbuild';
 import { requireOvsdbServer } from '../../src/testing/index.js';
 import { runTool } from '../../src/testing/processes.js';
 import { DB } from '../lib/nb-data.js';
@@ -42,6 +50,8 @@ interface FileServer extends BenchServer {
   readonly dir: string;
   readonly db: string;
   readonly log: string;
+  /** The server's process ID. */
+  readonly pid: number | undefined;
   /** SIGTERM and wait (the files stay). */
   terminate(): Promise<void>;
 }
@@ -56,6 +66,53 @@ function accepts(path: string): Promise<boolean> {
     s.once('error', () => done(false));
   });
 }
+
+/**
+ * Compile `root/src` into a new directory, file for file (as `dist/src`),
+ * with `package.json` beside it and `node_modules` linked; returns the
+ * path of the compiled `ovnkit-server` CLI and a cleanup.
+ */
+async function compileServer(root: string): Promise<{ cli: string; remove: () => void }> {
+  const out = mkdtempSync(join(tmpdir(), 'ovnkit-bench-w9-js-'));
+  const src = join(root, 'src');
+  const entryPoints = readdirSync(src, { recursive: true, encoding: 'utf8' })
+    .filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts'))
+    .map((f) => join(src, f));
+  await build({
+    entryPoints,
+    outdir: join(out, 'src'),
+    outbase: src,
+    format: 'esm',
+    platform: 'node',
+    target: 'node20',
+    logLevel: 'warning',
+  });
+  copyFileSync(join(root, 'package.json'), join(out, 'package.json'));
+  symlinkSync(join(root, 'node_modules'), join(out, 'node_modules'), 'dir');
+  return {
+    cli: join(out, 'src/server/cli.js'),
+    remove: () => rmSync(out, { recursive: true, force: true }),
+  };
+}
+
+/**
+ * The user + system CPU time process `pid` used so far, in ms, from
+ * `/proc/<pid>/stat` (clock ticks of 10 ms); undefined where there is no
+ * such file.
+ */
+function cpuMs(pid: number | undefined): number | undefined {
+  if (pid === undefined) return undefined;
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return undefined;
+  }
+}
+
+/** How `ovnkit-server` is started: the compiled CLI, or `src/server/cli.ts` through tsx. */
+let serverCli: string | undefined;
 
 /** Start `subject` on `db` in `dir` with ovsdb-server's command line; resolves once it listens. */
 async function start(root: string, subject: Subject, dir: string, db: string): Promise<FileServer> {
@@ -74,13 +131,15 @@ async function start(root: string, subject: Subject, dir: string, db: string): P
       ? spawn(requireOvsdbServer(false).ovsdbServer, args, { stdio: 'ignore' })
       : spawn(
           process.execPath,
-          [
-            '--conditions=ovnkit-source',
-            '--import',
-            'tsx',
-            join(root, 'src/server/cli.ts'),
-            ...args,
-          ],
+          serverCli === undefined
+            ? [
+                '--conditions=ovnkit-source',
+                '--import',
+                'tsx',
+                join(root, 'src/server/cli.ts'),
+                ...args,
+              ]
+            : [serverCli, ...args],
           { stdio: ['ignore', 'ignore', 'inherit'], cwd: root },
         );
   const exited = new Promise<void>((r) => proc.once('exit', () => r()));
@@ -106,6 +165,7 @@ async function start(root: string, subject: Subject, dir: string, db: string): P
     dir,
     db,
     log,
+    pid: proc.pid,
     terminate,
     async stop() {
       await terminate();
@@ -161,7 +221,10 @@ async function sequential(s: BenchServer, n: number, durable: boolean): Promise<
 }
 
 /** Restart `s` on its file: ms from spawning to the first answered request; and ovnkit's load time from its log. */
-async function restart(root: string, s: FileServer): Promise<{ ms: number; loadMs?: number }> {
+async function restart(
+  root: string,
+  s: FileServer,
+): Promise<{ ms: number; cpuMs?: number | undefined; loadMs?: number }> {
   await s.terminate();
   const t0 = performance.now();
   const again = await start(
@@ -174,6 +237,7 @@ async function restart(root: string, s: FileServer): Promise<{ ms: number; loadM
     const c = await RawClient.open(again.socketPath);
     await c.request('list_dbs', []);
     const ms = performance.now() - t0;
+    const cpu = cpuMs(again.pid);
     c.close();
     // The log is appended to by every start: the last reading is this one's.
     const all = [
@@ -182,7 +246,7 @@ async function restart(root: string, s: FileServer): Promise<{ ms: number; loadM
       ),
     ];
     const m = all[all.length - 1];
-    return m === undefined ? { ms } : { ms, loadMs: Number(m[1]) };
+    return m === undefined ? { ms, cpuMs: cpu } : { ms, cpuMs: cpu, loadMs: Number(m[1]) };
   } finally {
     await again.stop();
   }
@@ -200,77 +264,132 @@ export const w9: Workload = {
       `database files, ovnkit-server vs ovsdb-server (standalone), raw client: ${n4k} sequential 4 KB inserts, ` +
         `W2 ${ports} LSPs by ${batch}, ${nDurable} durable inserts, restart on the ${ports}-port file`,
     );
-    const keys = ['W9a', 'W9b', 'W9c', 'W9d'] as const;
-    const samples = new Map<string, number[]>();
-    const push = (key: string, v: number) => {
-      samples.set(key, [...(samples.get(key) ?? []), v]);
-    };
-    for (let rep = 0; rep < ctx.reps; rep++) {
-      const order = rep % 2 === 0 ? SUBJECTS : [...SUBJECTS].reverse();
-      for (const key of keys) {
-        for (const subject of order) {
-          const s = await fresh(ctx.root, subject);
-          try {
-            let v: number;
-            if (key === 'W9a') v = await sequential(s, n4k, false);
-            else if (key === 'W9c') v = await sequential(s, nDurable, true);
+    const compiled =
+      process.env['BENCH_W9_TSX'] === '1' ? undefined : await compileServer(ctx.root);
+    serverCli = compiled?.cli;
+    try {
+      return await measure(ctx, result, n4k, nDurable, ports, batch);
+    } finally {
+      serverCli = undefined;
+      compiled?.remove();
+    }
+  },
+};
+
+/** The samples of every sub-workload and their figures, into `result`. */
+async function measure(
+  ctx: BenchContext,
+  result: WorkloadResult,
+  n4k: number,
+  nDurable: number,
+  ports: number,
+  batch: number,
+): Promise<WorkloadResult> {
+  const keys = ['W9a', 'W9b', 'W9c', 'W9d'] as const;
+  const samples = new Map<string, number[]>();
+  const push = (key: string, v: number) => {
+    samples.set(key, [...(samples.get(key) ?? []), v]);
+  };
+  for (let rep = 0; rep < ctx.reps; rep++) {
+    const order = rep % 2 === 0 ? SUBJECTS : [...SUBJECTS].reverse();
+    for (const key of keys) {
+      for (const subject of order) {
+        const s = await fresh(ctx.root, subject);
+        try {
+          let v: number;
+          const cpu0 = cpuMs(s.pid);
+          let cpu: number | undefined;
+          if (key === 'W9a') v = await sequential(s, n4k, false);
+          else if (key === 'W9c') v = await sequential(s, nDurable, true);
+          else {
+            const rate = await rawBatched(s, ports, batch);
+            if (key === 'W9b') v = rate;
             else {
-              const rate = await rawBatched(s, ports, batch);
-              if (key === 'W9b') v = rate;
-              else {
-                const r = await restart(ctx.root, s);
-                v = r.ms;
-                if (r.loadMs !== undefined) push('W9d.load', r.loadMs);
-              }
+              const r = await restart(ctx.root, s);
+              v = r.ms;
+              cpu = r.cpuMs;
+              if (r.loadMs !== undefined) push('W9d.load', r.loadMs);
             }
-            push(`${key}.${subject}`, v);
-            ctx.log(`W9 rep ${rep + 1}/${ctx.reps} ${key} ${subject}: ${v.toFixed(1)}`);
-          } finally {
-            await s.stop();
           }
+          if (key !== 'W9d') {
+            // Per transaction (W9b: per port); the connection and the final check included.
+            const cpu1 = cpuMs(s.pid);
+            const ops = key === 'W9a' ? n4k : key === 'W9c' ? nDurable : ports;
+            if (cpu0 !== undefined && cpu1 !== undefined) cpu = ((cpu1 - cpu0) * 1000) / ops;
+          }
+          if (cpu !== undefined) push(`${key}.cpu.${subject}`, cpu);
+          push(`${key}.${subject}`, v);
+          ctx.log(`W9 rep ${rep + 1}/${ctx.reps} ${key} ${subject}: ${v.toFixed(1)}`);
+        } finally {
+          await s.stop();
         }
       }
     }
-    const what: Record<(typeof keys)[number], [string, string]> = {
-      W9a: ['sequential 4 KB inserts', 'txn/s'],
-      W9b: [`W2 batches of ${batch}`, 'LSP/s'],
-      W9c: ['sequential durable inserts', 'txn/s'],
-      W9d: [`restart on a ${ports}-port file, to the first reply`, 'ms'],
-    };
-    for (const key of keys) {
-      const [label, unit] = what[key];
-      const real = samples.get(`${key}.ovsdb-server`) ?? [];
-      const ours = samples.get(`${key}.ovnkit-server`) ?? [];
-      const fr = figure(`${key}.ovsdb-server`, `ovsdb-server, ${label}`, unit, real);
-      const fo = figure(`${key}.ovnkit-server`, `ovnkit-server, ${label}`, unit, ours);
-      result.figures.push(fr, fo);
-      // Paired per repetition; for times the better is the smaller, so the ratio is inverted.
-      const paired = ours.map((o, i) =>
-        unit === 'ms' ? (real[i] as number) / o : o / (real[i] as number),
-      );
-      const fp = figure(
-        `${key}.paired`,
-        `${label}: ovnkit ÷ ovsdb-server, paired per repetition`,
-        '×',
-        paired,
-        unit === 'ms'
-          ? { higherIsBetter: true, note: 'ovsdb-server time ÷ ovnkit time' }
-          : { higherIsBetter: true },
-      );
-      result.figures.push(fp);
-      result.ratios.push(limit(`${label} ovnkit/ovsdb-server (paired median)`, fp, '>=', 1));
-    }
-    const load = samples.get('W9d.load');
-    if (load !== undefined) {
+  }
+  const what: Record<(typeof keys)[number], [string, string]> = {
+    W9a: ['sequential 4 KB inserts', 'txn/s'],
+    W9b: [`W2 batches of ${batch}`, 'LSP/s'],
+    W9c: ['sequential durable inserts', 'txn/s'],
+    W9d: [`restart on a ${ports}-port file, to the first reply`, 'ms'],
+  };
+  for (const key of keys) {
+    const [label, unit] = what[key];
+    const real = samples.get(`${key}.ovsdb-server`) ?? [];
+    const ours = samples.get(`${key}.ovnkit-server`) ?? [];
+    const fr = figure(`${key}.ovsdb-server`, `ovsdb-server, ${label}`, unit, real);
+    const fo = figure(`${key}.ovnkit-server`, `ovnkit-server, ${label}`, unit, ours);
+    result.figures.push(fr, fo);
+    // Paired per repetition; for times the better is the smaller, so the ratio is inverted.
+    const paired = ours.map((o, i) =>
+      unit === 'ms' ? (real[i] as number) / o : o / (real[i] as number),
+    );
+    const fp = figure(
+      `${key}.paired`,
+      `${label}: ovnkit ÷ ovsdb-server, paired per repetition`,
+      '×',
+      paired,
+      unit === 'ms'
+        ? { higherIsBetter: true, note: 'ovsdb-server time ÷ ovnkit time' }
+        : { higherIsBetter: true },
+    );
+    result.figures.push(fp);
+    result.ratios.push(limit(`${label} ovnkit/ovsdb-server (paired median)`, fp, '>=', 1));
+    // The servers' CPU time (W9d: the restarted process's, to the first reply).
+    const cpuUnit = key === 'W9d' ? 'ms' : key === 'W9b' ? 'µs/LSP' : 'µs/txn';
+    const cpuReal = samples.get(`${key}.cpu.ovsdb-server`) ?? [];
+    const cpuOurs = samples.get(`${key}.cpu.ovnkit-server`) ?? [];
+    if (cpuReal.length === real.length && cpuOurs.length === ours.length) {
       result.figures.push(
+        figure(`${key}.cpu.ovsdb-server`, `ovsdb-server, ${label}: server CPU`, cpuUnit, cpuReal, {
+          higherIsBetter: false,
+        }),
         figure(
-          'W9d.load',
-          `ovnkit-server, reading the ${ports}-port file (from its log)`,
-          'ms',
-          load,
+          `${key}.cpu.ovnkit-server`,
+          `ovnkit-server, ${label}: server CPU`,
+          cpuUnit,
+          cpuOurs,
+          { higherIsBetter: false },
+        ),
+        figure(
+          `${key}.cpu.paired`,
+          `${label}: server CPU, ovsdb-server ÷ ovnkit, paired per repetition`,
+          '×',
+          cpuOurs.map((o, i) => (cpuReal[i] as number) / Math.max(o, 1e-9)),
+          { higherIsBetter: true, note: 'ovsdb-server CPU ÷ ovnkit CPU' },
         ),
       );
     }
-    return result;
-  },
-};
+  }
+  const load = samples.get('W9d.load');
+  if (load !== undefined) {
+    result.figures.push(
+      figure(
+        'W9d.load',
+        `ovnkit-server, reading the ${ports}-port file (from its log)`,
+        'ms',
+        load,
+      ),
+    );
+  }
+  return result;
+}
