@@ -115,14 +115,30 @@ describe('the public declarations', () => {
   });
 });
 
-/** `tsc --extendedDiagnostics` figures: `Memory used` (KiB), `Check time` and `Total time` (s). */
-function diagnostics(out: string): { memoryKiB: number; checkS: number; totalS: number } {
+/**
+ * `tsc --extendedDiagnostics` figures: `Memory used` (KiB), `Check time` and
+ * `Total time` (s), and the counts of `Types` and `Instantiations` (which,
+ * unlike times, do not depend on the machine's load).
+ */
+function diagnostics(out: string): {
+  memoryKiB: number;
+  checkS: number;
+  totalS: number;
+  types: number;
+  instantiations: number;
+} {
   const num = (label: string) => {
     const m = new RegExp(`^${label}:\\s+([0-9.]+)`, 'm').exec(out);
     if (m === null) throw new Error(`no ${label} in tsc output:\n${out}`);
     return Number(m[1]);
   };
-  return { memoryKiB: num('Memory used'), checkS: num('Check time'), totalS: num('Total time') };
+  return {
+    memoryKiB: num('Memory used'),
+    checkS: num('Check time'),
+    totalS: num('Total time'),
+    types: num('Types'),
+    instantiations: num('Instantiations'),
+  };
 }
 
 /** Type-check `file` in a fresh project of the runtime consumer, without skipLibCheck. */
@@ -169,13 +185,13 @@ describe('a consumer type-checking the declarations (skipLibCheck: false)', () =
     expect(ovnkitFiles.length).toBeGreaterThan(20);
     expect(small.files.filter((f) => f.includes('/node_modules/zod/'))).toEqual([]);
     const line = (what: string, r: typeof small) =>
-      `${what.padEnd(22)} ${String(r.files.length).padStart(4)} files, check ${r.checkS.toFixed(2)} s, total ${r.totalS.toFixed(2)} s (wall ${(r.wallMs / 1000).toFixed(2)} s), memory ${(r.memoryKiB / 1024).toFixed(0)} MiB`;
+      `${what.padEnd(22)} ${String(r.files.length).padStart(4)} files, check ${r.checkS.toFixed(2)} s, total ${r.totalS.toFixed(2)} s (wall ${(r.wallMs / 1000).toFixed(2)} s), memory ${(r.memoryKiB / 1024).toFixed(0)} MiB, ${r.types} types, ${r.instantiations} instantiations`;
     console.log(
       [
         'tsc --noEmit, skipLibCheck false (lib checks included):',
         line('baseline (node only)', baseline),
         line('small consumer', small),
-        `ovnkit's share: ${ovnkitFiles.length} declaration files, +${(small.totalS - baseline.totalS).toFixed(2)} s, +${((small.memoryKiB - baseline.memoryKiB) / 1024).toFixed(0)} MiB`,
+        `ovnkit's share: ${ovnkitFiles.length} declaration files, +${(small.totalS - baseline.totalS).toFixed(2)} s, +${((small.memoryKiB - baseline.memoryKiB) / 1024).toFixed(0)} MiB, +${small.types - baseline.types} types, +${small.instantiations - baseline.instantiations} instantiations`,
       ].join('\n'),
     );
   }, 600_000);
