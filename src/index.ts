@@ -34,6 +34,10 @@ export {
 } from './client/index.js';
 export {
   asUuid,
+  type CompatOption,
+  type CompatReport,
+  type CompatSpec,
+  type CompatTables,
   ConnectionClosedError,
   type ConnectionOptions,
   type ConnectOptions,
