@@ -8,7 +8,7 @@
  * @module
  */
 
-import { type BenchServer, type ServerKind, withServer } from './servers.js';
+import { type BenchServer, type ServerKind, startBenchServer } from './servers.js';
 import type { BenchContext } from './types.js';
 
 /** A sample with the client's CPU time per operation measured alongside. */
@@ -45,7 +45,13 @@ export async function measureVariants(
   for (let rep = 0; rep < ctx.reps; rep++) {
     for (let k = 0; k < variants.length; k++) {
       const v = variants[(k + rep) % variants.length]!;
-      const got = await withServer(v.server ?? 'ovsdb-server', ctx.root, (s) => v.sample(s));
+      const server = await startWithRetry(ctx, v.server ?? 'ovsdb-server');
+      let got: number | MeasuredSample;
+      try {
+        got = await v.sample(server);
+      } finally {
+        await server.stop();
+      }
       const value = typeof got === 'number' ? got : got.value;
       out.get(v.key)!.push(value);
       let cpu = '';
@@ -59,6 +65,22 @@ export async function measureVariants(
     }
   }
   return out;
+}
+
+/**
+ * Start a fresh server, retrying twice: on a loaded machine starting one
+ * occasionally fails (its control socket not up in time), which is not the
+ * workload breaking.
+ */
+async function startWithRetry(ctx: BenchContext, kind: ServerKind): Promise<BenchServer> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startBenchServer(kind, ctx.root);
+    } catch (e) {
+      if (attempt >= 3) throw e;
+      ctx.log(`starting ${kind} failed (attempt ${attempt}, retrying): ${(e as Error).message}`);
+    }
+  }
 }
 
 /** Client CPU time (user + system, µs) of this process since the call; call the result to read it. */
