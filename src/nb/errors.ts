@@ -179,6 +179,10 @@ export type NbObjectKind =
   | 'HA chassis'
   | 'BFD session'
   | 'mirror'
+  | 'QoS rule'
+  | 'meter'
+  | 'forwarding group'
+  | 'static MAC binding'
   | 'NB_Global';
 
 /** The object named does not exist (and `ifExists` was not given, or the operation needs it). */

@@ -167,6 +167,23 @@ const HA_GROUP = {
   HA_Chassis: ['chassis_name', 'priority'],
 } as const;
 const MIRROR = ['name', 'type', 'index', 'filter', 'sink', 'external_ids'] as const;
+const QOS = {
+  Logical_Switch: ['name', 'qos_rules'],
+  QoS: ['direction', 'priority', 'match', 'action', 'bandwidth', 'external_ids'],
+} as const;
+const METER = {
+  Meter: ['name', 'unit', 'bands', 'fair', 'external_ids'],
+  Meter_Band: ['action', 'rate', 'burst_size'],
+} as const;
+const FWD_GROUP = {
+  Logical_Switch: ['name', 'ports', 'forwarding_groups'],
+  Logical_Switch_Port: ['name'],
+  Forwarding_Group: ['name', 'vip', 'vmac', 'liveness', 'child_port', 'external_ids'],
+} as const;
+const STATIC_MAC = {
+  Logical_Router_Port: ['name'],
+  Static_MAC_Binding: ['logical_port', 'ip', 'mac', 'override_dynamic_mac'],
+} as const;
 
 /**
  * Every DSL operation (the functions over `NbTxn`) and what it needs: table
@@ -320,6 +337,28 @@ export const NB_NEEDS = {
   mirrorList: { Mirror: ['name'] },
   lspAttachMirror: { Logical_Switch_Port: ['name', 'mirror_rules'], Mirror: ['name'] },
   lspDetachMirror: { Logical_Switch_Port: ['name', 'mirror_rules'], Mirror: ['name'] },
+  // qos.ts
+  qosAdd: QOS,
+  qosDel: QOS,
+  qosList: QOS,
+  // meter.ts
+  meterAdd: METER,
+  meterDel: { Meter: ['name'] },
+  meterList: METER,
+  // fwd-group.ts
+  fwdGroupAdd: FWD_GROUP,
+  fwdGroupDel: {
+    Logical_Switch: ['name', 'forwarding_groups'],
+    Forwarding_Group: ['name'],
+  },
+  fwdGroupList: {
+    Logical_Switch: ['name', 'forwarding_groups'],
+    Forwarding_Group: ['name'],
+  },
+  // static-mac-binding.ts
+  staticMacBindingAdd: STATIC_MAC,
+  staticMacBindingDel: STATIC_MAC,
+  staticMacBindingList: { Static_MAC_Binding: ['logical_port', 'ip', 'mac'] },
 } as const satisfies { readonly [operation: string]: NeedSpec };
 
 /** A DSL operation's name. */

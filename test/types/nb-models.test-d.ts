@@ -9,6 +9,7 @@
 
 import { describe, expectTypeOf, it } from 'vitest';
 import { connectDatabase } from '../../src/client/client.js';
+import { fwdGroupAdd, fwdGroupDel, fwdGroupList } from '../../src/nb/fwd-group.js';
 import {
   aclAdd,
   aclDel,
@@ -109,6 +110,13 @@ import {
   pgSetPorts,
   reconcilePortDhcpOptions,
 } from '../../src/nb/index.js';
+import { meterAdd, meterDel, meterList } from '../../src/nb/meter.js';
+import { qosAdd, qosDel, qosList } from '../../src/nb/qos.js';
+import {
+  staticMacBindingAdd,
+  staticMacBindingDel,
+  staticMacBindingList,
+} from '../../src/nb/static-mac-binding.js';
 import type { RowOf, TableTypes } from '../../src/ovsdb/schema/model.js';
 import type { Uuid } from '../../src/ovsdb/values/uuid.js';
 import { NB as NB61, type NBTables as NB61Tables } from '../nb/fixtures/models/nb-6.1.0/index.js';
@@ -435,6 +443,36 @@ describe('every operation over every model', () => {
         lspDetachMirror<M718>,
         lspDetachMirror<M719>,
       ],
+      qosAdd: [qosAdd<M61>, qosAdd<M70>, qosAdd<M718>, qosAdd<M719>],
+      qosDel: [qosDel<M61>, qosDel<M70>, qosDel<M718>, qosDel<M719>],
+      qosList: [qosList<M61>, qosList<M70>, qosList<M718>, qosList<M719>],
+      meterAdd: [meterAdd<M61>, meterAdd<M70>, meterAdd<M718>, meterAdd<M719>],
+      meterDel: [meterDel<M61>, meterDel<M70>, meterDel<M718>, meterDel<M719>],
+      meterList: [meterList<M61>, meterList<M70>, meterList<M718>, meterList<M719>],
+      fwdGroupAdd: [fwdGroupAdd<M61>, fwdGroupAdd<M70>, fwdGroupAdd<M718>, fwdGroupAdd<M719>],
+      fwdGroupDel: [fwdGroupDel<M61>, fwdGroupDel<M70>, fwdGroupDel<M718>, fwdGroupDel<M719>],
+      fwdGroupList: [fwdGroupList<M61>, fwdGroupList<M70>, fwdGroupList<M718>, fwdGroupList<M719>],
+      staticMacBindingAdd: [
+        // @ts-expect-error: NB 6.1.0 has no Static_MAC_Binding table
+        staticMacBindingAdd<M61>,
+        staticMacBindingAdd<M70>,
+        staticMacBindingAdd<M718>,
+        staticMacBindingAdd<M719>,
+      ],
+      staticMacBindingDel: [
+        // @ts-expect-error: NB 6.1.0 has no Static_MAC_Binding table
+        staticMacBindingDel<M61>,
+        staticMacBindingDel<M70>,
+        staticMacBindingDel<M718>,
+        staticMacBindingDel<M719>,
+      ],
+      staticMacBindingList: [
+        // @ts-expect-error: NB 6.1.0 has no Static_MAC_Binding table
+        staticMacBindingList<M61>,
+        staticMacBindingList<M70>,
+        staticMacBindingList<M718>,
+        staticMacBindingList<M719>,
+      ],
     };
     expectTypeOf(everyModel).not.toBeNever();
   });
@@ -471,6 +509,18 @@ describe('options follow the model', () => {
     lrNatAdd(t61, 'lr0', { ...snat, gatewayPort: 'lrp0' });
     // @ts-expect-error: NAT.gateway_port exists from NB 6.3.0
     lrNatDel(t61, 'lr0', { type: 'snat', gatewayPort: 'lrp0' });
+  });
+
+  it('QoS mark only with a model whose QoS.action has it', () => {
+    const q = { direction: 'to-lport', priority: 1, match: 'ip4' } as const;
+    qosAdd(t719, 'sw0', { ...q, mark: 5 });
+    qosAdd(t70, 'sw0', { ...q, dscp: 5 });
+    // @ts-expect-error: NB 7.0.0 has no mark action
+    qosAdd(t70, 'sw0', { ...q, mark: 5 });
+    expectTypeOf(qosList(t70, 'sw0')).toEqualTypeOf<RowOf<M70, 'QoS'>[]>();
+    expectTypeOf(meterList(t61)).toEqualTypeOf<RowOf<M61, 'Meter'>[]>();
+    expectTypeOf(fwdGroupList(t719)).toEqualTypeOf<RowOf<M719, 'Forwarding_Group'>[]>();
+    expectTypeOf(staticMacBindingList(t70)).toEqualTypeOf<RowOf<M70, 'Static_MAC_Binding'>[]>();
   });
 
   it('mirror types and filters', () => {

@@ -4,6 +4,7 @@
  * and `setters.test.ts` inspects for map writes.
  */
 
+import { fwdGroupAdd, fwdGroupDel, fwdGroupList } from '../../../src/nb/fwd-group.js';
 import * as dsl from '../../../src/nb/index.js';
 import {
   aclAdd,
@@ -29,6 +30,13 @@ import {
   type NbTxn,
   pgAdd,
 } from '../../../src/nb/index.js';
+import { meterAdd, meterDel, meterList } from '../../../src/nb/meter.js';
+import { qosAdd, qosDel, qosList } from '../../../src/nb/qos.js';
+import {
+  staticMacBindingAdd,
+  staticMacBindingDel,
+  staticMacBindingList,
+} from '../../../src/nb/static-mac-binding.js';
 
 const V4 = { server_id: '10.0.0.1', server_mac: '00:00:00:00:00:01', lease_time: 3600 } as const;
 
@@ -200,6 +208,35 @@ export const CALLS: { readonly [Op in NbOperation]: (t: NbTxn, f: Fixture) => un
   mirrorList: (t) => dsl.mirrorList(t),
   lspAttachMirror: (t) => lspAttachMirror(t, 'p1', 'm1'),
   lspDetachMirror: (t) => dsl.lspDetachMirror(t, 'p1', 'm0'),
+  qosAdd: (t) =>
+    qosAdd(t, 'sw0', {
+      direction: 'to-lport',
+      priority: 20,
+      match: 'ip4',
+      rate: 1000,
+      burst: 100,
+      dscp: 10,
+    }),
+  qosDel: (t) => qosDel(t, 'sw0', { direction: 'from-lport' }),
+  qosList: (t) => qosList(t, 'sw0'),
+  meterAdd: (t) => meterAdd(t, 'meter9', { unit: 'kbps', bands: [{ rate: 10 }, { rate: 20 }] }),
+  meterDel: (t) => meterDel(t, 'meter0'),
+  meterList: (t) => meterList(t),
+  fwdGroupAdd: (t) =>
+    fwdGroupAdd(t, 'sw0', 'fg9', {
+      vip: '10.0.0.201',
+      vmac: '00:00:00:00:02:01',
+      ports: ['p2'],
+      liveness: true,
+    }),
+  fwdGroupDel: (t) => fwdGroupDel(t, 'fg0'),
+  fwdGroupList: (t) => fwdGroupList(t, 'sw0'),
+  staticMacBindingAdd: (t) =>
+    staticMacBindingAdd(t, 'lrp1', '172.16.0.51', '00:00:00:00:50:02', {
+      overrideDynamicMac: true,
+    }),
+  staticMacBindingDel: (t) => staticMacBindingDel(t, 'lrp1', '172.16.0.50'),
+  staticMacBindingList: (t) => staticMacBindingList(t),
 };
 
 /** The topology every call runs on (committed once). */
@@ -259,5 +296,9 @@ export function setup(t: NbTxn): Fixture {
   mirrorAdd(t, 'm0', { type: 'gre', index: 1, filter: 'to-lport', sink: '10.0.0.100' });
   mirrorAdd(t, 'm1', { type: 'gre', index: 2, filter: 'both', sink: '10.0.0.100' });
   lspAttachMirror(t, 'p1', 'm0');
+  qosAdd(t, 'sw0', { direction: 'from-lport', priority: 10, match: 'ip4', dscp: 8 });
+  meterAdd(t, 'meter0', { action: 'drop', rate: 100, unit: 'pktps', fair: true });
+  fwdGroupAdd(t, 'sw0', 'fg0', { vip: '10.0.0.200', vmac: '00:00:00:00:02:00', ports: ['p1'] });
+  staticMacBindingAdd(t, 'lrp1', '172.16.0.50', '00:00:00:00:50:01');
   return { d4, d6 };
 }
