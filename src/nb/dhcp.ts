@@ -616,3 +616,39 @@ export function reconcilePortDhcpOptions(
   }
   return { ...result, created, updated, deleted };
 }
+
+/**
+ * The options of a DHCP_Options row, sorted by key, as stored
+ * (`ovn-nbctl dhcp-options-get-options` prints them as `key=value` lines).
+ * @throws NotFoundError for an unknown row (unless `ifExists`: then undefined).
+ */
+export function dhcpOptionsGetOptions<DB extends NeedsOf<'dhcpOptionsGetOptions'>>(
+  t: NbTxn<DB>,
+  dhcp: Uuid<'DHCP_Options'> | string,
+): Record<string, string>;
+export function dhcpOptionsGetOptions<DB extends NeedsOf<'dhcpOptionsGetOptions'>>(
+  t: NbTxn<DB>,
+  dhcp: Uuid<'DHCP_Options'> | string,
+  options: DeleteOptions,
+): Record<string, string> | undefined;
+export function dhcpOptionsGetOptions(
+  t: NbTxn,
+  dhcp: Uuid<'DHCP_Options'> | string,
+  options: DeleteOptions = {},
+): Record<string, string> | undefined {
+  const row = dhcpRow(t, dhcp);
+  if (row === undefined) {
+    if (options.ifExists) return undefined;
+    throw new NotFoundError('DHCP options', dhcp);
+  }
+  const out: Record<string, string> = {};
+  for (const k of Object.keys(row.options).sort()) {
+    Object.defineProperty(out, k, {
+      value: row.options[k],
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
+  }
+  return out;
+}

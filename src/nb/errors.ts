@@ -183,6 +183,7 @@ export type NbObjectKind =
   | 'meter'
   | 'forwarding group'
   | 'static MAC binding'
+  | 'CoPP policy'
   | 'NB_Global';
 
 /** The object named does not exist (and `ifExists` was not given, or the operation needs it). */

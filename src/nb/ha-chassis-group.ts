@@ -190,3 +190,45 @@ export function haChassisGroupRemoveChassis(
   }
   t.removeFromSet('HA_Chassis_Group', grp._uuid, 'ha_chassis', [existing._uuid]);
 }
+
+/** An HA chassis group as `ovn-nbctl ha-chassis-group-list` prints it. */
+export interface HaChassisGroupInfo {
+  readonly uuid: Uuid<'HA_Chassis_Group'>;
+  readonly name: string;
+  /** Its chassis, highest priority first, then by chassis name (`ovn-nbctl` lists them in the database's order). */
+  readonly chassis: readonly {
+    readonly uuid: Uuid<'HA_Chassis'>;
+    readonly chassisName: string;
+    readonly priority: number;
+  }[];
+}
+
+/**
+ * Every HA chassis group, sorted by name, with its chassis by priority
+ * (`ovn-nbctl ha-chassis-group-list`).
+ */
+export function haChassisGroupList<DB extends NeedsOf<'haChassisGroupList'>>(
+  t: NbTxn<DB>,
+): HaChassisGroupInfo[];
+export function haChassisGroupList(t: NbTxn): HaChassisGroupInfo[] {
+  return t
+    .rows('HA_Chassis_Group')
+    .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+    .map((g) => ({
+      uuid: g._uuid,
+      name: g.name,
+      chassis: g.ha_chassis
+        .map((u) => t.get('HA_Chassis', u))
+        .filter((c): c is NbRow<'HA_Chassis'> => c !== undefined)
+        .map((c) => ({ uuid: c._uuid, chassisName: c.chassis_name, priority: c.priority }))
+        .sort((a, b) =>
+          a.priority !== b.priority
+            ? b.priority - a.priority
+            : a.chassisName < b.chassisName
+              ? -1
+              : a.chassisName > b.chassisName
+                ? 1
+                : 0,
+        ),
+    }));
+}

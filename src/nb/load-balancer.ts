@@ -624,3 +624,55 @@ export function lrLbDel(
 ): void {
   detach(t, 'Logical_Router', getNamed(t, 'Logical_Router', router), lb, options);
 }
+
+function byName<R extends { readonly name: string }>(a: R, b: R): number {
+  return a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
+}
+
+/**
+ * Every load balancer sorted by name, or only `lb` (`ovn-nbctl lb-list
+ * [LB]`, which prints each with its protocol and VIPs).
+ * @throws NotFoundError for an unknown `lb` (`ovn-nbctl` prints nothing).
+ */
+export function lbList<DB extends NeedsOf<'lbList'>>(
+  t: NbTxn<DB>,
+  lb?: LoadBalancerRef,
+): RowIn<DB, 'Load_Balancer'>[];
+export function lbList(t: NbTxn, lb?: LoadBalancerRef): NbRow<'Load_Balancer'>[] {
+  if (lb !== undefined) return [getNamed(t, 'Load_Balancer', lb)];
+  return t.rows('Load_Balancer').sort(byName);
+}
+
+function attached(
+  t: NbTxn,
+  owner: { readonly load_balancer: readonly Uuid<'Load_Balancer'>[] },
+): NbRow<'Load_Balancer'>[] {
+  return owner.load_balancer
+    .map((u) => t.get('Load_Balancer', u))
+    .filter((r): r is NbRow<'Load_Balancer'> => r !== undefined)
+    .sort(byName);
+}
+
+/**
+ * The load balancers of a switch, sorted by name (`ovn-nbctl ls-lb-list`).
+ * @throws NotFoundError for an unknown switch.
+ */
+export function lsLbList<DB extends NeedsOf<'lsLbList'>>(
+  t: NbTxn<DB>,
+  sw: SwitchRef,
+): RowIn<DB, 'Load_Balancer'>[];
+export function lsLbList(t: NbTxn, sw: SwitchRef): NbRow<'Load_Balancer'>[] {
+  return attached(t, getNamed(t, 'Logical_Switch', sw));
+}
+
+/**
+ * The load balancers of a router, sorted by name (`ovn-nbctl lr-lb-list`).
+ * @throws NotFoundError for an unknown router.
+ */
+export function lrLbList<DB extends NeedsOf<'lrLbList'>>(
+  t: NbTxn<DB>,
+  router: RouterRef,
+): RowIn<DB, 'Load_Balancer'>[];
+export function lrLbList(t: NbTxn, router: RouterRef): NbRow<'Load_Balancer'>[] {
+  return attached(t, getNamed(t, 'Logical_Router', router));
+}

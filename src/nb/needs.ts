@@ -167,6 +167,15 @@ const HA_GROUP = {
   HA_Chassis: ['chassis_name', 'priority'],
 } as const;
 const MIRROR = ['name', 'type', 'index', 'filter', 'sink', 'external_ids'] as const;
+const COPP = { Copp: ['name', 'meters'] } as const;
+const SSL_COLUMNS = [
+  'private_key',
+  'certificate',
+  'ca_cert',
+  'bootstrap_ca_cert',
+  'ssl_protocols',
+  'ssl_ciphers',
+] as const;
 const QOS = {
   Logical_Switch: ['name', 'qos_rules'],
   QoS: ['direction', 'priority', 'match', 'action', 'bandwidth', 'external_ids'],
@@ -220,6 +229,22 @@ export const NB_NEEDS = {
     Logical_Switch_Port: ['name', 'addresses', 'dynamic_addresses'],
     Logical_Switch: ['name', 'ports'],
   },
+  lspGetParent: { Logical_Switch_Port: ['name', 'parent_name'] },
+  lspGetTag: { Logical_Switch_Port: ['name', 'tag'] },
+  lspGetAddresses: { Logical_Switch_Port: ['name', 'addresses'] },
+  lspGetPortSecurity: { Logical_Switch_Port: ['name', 'port_security'] },
+  lspGetUp: { Logical_Switch_Port: ['name', 'up'] },
+  lspGetEnabled: { Logical_Switch_Port: ['name', 'enabled'] },
+  lspGetType: { Logical_Switch_Port: ['name', 'type'] },
+  lspGetOptions: { Logical_Switch_Port: ['name', 'options'] },
+  lspGetDhcpv4Options: {
+    Logical_Switch_Port: ['name', 'dhcpv4_options'],
+    DHCP_Options: ['cidr'],
+  },
+  lspGetDhcpv6Options: {
+    Logical_Switch_Port: ['name', 'dhcpv6_options'],
+    DHCP_Options: ['cidr'],
+  },
   // router.ts
   lrAdd: { Logical_Router: ['name', 'options', 'enabled', 'external_ids'] },
   lrDel: { Logical_Router: ['name'] },
@@ -242,6 +267,13 @@ export const NB_NEEDS = {
     Logical_Router_Port: ['name', 'gateway_chassis'],
     Gateway_Chassis: ['chassis_name'],
   },
+  lrpGetGatewayChassis: {
+    Logical_Router_Port: ['name', 'gateway_chassis'],
+    Gateway_Chassis: ['name', 'chassis_name', 'priority'],
+  },
+  lrpGetEnabled: { Logical_Router_Port: ['name', 'enabled'] },
+  lrpGetRedirectType: { Logical_Router_Port: ['name', 'options'] },
+  lrpSetRedirectType: { Logical_Router_Port: ['name', 'options'] },
   connectSwitchToRouter: {
     ...LRP_WRITE,
     ...LSP_WRITE,
@@ -290,11 +322,15 @@ export const NB_NEEDS = {
   lsLbDel: { ...LB_ATTACH, Logical_Switch: ['name', 'load_balancer'] },
   lrLbAdd: { ...LB_ATTACH, Logical_Router: ['name', 'load_balancer'] },
   lrLbDel: { ...LB_ATTACH, Logical_Router: ['name', 'load_balancer'] },
+  lbList: { Load_Balancer: ['name'] },
+  lsLbList: { ...LB_ATTACH, Logical_Switch: ['name', 'load_balancer'] },
+  lrLbList: { ...LB_ATTACH, Logical_Router: ['name', 'load_balancer'] },
   // dhcp.ts
   dhcpOptionsCreate: { DHCP_Options: DHCP },
   dhcpOptionsSetOptions: { DHCP_Options: ['cidr', 'options'] },
   dhcpOptionsDel: { DHCP_Options: ['cidr'] },
   dhcpOptionsList: { DHCP_Options: ['cidr'] },
+  dhcpOptionsGetOptions: { DHCP_Options: ['cidr', 'options'] },
   reconcilePortDhcpOptions: {
     Logical_Switch_Port: ['name', 'dhcpv4_options', 'dhcpv6_options'],
     DHCP_Options: DHCP,
@@ -330,6 +366,7 @@ export const NB_NEEDS = {
   haChassisGroupAddChassis: HA_GROUP,
   haChassisGroupSetChassisPriority: HA_GROUP,
   haChassisGroupRemoveChassis: HA_GROUP,
+  haChassisGroupList: HA_GROUP,
   // mirror.ts
   mirrorAdd: { Mirror: MIRROR },
   mirrorDel: { Mirror: ['name'], Logical_Switch_Port: ['mirror_rules'] },
@@ -337,6 +374,19 @@ export const NB_NEEDS = {
   mirrorList: { Mirror: ['name'] },
   lspAttachMirror: { Logical_Switch_Port: ['name', 'mirror_rules'], Mirror: ['name'] },
   lspDetachMirror: { Logical_Switch_Port: ['name', 'mirror_rules'], Mirror: ['name'] },
+  // copp.ts
+  coppAdd: COPP,
+  coppDel: COPP,
+  coppList: COPP,
+  lsCoppAdd: { Copp: ['name'], Logical_Switch: ['name', 'copp'] },
+  lrCoppAdd: { Copp: ['name'], Logical_Router: ['name', 'copp'] },
+  // connection-config.ts
+  getConnection: { NB_Global: ['connections'], Connection: ['target'] },
+  setConnection: { NB_Global: ['connections'], Connection: ['target', 'inactivity_probe'] },
+  delConnection: { NB_Global: ['connections'] },
+  getSsl: { NB_Global: ['ssl'], SSL: SSL_COLUMNS },
+  setSsl: { NB_Global: ['ssl'], SSL: SSL_COLUMNS },
+  delSsl: { NB_Global: ['ssl'] },
   // qos.ts
   qosAdd: QOS,
   qosDel: QOS,

@@ -25,7 +25,7 @@ import { type MapPatch, type SetOptions, setKeysOf, writeMap } from './maps.js';
 import type { NeedsOf, RowIn } from './needs.js';
 import { lspAdd } from './switch-port.js';
 import type { NbRow, NbTxn, NbUpdate } from './txn.js';
-import { checkMapPatch, checkName, checkPriority } from './validate.js';
+import { checkEnum, checkMapPatch, checkName, checkPriority } from './validate.js';
 
 /**
  * The settable attributes of a logical router port. In `lrpSet`, each
@@ -444,4 +444,99 @@ export function connectSwitchToRouter(t: NbTxn, spec: ConnectSwitchToRouter): Sw
     options: { 'router-port': lrpName },
   });
   return { routerPort, switchPort };
+}
+
+/** A gateway chassis of a router port, as `lrp-get-gateway-chassis` prints it. */
+export interface LrpGatewayChassis {
+  /** The `Gateway_Chassis` row's name (`<port>-<chassis>` when the DSL or `ovn-nbctl` made it). */
+  readonly name: string;
+  /** The chassis. */
+  readonly chassisName: string;
+  /** Its priority. */
+  readonly priority: number;
+}
+
+/**
+ * A router port's gateway chassis, highest priority first, then by name
+ * descending, as `ovn-nbctl lrp-get-gateway-chassis` prints them
+ * (`NAME PRIORITY`).
+ * @throws NotFoundError for an unknown port.
+ */
+export function lrpGetGatewayChassis<DB extends NeedsOf<'lrpGetGatewayChassis'>>(
+  t: NbTxn<DB>,
+  port: RouterPortRef,
+): LrpGatewayChassis[];
+export function lrpGetGatewayChassis(t: NbTxn, port: RouterPortRef): LrpGatewayChassis[] {
+  const lrp = getNamed(t, 'Logical_Router_Port', port);
+  return lrp.gateway_chassis
+    .map((u) => t.get('Gateway_Chassis', u))
+    .filter((r): r is NbRow<'Gateway_Chassis'> => r !== undefined)
+    .map((r) => ({ name: r.name, chassisName: r.chassis_name, priority: r.priority }))
+    .sort((a, b) =>
+      a.priority !== b.priority
+        ? b.priority - a.priority
+        : a.name < b.name
+          ? 1
+          : a.name > b.name
+            ? -1
+            : 0,
+    );
+}
+
+/**
+ * A router port's administrative state (`ovn-nbctl lrp-get-enabled` prints
+ * `enabled` or `disabled`): true unless `enabled` is false.
+ * @throws NotFoundError for an unknown port.
+ */
+export function lrpGetEnabled<DB extends NeedsOf<'lrpGetEnabled'>>(
+  t: NbTxn<DB>,
+  port: RouterPortRef,
+): boolean;
+export function lrpGetEnabled(t: NbTxn, port: RouterPortRef): boolean {
+  return getNamed(t, 'Logical_Router_Port', port).enabled !== false;
+}
+
+/** How packets redirected to a gateway chassis travel: `overlay` (tunnelled) or `bridged`. */
+export const LRP_REDIRECT_TYPES = ['overlay', 'bridged'] as const;
+/** A redirect type. */
+export type LrpRedirectType = (typeof LRP_REDIRECT_TYPES)[number];
+
+/**
+ * A router port's redirect type (`ovn-nbctl lrp-get-redirect-type`):
+ * `options:redirect-type`, `overlay` when unset. A value other than
+ * `overlay` or `bridged` (`ovn-nbctl lrp-set-redirect-type` stores
+ * `BRIDGED` as typed) is returned as stored.
+ * @throws NotFoundError for an unknown port.
+ */
+export function lrpGetRedirectType<DB extends NeedsOf<'lrpGetRedirectType'>>(
+  t: NbTxn<DB>,
+  port: RouterPortRef,
+): LrpRedirectType | (string & {});
+export function lrpGetRedirectType(t: NbTxn, port: RouterPortRef): string {
+  return getNamed(t, 'Logical_Router_Port', port).options['redirect-type'] ?? 'overlay';
+}
+
+/**
+ * Set a router port's redirect type (`ovn-nbctl lrp-set-redirect-type
+ * PORT TYPE`): the `redirect-type` option, the other options kept.
+ *
+ * ```ts
+ * lrpSetRedirectType(t, 'lr0-public', 'bridged');
+ * // {"op":"mutate","table":"Logical_Router_Port",…,"mutations":[["options","delete",["set",["redirect-type"]]],
+ * //   ["options","insert",["map",[["redirect-type","bridged"]]]]]}
+ * ```
+ * @throws InvalidArgumentError for a type other than `overlay` or
+ *   `bridged` (`ovn-nbctl` also takes them in any case, and stores them
+ *   as typed); NotFoundError for an unknown port.
+ */
+export function lrpSetRedirectType<DB extends NeedsOf<'lrpSetRedirectType'>>(
+  t: NbTxn<DB>,
+  port: RouterPortRef,
+  type: LrpRedirectType,
+): void;
+export function lrpSetRedirectType(t: NbTxn, port: RouterPortRef, type: LrpRedirectType): void {
+  const value = checkEnum('Logical_Router_Port.options:redirect-type', type, LRP_REDIRECT_TYPES);
+  const lrp = getNamed(t, 'Logical_Router_Port', port);
+  if (lrp.options['redirect-type'] === value) return;
+  t.setMapKeys('Logical_Router_Port', lrp._uuid, 'options', { 'redirect-type': value });
 }

@@ -10,6 +10,7 @@
 
 import { beforeAll, describe, expect, it } from 'vitest';
 import { connectDatabase, type DatabaseClient } from '../../src/client/client.js';
+import { coppAdd, coppDel } from '../../src/nb/copp.js';
 import {
   createNb,
   dhcpOptionsCreate,
@@ -43,6 +44,7 @@ import {
   reconcilePortDhcpOptions,
   type SetOptions,
 } from '../../src/nb/index.js';
+import { lrpSetRedirectType } from '../../src/nb/router-port.js';
 import { TransactionBuilder } from '../../src/transactions/builder.js';
 import { TARGETS, useTarget } from '../helpers/targets.js';
 import { CALLS, type Fixture, setup } from './helpers/catalogue.js';
@@ -259,6 +261,57 @@ const SETTERS: readonly MapSetter[] = [
     },
     read: (c, ref) => c.get('Load_Balancer', ref)!.vips,
     add: ['10.0.0.10:82', '10.0.0.5:82'],
+  },
+  {
+    fn: 'coppAdd',
+    column: 'Copp.meters',
+    rule: 'per key',
+    init: (t, id) => {
+      coppAdd(t, id, 'arp', 'm-arp');
+      return coppAdd(t, id, 'dns', 'm-dns');
+    },
+    base: { arp: 'm-arp', dns: 'm-dns' },
+    set: (t, ref, patch) => {
+      for (const [proto, meter] of Object.entries(patch)) coppAdd(t, ref, proto as 'igmp', meter!);
+    },
+    read: (c, ref) => c.get('Copp', ref)!.meters,
+    add: ['igmp', 'm-igmp'],
+  },
+  {
+    fn: 'coppDel',
+    column: 'Copp.meters',
+    rule: 'per key',
+    init: (t, id) => {
+      coppAdd(t, id, 'arp', 'm-arp');
+      return coppAdd(t, id, 'dns', 'm-dns');
+    },
+    base: { arp: 'm-arp', dns: 'm-dns' },
+    set: (t, ref, patch) => {
+      for (const [proto, meter] of Object.entries(patch)) {
+        if (meter === null) coppDel(t, ref, proto as 'arp');
+        else coppAdd(t, ref, proto as 'igmp', meter);
+      }
+    },
+    read: (c, ref) => c.get('Copp', ref)!.meters,
+    add: ['igmp', 'm-igmp'],
+    remove: 'arp',
+  },
+  {
+    fn: 'lrpSetRedirectType',
+    column: 'Logical_Router_Port.options',
+    rule: 'per key',
+    init: (t, id) => {
+      lrAdd(t, `${id}-lr`);
+      return lrpAdd(t, `${id}-lr`, id, '00:00:00:00:ff:0a', ['172.16.1.1/24'], {
+        options: { gateway_mtu: '1400' },
+      });
+    },
+    base: { gateway_mtu: '1400' },
+    set: (t, ref, patch) => {
+      for (const [, v] of Object.entries(patch)) lrpSetRedirectType(t, ref, v as 'bridged');
+    },
+    read: (c, ref) => c.get('Logical_Router_Port', ref)!.options,
+    add: ['redirect-type', 'bridged'],
   },
   {
     fn: 'lbAddVip',

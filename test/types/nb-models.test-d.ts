@@ -9,7 +9,18 @@
 
 import { describe, expectTypeOf, it } from 'vitest';
 import { connectDatabase } from '../../src/client/client.js';
+import {
+  delConnection,
+  delSsl,
+  getConnection,
+  getSsl,
+  setConnection,
+  setSsl,
+} from '../../src/nb/connection-config.js';
+import { coppAdd, coppDel, coppList, lrCoppAdd, lsCoppAdd } from '../../src/nb/copp.js';
+import { dhcpOptionsGetOptions } from '../../src/nb/dhcp.js';
 import { fwdGroupAdd, fwdGroupDel, fwdGroupList } from '../../src/nb/fwd-group.js';
+import { haChassisGroupList } from '../../src/nb/ha-chassis-group.js';
 import {
   aclAdd,
   aclDel,
@@ -110,13 +121,32 @@ import {
   pgSetPorts,
   reconcilePortDhcpOptions,
 } from '../../src/nb/index.js';
+import { lbList, lrLbList, lsLbList } from '../../src/nb/load-balancer.js';
 import { meterAdd, meterDel, meterList } from '../../src/nb/meter.js';
 import { qosAdd, qosDel, qosList } from '../../src/nb/qos.js';
+import {
+  lrpGetEnabled,
+  lrpGetGatewayChassis,
+  lrpGetRedirectType,
+  lrpSetRedirectType,
+} from '../../src/nb/router-port.js';
 import {
   staticMacBindingAdd,
   staticMacBindingDel,
   staticMacBindingList,
 } from '../../src/nb/static-mac-binding.js';
+import {
+  lspGetAddresses,
+  lspGetDhcpv4Options,
+  lspGetDhcpv6Options,
+  lspGetEnabled,
+  lspGetOptions,
+  lspGetParent,
+  lspGetPortSecurity,
+  lspGetTag,
+  lspGetType,
+  lspGetUp,
+} from '../../src/nb/switch-port.js';
 import type { RowOf, TableTypes } from '../../src/ovsdb/schema/model.js';
 import type { Uuid } from '../../src/ovsdb/values/uuid.js';
 import { NB as NB61, type NBTables as NB61Tables } from '../nb/fixtures/models/nb-6.1.0/index.js';
@@ -473,6 +503,111 @@ describe('every operation over every model', () => {
         staticMacBindingList<M718>,
         staticMacBindingList<M719>,
       ],
+      lspGetParent: [lspGetParent<M61>, lspGetParent<M70>, lspGetParent<M718>, lspGetParent<M719>],
+      lspGetTag: [lspGetTag<M61>, lspGetTag<M70>, lspGetTag<M718>, lspGetTag<M719>],
+      lspGetAddresses: [
+        lspGetAddresses<M61>,
+        lspGetAddresses<M70>,
+        lspGetAddresses<M718>,
+        lspGetAddresses<M719>,
+      ],
+      lspGetPortSecurity: [
+        lspGetPortSecurity<M61>,
+        lspGetPortSecurity<M70>,
+        lspGetPortSecurity<M718>,
+        lspGetPortSecurity<M719>,
+      ],
+      lspGetUp: [lspGetUp<M61>, lspGetUp<M70>, lspGetUp<M718>, lspGetUp<M719>],
+      lspGetEnabled: [
+        lspGetEnabled<M61>,
+        lspGetEnabled<M70>,
+        lspGetEnabled<M718>,
+        lspGetEnabled<M719>,
+      ],
+      lspGetType: [lspGetType<M61>, lspGetType<M70>, lspGetType<M718>, lspGetType<M719>],
+      lspGetOptions: [
+        lspGetOptions<M61>,
+        lspGetOptions<M70>,
+        lspGetOptions<M718>,
+        lspGetOptions<M719>,
+      ],
+      lspGetDhcpv4Options: [
+        lspGetDhcpv4Options<M61>,
+        lspGetDhcpv4Options<M70>,
+        lspGetDhcpv4Options<M718>,
+        lspGetDhcpv4Options<M719>,
+      ],
+      lspGetDhcpv6Options: [
+        lspGetDhcpv6Options<M61>,
+        lspGetDhcpv6Options<M70>,
+        lspGetDhcpv6Options<M718>,
+        lspGetDhcpv6Options<M719>,
+      ],
+      lrpGetGatewayChassis: [
+        lrpGetGatewayChassis<M61>,
+        lrpGetGatewayChassis<M70>,
+        lrpGetGatewayChassis<M718>,
+        lrpGetGatewayChassis<M719>,
+      ],
+      lrpGetEnabled: [
+        lrpGetEnabled<M61>,
+        lrpGetEnabled<M70>,
+        lrpGetEnabled<M718>,
+        lrpGetEnabled<M719>,
+      ],
+      lrpGetRedirectType: [
+        lrpGetRedirectType<M61>,
+        lrpGetRedirectType<M70>,
+        lrpGetRedirectType<M718>,
+        lrpGetRedirectType<M719>,
+      ],
+      lrpSetRedirectType: [
+        lrpSetRedirectType<M61>,
+        lrpSetRedirectType<M70>,
+        lrpSetRedirectType<M718>,
+        lrpSetRedirectType<M719>,
+      ],
+      lbList: [lbList<M61>, lbList<M70>, lbList<M718>, lbList<M719>],
+      lsLbList: [lsLbList<M61>, lsLbList<M70>, lsLbList<M718>, lsLbList<M719>],
+      lrLbList: [lrLbList<M61>, lrLbList<M70>, lrLbList<M718>, lrLbList<M719>],
+      dhcpOptionsGetOptions: [
+        dhcpOptionsGetOptions<M61>,
+        dhcpOptionsGetOptions<M70>,
+        dhcpOptionsGetOptions<M718>,
+        dhcpOptionsGetOptions<M719>,
+      ],
+      haChassisGroupList: [
+        haChassisGroupList<M61>,
+        haChassisGroupList<M70>,
+        haChassisGroupList<M718>,
+        haChassisGroupList<M719>,
+      ],
+      coppAdd: [coppAdd<M61>, coppAdd<M70>, coppAdd<M718>, coppAdd<M719>],
+      coppDel: [coppDel<M61>, coppDel<M70>, coppDel<M718>, coppDel<M719>],
+      coppList: [coppList<M61>, coppList<M70>, coppList<M718>, coppList<M719>],
+      lsCoppAdd: [lsCoppAdd<M61>, lsCoppAdd<M70>, lsCoppAdd<M718>, lsCoppAdd<M719>],
+      lrCoppAdd: [lrCoppAdd<M61>, lrCoppAdd<M70>, lrCoppAdd<M718>, lrCoppAdd<M719>],
+      getConnection: [
+        getConnection<M61>,
+        getConnection<M70>,
+        getConnection<M718>,
+        getConnection<M719>,
+      ],
+      setConnection: [
+        setConnection<M61>,
+        setConnection<M70>,
+        setConnection<M718>,
+        setConnection<M719>,
+      ],
+      delConnection: [
+        delConnection<M61>,
+        delConnection<M70>,
+        delConnection<M718>,
+        delConnection<M719>,
+      ],
+      getSsl: [getSsl<M61>, getSsl<M70>, getSsl<M718>, getSsl<M719>],
+      setSsl: [setSsl<M61>, setSsl<M70>, setSsl<M718>, setSsl<M719>],
+      delSsl: [delSsl<M61>, delSsl<M70>, delSsl<M718>, delSsl<M719>],
     };
     expectTypeOf(everyModel).not.toBeNever();
   });

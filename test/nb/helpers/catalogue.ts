@@ -4,7 +4,11 @@
  * and `setters.test.ts` inspects for map writes.
  */
 
+import * as connectionConfig from '../../../src/nb/connection-config.js';
+import * as copp from '../../../src/nb/copp.js';
+import * as dhcp from '../../../src/nb/dhcp.js';
 import { fwdGroupAdd, fwdGroupDel, fwdGroupList } from '../../../src/nb/fwd-group.js';
+import * as haGroup from '../../../src/nb/ha-chassis-group.js';
 import * as dsl from '../../../src/nb/index.js';
 import {
   aclAdd,
@@ -30,13 +34,16 @@ import {
   type NbTxn,
   pgAdd,
 } from '../../../src/nb/index.js';
+import * as lb from '../../../src/nb/load-balancer.js';
 import { meterAdd, meterDel, meterList } from '../../../src/nb/meter.js';
 import { qosAdd, qosDel, qosList } from '../../../src/nb/qos.js';
+import * as lrp from '../../../src/nb/router-port.js';
 import {
   staticMacBindingAdd,
   staticMacBindingDel,
   staticMacBindingList,
 } from '../../../src/nb/static-mac-binding.js';
+import * as lsp from '../../../src/nb/switch-port.js';
 
 const V4 = { server_id: '10.0.0.1', server_mac: '00:00:00:00:00:01', lease_time: 3600 } as const;
 
@@ -208,6 +215,45 @@ export const CALLS: { readonly [Op in NbOperation]: (t: NbTxn, f: Fixture) => un
   mirrorList: (t) => dsl.mirrorList(t),
   lspAttachMirror: (t) => lspAttachMirror(t, 'p1', 'm1'),
   lspDetachMirror: (t) => dsl.lspDetachMirror(t, 'p1', 'm0'),
+  lspGetParent: (t) => lsp.lspGetParent(t, 'c1'),
+  lspGetTag: (t) => lsp.lspGetTag(t, 'c1'),
+  lspGetAddresses: (t) => lsp.lspGetAddresses(t, 'p1'),
+  lspGetPortSecurity: (t) => lsp.lspGetPortSecurity(t, 'p1'),
+  lspGetUp: (t) => lsp.lspGetUp(t, 'p1'),
+  lspGetEnabled: (t) => lsp.lspGetEnabled(t, 'p1'),
+  lspGetType: (t) => lsp.lspGetType(t, 'p2'),
+  lspGetOptions: (t) => lsp.lspGetOptions(t, 'p1'),
+  lspGetDhcpv4Options: (t) => lsp.lspGetDhcpv4Options(t, 'p1'),
+  lspGetDhcpv6Options: (t) => lsp.lspGetDhcpv6Options(t, 'p1'),
+  lrpGetGatewayChassis: (t) => lrp.lrpGetGatewayChassis(t, 'lrp1'),
+  lrpGetEnabled: (t) => lrp.lrpGetEnabled(t, 'lrp1'),
+  lrpGetRedirectType: (t) => lrp.lrpGetRedirectType(t, 'lrp1'),
+  lrpSetRedirectType: (t) => lrp.lrpSetRedirectType(t, 'lrp1', 'bridged'),
+  lbList: (t) => lb.lbList(t),
+  lsLbList: (t) => lb.lsLbList(t, 'sw0'),
+  lrLbList: (t) => lb.lrLbList(t, 'lr0'),
+  dhcpOptionsGetOptions: (t, f) => dhcp.dhcpOptionsGetOptions(t, f.d4),
+  haChassisGroupList: (t) => haGroup.haChassisGroupList(t),
+  coppAdd: (t) => copp.coppAdd(t, 'copp0', 'igmp', 'm-igmp'),
+  coppDel: (t) => copp.coppDel(t, 'copp0', 'dns'),
+  coppList: (t) => copp.coppList(t, 'copp0'),
+  lsCoppAdd: (t) => copp.lsCoppAdd(t, 'copp0', 'sw0'),
+  lrCoppAdd: (t) => copp.lrCoppAdd(t, 'copp0', 'lr0'),
+  getConnection: (t) => connectionConfig.getConnection(t),
+  setConnection: (t) =>
+    connectionConfig.setConnection(t, ['pssl:6641', 'punix:/tmp/nb.sock'], {
+      inactivityProbe: 5000,
+    }),
+  delConnection: (t) => connectionConfig.delConnection(t),
+  getSsl: (t) => connectionConfig.getSsl(t),
+  setSsl: (t) =>
+    connectionConfig.setSsl(t, {
+      privateKey: '/k2',
+      certificate: '/c2',
+      caCert: '/ca2',
+      sslProtocols: 'TLSv1.3',
+    }),
+  delSsl: (t) => connectionConfig.delSsl(t),
   qosAdd: (t) =>
     qosAdd(t, 'sw0', {
       direction: 'to-lport',
@@ -296,6 +342,11 @@ export function setup(t: NbTxn): Fixture {
   mirrorAdd(t, 'm0', { type: 'gre', index: 1, filter: 'to-lport', sink: '10.0.0.100' });
   mirrorAdd(t, 'm1', { type: 'gre', index: 2, filter: 'both', sink: '10.0.0.100' });
   lspAttachMirror(t, 'p1', 'm0');
+  lspAdd(t, 'sw0', 'c1', { parentName: 'p1', tagRequest: 7, tag: 7 });
+  copp.coppAdd(t, 'copp0', 'arp', 'm-arp');
+  copp.coppAdd(t, 'copp0', 'dns', 'm-dns');
+  connectionConfig.setConnection(t, ['ptcp:6641']);
+  connectionConfig.setSsl(t, { privateKey: '/k', certificate: '/c', caCert: '/ca' });
   qosAdd(t, 'sw0', { direction: 'from-lport', priority: 10, match: 'ip4', dscp: 8 });
   meterAdd(t, 'meter0', { action: 'drop', rate: 100, unit: 'pktps', fair: true });
   fwdGroupAdd(t, 'sw0', 'fg0', { vip: '10.0.0.200', vmac: '00:00:00:00:02:00', ports: ['p1'] });
