@@ -15,6 +15,12 @@
  * @module
  */
 
+export type {
+  CompatOption,
+  CompatReport,
+  CompatSpec,
+  CompatTables,
+} from '../ovsdb/schema/compat.js';
 export { type RefusedBy, TransactionRefusedError } from '../ovsdb/wire/errors.js';
 export type { BackoffOptions } from './backoff.js';
 export {
