@@ -134,12 +134,16 @@ export {
 export {
   ConnectionClosedError,
   DatumError,
+  isRefusal,
   OvsdbError,
   ProtocolError,
+  REFUSAL_ERRORS,
+  type RefusedBy,
   RequestTimeoutError,
   RpcError,
   SchemaError,
   TransactionError,
+  TransactionRefusedError,
   WriteQueueFullError,
 } from './wire/errors.js';
 export { JsonStreamFramer, type JsonStreamFramerOptions } from './wire/framer.js';
