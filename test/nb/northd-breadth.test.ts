@@ -1,0 +1,219 @@
+/**
+ * QoS rules, meters, forwarding groups and static MAC bindings through a
+ * real ovn-northd (OVN 23.03): NB (schema 7.0.0) and SB ovsdb-servers,
+ * ovn-northd between them. The rows the DSL writes are turned into SB
+ * logical flows (DSCP marking and metering for the QoS rule, an ACL log
+ * action limited by the meter, the ARP responder and `fwd_group` action of
+ * the forwarding group) and SB rows (the meter, the static MAC binding).
+ */
+
+import { type ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { connectDatabase, type DatabaseClient } from '../../src/client/client.js';
+import { fwdGroupAdd } from '../../src/nb/fwd-group.js';
+import {
+  aclAdd,
+  createNb,
+  lrAdd,
+  lrpAdd,
+  lsAdd,
+  lspAdd,
+  match,
+  NB,
+  type NBTables,
+  type Nb,
+} from '../../src/nb/index.js';
+import { meterAdd } from '../../src/nb/meter.js';
+import { qosAdd } from '../../src/nb/qos.js';
+import { staticMacBindingAdd } from '../../src/nb/static-mac-binding.js';
+import { connect } from '../../src/ovsdb/connection/connect.js';
+import type { OvsdbConnection } from '../../src/ovsdb/connection/connection.js';
+import { type OvsdbServerHandle, startOvsdbServer } from '../../src/testing/index.js';
+import { NB_SCHEMA_7_0 } from './helpers/differential.js';
+
+const SB_SCHEMA = '/usr/share/ovn/ovn-sb.ovsschema';
+
+interface Flow {
+  match: string;
+  priority: number;
+  actions: string;
+  external_ids: unknown;
+}
+
+describe('QoS, meters, forwarding groups and static MAC bindings with ovn-northd', () => {
+  let nbServer: OvsdbServerHandle;
+  let sbServer: OvsdbServerHandle;
+  let dir: string;
+  let northd: ChildProcess | undefined;
+  let client: DatabaseClient<NBTables>;
+  let nb: Nb;
+  let sb: OvsdbConnection;
+
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'ovnkit-northd-breadth-'));
+    [nbServer, sbServer] = await Promise.all([
+      startOvsdbServer({ schemaPath: NB_SCHEMA_7_0 }),
+      startOvsdbServer({ schemaPath: SB_SCHEMA }),
+    ]);
+    northd = spawn(
+      'ovn-northd',
+      [
+        `--ovnnb-db=${nbServer.unixRemote}`,
+        `--ovnsb-db=${sbServer.unixRemote}`,
+        `--unixctl=${join(dir, 'northd.ctl')}`,
+        `--pidfile=${join(dir, 'northd.pid')}`,
+        `--log-file=${join(dir, 'northd.log')}`,
+        '-vconsole:off',
+      ],
+      { stdio: 'ignore' },
+    );
+    client = connectDatabase({ remotes: [nbServer.unixRemote], model: NB });
+    await client.ready;
+    nb = createNb(client);
+    sb = await connect(sbServer.unixRemote);
+  });
+
+  afterAll(async () => {
+    const child = northd;
+    if (child !== undefined && child.exitCode === null) {
+      const exited = once(child, 'exit');
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
+      await exited;
+      clearTimeout(timer);
+    }
+    sb?.close();
+    await client?.close();
+    await Promise.all([nbServer?.stop(), sbServer?.stop()]);
+    if (dir) await rm(dir, { recursive: true, force: true });
+  });
+
+  it('turns them into SB logical flows, meters and static MAC bindings', async () => {
+    const qosMatch = match.and(match.inport('sw0-vm1'), match.eq('ip4.dst', '10.0.0.0/24'));
+    const result = await nb.transact(
+      (t) => {
+        lsAdd(t, 'sw0');
+        for (const n of [1, 2, 3]) {
+          lspAdd(t, 'sw0', `sw0-vm${n}`, { addresses: [`00:00:00:00:00:0${n} 10.0.0.1${n}`] });
+        }
+        qosAdd(t, 'sw0', {
+          direction: 'from-lport',
+          priority: 1234,
+          match: qosMatch,
+          dscp: 46,
+          rate: 10000,
+          burst: 1000,
+        });
+        qosAdd(t, 'sw0', { direction: 'to-lport', priority: 321, match: 'ip6', rate: 500 });
+        meterAdd(t, 'acl-log-meter', { action: 'drop', rate: 10, unit: 'pktps', burst: 5 });
+        aclAdd(
+          t,
+          { switch: 'sw0' },
+          {
+            direction: 'to-lport',
+            priority: 1001,
+            match: match.outport('sw0-vm3'),
+            action: 'drop',
+            name: 'drop-vm3',
+            meter: 'acl-log-meter',
+          },
+        );
+        fwdGroupAdd(t, 'sw0', 'fg0', {
+          vip: '10.0.0.100',
+          vmac: '00:00:00:00:01:00',
+          ports: ['sw0-vm1', 'sw0-vm2'],
+          liveness: true,
+        });
+        lrAdd(t, 'lr0');
+        lrpAdd(t, 'lr0', 'lr0-public', '00:00:00:00:ff:01', ['172.16.0.1/24']);
+        staticMacBindingAdd(t, 'lr0-public', '172.16.0.50', '00:00:00:00:50:01');
+      },
+      { wait: 'sb', waitTimeoutMs: 20_000 },
+    );
+    expect(result.nbCfg).toBeGreaterThan(0);
+
+    const [flowsReply, metersReply, bindingsReply] = await sb.transact('OVN_Southbound', [
+      {
+        op: 'select',
+        table: 'Logical_Flow',
+        where: [],
+        columns: ['match', 'priority', 'actions', 'external_ids'],
+      },
+      { op: 'select', table: 'Meter', where: [], columns: ['name', 'unit'] },
+      {
+        op: 'select',
+        table: 'Static_MAC_Binding',
+        where: [],
+        columns: ['logical_port', 'ip', 'mac'],
+      },
+    ]);
+    const flows = (flowsReply as { rows: Flow[] }).rows;
+    const stage = (f: Flow) => JSON.stringify(f.external_ids);
+    const find = (pred: (f: Flow) => boolean) => flows.filter(pred);
+
+    // QoS: DSCP marking and metering at the rule's priority, on its match.
+    const text = 'inport == "sw0-vm1" && ip4.dst == 10.0.0.0/24';
+    expect(
+      find((f) => f.match === text && f.priority === 1234 && f.actions === 'ip.dscp = 46; next;'),
+      'QoS mark flow',
+    ).toHaveLength(1);
+    expect(
+      find(
+        (f) =>
+          f.match === text &&
+          f.priority === 1234 &&
+          f.actions === 'set_meter(10000, 1000); next;' &&
+          stage(f).includes('ls_in_qos_meter'),
+      ),
+      'QoS meter flow',
+    ).toHaveLength(1);
+    expect(
+      find(
+        (f) =>
+          f.match === 'ip6' &&
+          f.priority === 321 &&
+          f.actions === 'set_meter(500); next;' &&
+          stage(f).includes('ls_out_qos_meter'),
+      ),
+      'egress QoS meter flow',
+    ).toHaveLength(1);
+
+    // The ACL logs through the meter.
+    const aclFlows = find(
+      (f) => f.actions.includes('meter="acl-log-meter"') && f.actions.includes('name="drop-vm3"'),
+    );
+    expect(aclFlows.length, 'ACL log flow with the meter').toBeGreaterThan(0);
+
+    // The forwarding group: an ARP responder for the VIP, and fwd_group() on the VMAC.
+    expect(
+      find(
+        (f) =>
+          f.match === 'arp.tpa == 10.0.0.100 && arp.op == 1' &&
+          f.actions.includes('eth.src = 00:00:00:00:01:00;'),
+      ),
+      'forwarding group ARP responder',
+    ).toHaveLength(1);
+    expect(
+      find(
+        (f) =>
+          f.match === 'eth.dst == 00:00:00:00:01:00' &&
+          f.actions === 'fwd_group(liveness="true",childports="sw0-vm1","sw0-vm2");',
+      ),
+      'forwarding group flow',
+    ).toHaveLength(1);
+
+    // The meter and the static MAC binding reach the SB.
+    const meters = (metersReply as { rows: { name: string; unit: string }[] }).rows;
+    expect(meters).toContainEqual({ name: 'acl-log-meter', unit: 'pktps' });
+    const bindings = (
+      bindingsReply as { rows: { logical_port: string; ip: string; mac: string }[] }
+    ).rows;
+    expect(bindings).toEqual([
+      { logical_port: 'lr0-public', ip: '172.16.0.50', mac: '00:00:00:00:50:01' },
+    ]);
+  });
+});
