@@ -151,7 +151,7 @@ describe('QoS, meters, forwarding groups and static MAC bindings with ovn-northd
         columns: ['logical_port', 'ip', 'mac'],
       },
     ]);
-    const flows = (flowsReply as { rows: Flow[] }).rows;
+    const flows = (flowsReply as unknown as { rows: Flow[] }).rows;
     const stage = (f: Flow) => JSON.stringify(f.external_ids);
     const find = (pred: (f: Flow) => boolean) => flows.filter(pred);
 
