@@ -60,7 +60,7 @@ describe('CoPP with ovn-northd', () => {
         columns: ['match', 'actions', 'controller_meter', 'external_ids'],
       },
     ]);
-    return (res as { rows: Flow[] }).rows;
+    return (res as unknown as { rows: Flow[] }).rows;
   };
 
   beforeAll(async () => {
