@@ -343,6 +343,34 @@ export const breadthBScenarios: readonly Scenario[] = [
     ],
   },
   {
+    name: 'lrp-set-redirect-type in upper case (deliberate): refused; ovn-nbctl stores "BRIDGED" as typed',
+    group: 'router port',
+    dsl: [
+      (t) => {
+        lrAdd(t, 'lr0');
+        lrpAdd(t, 'lr0', 'lrp0', '00:00:00:00:ff:01', ['172.16.0.1/24']);
+      },
+      {
+        run: (t) => lrpSetRedirectType(t, 'lrp0', 'BRIDGED' as 'bridged'),
+        throws: InvalidArgumentError,
+      },
+      (t) => lrpSetRedirectType(t, 'lrp0', 'bridged'),
+    ],
+    nbctl: [
+      ['lr-add', 'lr0'],
+      ['lrp-add', 'lr0', 'lrp0', '00:00:00:00:ff:01', '172.16.0.1/24'],
+      ['lrp-set-redirect-type', 'lrp0', 'BRIDGED'],
+    ],
+    difference: {
+      explain: 'with the value in lower case, the databases agree',
+      nbctl: (d) => {
+        for (const r of rowsOf(d, 'Logical_Router_Port')) {
+          r['options'] = JSON.parse(JSON.stringify(r['options']).replace('"BRIDGED"', '"bridged"'));
+        }
+      },
+    },
+  },
+  {
     name: 'copp and connections in one transaction with a switch (NB_Global created once)',
     group: 'copp',
     dsl: [
