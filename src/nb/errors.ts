@@ -183,6 +183,7 @@ export type NbObjectKind =
   | 'meter'
   | 'forwarding group'
   | 'static MAC binding'
+  | 'load balancer group'
   | 'CoPP policy'
   | 'NB_Global';
 

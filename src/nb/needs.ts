@@ -189,6 +189,11 @@ const FWD_GROUP = {
   Logical_Switch_Port: ['name'],
   Forwarding_Group: ['name', 'vip', 'vmac', 'liveness', 'child_port', 'external_ids'],
 } as const;
+const LB_GROUP = {
+  Load_Balancer_Group: ['name', 'load_balancer'],
+  Load_Balancer: ['name'],
+} as const;
+const LB_GROUP_ATTACH = { Load_Balancer_Group: ['name'] } as const;
 const STATIC_MAC = {
   Logical_Router_Port: ['name'],
   Static_MAC_Binding: ['logical_port', 'ip', 'mac', 'override_dynamic_mac'],
@@ -409,6 +414,20 @@ export const NB_NEEDS = {
   staticMacBindingAdd: STATIC_MAC,
   staticMacBindingDel: STATIC_MAC,
   staticMacBindingList: { Static_MAC_Binding: ['logical_port', 'ip', 'mac'] },
+  // lb-group.ts
+  lbGroupAdd: LB_GROUP,
+  lbGroupDel: {
+    Load_Balancer_Group: ['name'],
+    Logical_Switch: ['load_balancer_group'],
+    Logical_Router: ['load_balancer_group'],
+  },
+  lbGroupList: { Load_Balancer_Group: ['name'] },
+  lbGroupAddLb: LB_GROUP,
+  lbGroupDelLb: LB_GROUP,
+  lsLbGroupAdd: { ...LB_GROUP_ATTACH, Logical_Switch: ['name', 'load_balancer_group'] },
+  lsLbGroupDel: { ...LB_GROUP_ATTACH, Logical_Switch: ['name', 'load_balancer_group'] },
+  lrLbGroupAdd: { ...LB_GROUP_ATTACH, Logical_Router: ['name', 'load_balancer_group'] },
+  lrLbGroupDel: { ...LB_GROUP_ATTACH, Logical_Router: ['name', 'load_balancer_group'] },
 } as const satisfies { readonly [operation: string]: NeedSpec };
 
 /** A DSL operation's name. */

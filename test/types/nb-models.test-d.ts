@@ -121,6 +121,7 @@ import {
   pgSetPorts,
   reconcilePortDhcpOptions,
 } from '../../src/nb/index.js';
+import * as lbGroup from '../../src/nb/lb-group.js';
 import { lbList, lrLbList, lsLbList } from '../../src/nb/load-balancer.js';
 import { meterAdd, meterDel, meterList } from '../../src/nb/meter.js';
 import { qosAdd, qosDel, qosList } from '../../src/nb/qos.js';
@@ -502,6 +503,60 @@ describe('every operation over every model', () => {
         staticMacBindingList<M70>,
         staticMacBindingList<M718>,
         staticMacBindingList<M719>,
+      ],
+      lbGroupAdd: [
+        lbGroup.lbGroupAdd<M61>,
+        lbGroup.lbGroupAdd<M70>,
+        lbGroup.lbGroupAdd<M718>,
+        lbGroup.lbGroupAdd<M719>,
+      ],
+      lbGroupDel: [
+        lbGroup.lbGroupDel<M61>,
+        lbGroup.lbGroupDel<M70>,
+        lbGroup.lbGroupDel<M718>,
+        lbGroup.lbGroupDel<M719>,
+      ],
+      lbGroupList: [
+        lbGroup.lbGroupList<M61>,
+        lbGroup.lbGroupList<M70>,
+        lbGroup.lbGroupList<M718>,
+        lbGroup.lbGroupList<M719>,
+      ],
+      lbGroupAddLb: [
+        lbGroup.lbGroupAddLb<M61>,
+        lbGroup.lbGroupAddLb<M70>,
+        lbGroup.lbGroupAddLb<M718>,
+        lbGroup.lbGroupAddLb<M719>,
+      ],
+      lbGroupDelLb: [
+        lbGroup.lbGroupDelLb<M61>,
+        lbGroup.lbGroupDelLb<M70>,
+        lbGroup.lbGroupDelLb<M718>,
+        lbGroup.lbGroupDelLb<M719>,
+      ],
+      lsLbGroupAdd: [
+        lbGroup.lsLbGroupAdd<M61>,
+        lbGroup.lsLbGroupAdd<M70>,
+        lbGroup.lsLbGroupAdd<M718>,
+        lbGroup.lsLbGroupAdd<M719>,
+      ],
+      lsLbGroupDel: [
+        lbGroup.lsLbGroupDel<M61>,
+        lbGroup.lsLbGroupDel<M70>,
+        lbGroup.lsLbGroupDel<M718>,
+        lbGroup.lsLbGroupDel<M719>,
+      ],
+      lrLbGroupAdd: [
+        lbGroup.lrLbGroupAdd<M61>,
+        lbGroup.lrLbGroupAdd<M70>,
+        lbGroup.lrLbGroupAdd<M718>,
+        lbGroup.lrLbGroupAdd<M719>,
+      ],
+      lrLbGroupDel: [
+        lbGroup.lrLbGroupDel<M61>,
+        lbGroup.lrLbGroupDel<M70>,
+        lbGroup.lrLbGroupDel<M718>,
+        lbGroup.lrLbGroupDel<M719>,
       ],
       lspGetParent: [lspGetParent<M61>, lspGetParent<M70>, lspGetParent<M718>, lspGetParent<M719>],
       lspGetTag: [lspGetTag<M61>, lspGetTag<M70>, lspGetTag<M718>, lspGetTag<M719>],

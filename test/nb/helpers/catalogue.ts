@@ -34,6 +34,7 @@ import {
   type NbTxn,
   pgAdd,
 } from '../../../src/nb/index.js';
+import * as lbGroup from '../../../src/nb/lb-group.js';
 import * as lb from '../../../src/nb/load-balancer.js';
 import { meterAdd, meterDel, meterList } from '../../../src/nb/meter.js';
 import { qosAdd, qosDel, qosList } from '../../../src/nb/qos.js';
@@ -283,6 +284,15 @@ export const CALLS: { readonly [Op in NbOperation]: (t: NbTxn, f: Fixture) => un
     }),
   staticMacBindingDel: (t) => staticMacBindingDel(t, 'lrp1', '172.16.0.50'),
   staticMacBindingList: (t) => staticMacBindingList(t),
+  lbGroupAdd: (t) => lbGroup.lbGroupAdd(t, 'lbg9', { loadBalancers: ['lb0', 'lb1'] }),
+  lbGroupDel: (t) => lbGroup.lbGroupDel(t, 'lbg0'),
+  lbGroupList: (t) => lbGroup.lbGroupList(t),
+  lbGroupAddLb: (t) => lbGroup.lbGroupAddLb(t, 'lbg0', 'lb1'),
+  lbGroupDelLb: (t) => lbGroup.lbGroupDelLb(t, 'lbg0', 'lb0'),
+  lsLbGroupAdd: (t) => lbGroup.lsLbGroupAdd(t, 'sw1', 'lbg0'),
+  lsLbGroupDel: (t) => lbGroup.lsLbGroupDel(t, 'sw0', 'lbg0'),
+  lrLbGroupAdd: (t) => lbGroup.lrLbGroupAdd(t, 'lr0', 'lbg1'),
+  lrLbGroupDel: (t) => lbGroup.lrLbGroupDel(t, 'lr0'),
 };
 
 /** The topology every call runs on (committed once). */
@@ -351,5 +361,9 @@ export function setup(t: NbTxn): Fixture {
   meterAdd(t, 'meter0', { action: 'drop', rate: 100, unit: 'pktps', fair: true });
   fwdGroupAdd(t, 'sw0', 'fg0', { vip: '10.0.0.200', vmac: '00:00:00:00:02:00', ports: ['p1'] });
   staticMacBindingAdd(t, 'lrp1', '172.16.0.50', '00:00:00:00:50:01');
+  lbGroup.lbGroupAdd(t, 'lbg0', { loadBalancers: ['lb0'] });
+  lbGroup.lbGroupAdd(t, 'lbg1');
+  lbGroup.lsLbGroupAdd(t, 'sw0', 'lbg0');
+  lbGroup.lrLbGroupAdd(t, 'lr0', 'lbg0');
   return { d4, d6 };
 }
