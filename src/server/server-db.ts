@@ -19,6 +19,7 @@ import type { Datum } from '../ovsdb/values/sorted-datum.js';
 import { newUuid } from '../ovsdb/values/uuid.js';
 import { Database, type Row } from './engine/database.js';
 import type { RowChange, TxnChanges } from './engine/executor.js';
+import { markStoredSchema } from './engine/ovs-hash.js';
 import { schemaText } from './engine/schema-json.js';
 
 const EMPTY: Datum = { keys: [] };
@@ -30,7 +31,9 @@ export class ServerDatabase {
   private readonly rowOf = new Map<string, string>();
 
   constructor() {
-    const schema = SERVER_SCHEMA;
+    // ovsdb-server parses its built-in `_Server` schema document directly, as
+    // it parses a database file's schema record (no `ovsdb-tool create` step).
+    const schema = markStoredSchema(SERVER_SCHEMA);
     this.db = new Database(schema);
     this.add(schema);
   }

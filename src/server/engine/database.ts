@@ -17,6 +17,7 @@ import {
   executeTransaction,
   type TransactOutcome,
 } from './executor.js';
+import { isStoredSchema } from './ovs-hash.js';
 import { DEFAULT_INDEX_POLICY, type IndexPolicy } from './secondary-index.js';
 import { type Row, rowToWire, TableStore } from './table-store.js';
 
@@ -74,7 +75,10 @@ export class Database {
   constructor(readonly schema: DatabaseSchema) {
     const tables = new Map<string, TableStore>();
     for (const [name, table] of Object.entries(schema.tables)) {
-      tables.set(name, new TableStore(table, fileColumnOrder(schema, table)));
+      tables.set(
+        name,
+        new TableStore(table, fileColumnOrder(schema, table), isStoredSchema(schema)),
+      );
     }
     this.tables = tables;
   }

@@ -177,29 +177,70 @@ function computeShashOrder(names: readonly string[]): string[] {
   return map.values();
 }
 
+const STANDARD_COLUMNS = ['_uuid', '_version'];
+
+/**
+ * Schemas read from a database file (the schema record `ovsdb-tool create`
+ * or a compaction wrote), as opposed to a schema document (`.ovsschema`).
+ */
+const storedSchemas = new WeakSet<object>();
+
+/**
+ * Mark `schema` as read from a database file: its tables and columns are in
+ * the order of the stored record, which ovsdb-server parses directly, so
+ * {@link serverColumnOrder} and {@link serverTableOrder} start the chain
+ * there rather than at `ovsdb-tool create`. Returns `schema`.
+ */
+export function markStoredSchema<T extends object>(schema: T): T {
+  storedSchemas.add(schema);
+  return schema;
+}
+
+/** Whether {@link markStoredSchema} marked `schema`. */
+export function isStoredSchema(schema: object): boolean {
+  return storedSchemas.has(schema);
+}
+
+/**
+ * The order in which `ovsdb-tool create` iterates a table's columns (`_uuid`
+ * and `_version` included), given the column names in the order of the
+ * schema document it read: the standard columns, then the document's
+ * columns as its JSON object iterates them.
+ */
+export function toolColumnOrder(fileOrder: readonly string[]): string[] {
+  return shashOrder([...STANDARD_COLUMNS, ...shashOrder(fileOrder)]);
+}
+
 /**
  * The order in which ovsdb-server iterates a table's columns (`_uuid` and
  * `_version` included), given the column names in the order of the schema
- * file that `ovsdb-tool create` read. The chain follows the schema through
+ * document that `ovsdb-tool create` read (or, with `stored`, in the order of
+ * the database file's schema record). The chain follows the schema through
  * `ovsdb-tool` (which stores it re-serialized in hash order) into the server.
  */
-export function serverColumnOrder(fileOrder: readonly string[]): string[] {
-  const std = ['_uuid', '_version'];
-  const toolParsed = shashOrder(fileOrder);
-  const toolColumns = shashOrder([...std, ...toolParsed]);
-  const stored = shashOrder(toolColumns.filter((c) => !std.includes(c)));
-  const serverParsed = shashOrder(stored);
-  return shashOrder([...std, ...serverParsed]);
+export function serverColumnOrder(fileOrder: readonly string[], stored = false): string[] {
+  const record = stored ? fileOrder : serverObjectOrder(toolColumnOrder(fileOrder));
+  return shashOrder([...STANDARD_COLUMNS, ...shashOrder(record)]);
+}
+
+/**
+ * The order in which `ovsdb-tool create` iterates a database's tables, given
+ * their order in the schema document: the document's JSON object, then the
+ * schema's own table map.
+ */
+export function toolTableOrder(fileOrder: readonly string[]): string[] {
+  return shashOrder(shashOrder(fileOrder));
 }
 
 /**
  * The order in which ovsdb-server iterates a database's tables, given their
- * order in the schema file that `ovsdb-tool create` read: the same chain as
+ * order in the schema document that `ovsdb-tool create` read (or, with
+ * `stored`, in the database file's schema record): the same chain as
  * {@link serverColumnOrder}, without the standard columns.
  */
-export function serverTableOrder(fileOrder: readonly string[]): string[] {
-  const toolTables = shashOrder(shashOrder(fileOrder));
-  return shashOrder(shashOrder(shashOrder(toolTables)));
+export function serverTableOrder(fileOrder: readonly string[], stored = false): string[] {
+  const record = stored ? fileOrder : shashOrder(toolTableOrder(fileOrder));
+  return shashOrder(shashOrder(record));
 }
 
 /**
@@ -208,5 +249,5 @@ export function serverTableOrder(fileOrder: readonly string[]): string[] {
  * `get_schema`), standard columns left out.
  */
 export function serverObjectOrder(names: readonly string[]): string[] {
-  return shashOrder(names.filter((n) => n !== '_uuid' && n !== '_version'));
+  return shashOrder(names.filter((n) => !STANDARD_COLUMNS.includes(n)));
 }

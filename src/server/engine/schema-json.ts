@@ -12,9 +12,10 @@
  * root and others are not. A one-value `enum` is the bare value.
  *
  * Tables and columns come in the order ovsdb-server writes them (its hash
- * order, after `ovsdb-tool create` stored the schema): clients such as
- * `ovsdb-client list-columns` and `monitor` list them in an order that
- * follows from it.
+ * order, after `ovsdb-tool create` stored the schema, or, for a schema read
+ * from a database file, after the file's schema record), and so do the
+ * members of every object: clients such as `ovsdb-client list-tables`,
+ * `list-columns` and `monitor` list them in an order that follows from it.
  * @module
  */
 
@@ -27,10 +28,28 @@ import type {
 import { INT64_MAX, INT64_MIN } from '../../ovsdb/values/int64.js';
 import { compareAtoms } from '../../ovsdb/values/order.js';
 import { ovsJsonText } from '../../ovsdb/values/ovs-text.js';
-import { serverColumnOrder, serverObjectOrder, serverTableOrder } from './ovs-hash.js';
+import {
+  isStoredSchema,
+  serverColumnOrder,
+  serverObjectOrder,
+  serverTableOrder,
+  shashOrder,
+  toolColumnOrder,
+  toolTableOrder,
+} from './ovs-hash.js';
 import { atomToWire } from './values.js';
 
 const UINT_MAX = 4294967295;
+
+/**
+ * `obj` with its members in the order ovsdb-server writes a JSON object
+ * (an `shash`) whose members were put in `obj`'s order.
+ */
+function hashOrdered(obj: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const name of shashOrder(Object.keys(obj))) out[name] = obj[name];
+  return out;
+}
 
 /**
  * The base type's bounds as ovsdb-server holds them: a bound at its default
@@ -87,7 +106,7 @@ function baseToJson(base: BaseType): unknown {
     out.refTable = base.refTable;
     if (base.refType === 'weak') out.refType = 'weak';
   }
-  return out;
+  return hashOrdered(out);
 }
 
 function columnToJson(column: ColumnSchema): Record<string, unknown> {
@@ -101,12 +120,13 @@ function columnToJson(column: ColumnSchema): Record<string, unknown> {
     if (t.min !== 1) obj.min = t.min;
     if (t.max === Number.POSITIVE_INFINITY) obj.max = 'unlimited';
     else if (t.max !== 1) obj.max = t.max;
-    type = obj;
+    type = hashOrdered(obj);
   }
-  const out: Record<string, unknown> = { type };
+  const out: Record<string, unknown> = {};
   if (!column.mutable) out.mutable = false;
   if (column.ephemeral) out.ephemeral = true;
-  return out;
+  out.type = type;
+  return hashOrdered(out);
 }
 
 type SchemaJson = {
@@ -128,19 +148,24 @@ function tableToJson(
   schema: DatabaseSchema,
   table: TableSchema,
   defaultIsRoot: boolean,
+  created: boolean,
 ): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   if (!tableMutable(schema, table)) out.mutable = false;
+  if (table.isRoot !== defaultIsRoot) out.isRoot = table.isRoot;
   const columns: Record<string, unknown> = {};
-  for (const name of serverObjectOrder(serverColumnOrder(fileOrder(schema, table)))) {
+  const order = fileOrder(schema, table);
+  const iteration = created
+    ? toolColumnOrder(order)
+    : serverColumnOrder(order, isStoredSchema(schema));
+  for (const name of serverObjectOrder(iteration)) {
     const column = table.columns[name];
     if (column !== undefined) columns[name] = columnToJson(column);
   }
   out.columns = columns;
   if (table.maxRows !== Number.POSITIVE_INFINITY) out.maxRows = table.maxRows;
-  if (table.isRoot !== defaultIsRoot) out.isRoot = table.isRoot;
   if (table.indexes.length > 0) out.indexes = table.indexes.map((ix) => [...ix]);
-  return out;
+  return hashOrdered(out);
 }
 
 /**
@@ -152,6 +177,20 @@ function tableToJson(
  * ```
  */
 export function schemaToJson(schema: DatabaseSchema): Record<string, unknown> {
+  return toJson(schema, false);
+}
+
+/**
+ * The schema record `ovsdb-tool create` writes for the schema document
+ * `schema` was parsed from: its tables and columns in the tool's own hash
+ * order, which a server reading the file then starts from (see
+ * `markStoredSchema` in `ovs-hash.ts`).
+ */
+export function createdSchemaJson(schema: DatabaseSchema): Record<string, unknown> {
+  return toJson(schema, !isStoredSchema(schema));
+}
+
+function toJson(schema: DatabaseSchema, created: boolean): Record<string, unknown> {
   const out: Record<string, unknown> = { name: schema.name };
   if (schema.version !== '') out.version = schema.version;
   if (schema.cksum !== undefined && schema.cksum !== '') out.cksum = schema.cksum;
@@ -162,12 +201,15 @@ export function schemaToJson(schema: DatabaseSchema): Record<string, unknown> {
   const names = Object.keys(
     fileTables !== undefined && typeof fileTables === 'object' ? fileTables : schema.tables,
   );
-  for (const name of serverObjectOrder(serverTableOrder(names))) {
+  const iteration = created
+    ? toolTableOrder(names)
+    : serverTableOrder(names, isStoredSchema(schema));
+  for (const name of serverObjectOrder(iteration)) {
     const table = schema.tables[name];
-    if (table !== undefined) tablesJson[name] = tableToJson(schema, table, defaultIsRoot);
+    if (table !== undefined) tablesJson[name] = tableToJson(schema, table, defaultIsRoot, created);
   }
   out.tables = tablesJson;
-  return out;
+  return hashOrdered(out);
 }
 
 /** The schema as the compact, member-sorted text `_Server.Database.schema` holds. */

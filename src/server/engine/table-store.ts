@@ -38,9 +38,10 @@ export class TableStore {
   constructor(
     readonly schema: TableSchema,
     fileColumnOrder: readonly string[],
+    stored = false,
   ) {
     this.indexes = schema.indexes.map(() => new Map());
-    this.columnOrder = serverColumnOrder(fileColumnOrder);
+    this.columnOrder = serverColumnOrder(fileColumnOrder, stored);
   }
 
   /** The key of `fields` in index `i`. */

@@ -39,7 +39,8 @@ import type { DatabaseSchema } from '../../ovsdb/schema/schema-types.js';
 import { stringifyJson } from '../../ovsdb/wire/json-text.js';
 import { Database } from '../engine/database.js';
 import type { TxnChanges } from '../engine/executor.js';
-import { schemaText, schemaToJson } from '../engine/schema-json.js';
+import { markStoredSchema } from '../engine/ovs-hash.js';
+import { createdSchemaJson, schemaText, schemaToJson } from '../engine/schema-json.js';
 import { readSnapshot, restoreRows } from '../persistence.js';
 import {
   composeRecord,
@@ -169,7 +170,7 @@ export class DbStorage {
         if (db === undefined) {
           let schema: DatabaseSchema;
           try {
-            schema = parseSchema(r.json);
+            schema = markStoredSchema(parseSchema(r.json));
           } catch (e) {
             throw new DbFileError(path, `not a database schema: ${(e as Error).message}`, r.offset);
           }
@@ -228,7 +229,9 @@ export class DbStorage {
   /** Create `path` from `schema` (as `ovsdb-tool create`), atomically, and open it. */
   static create(path: string, schema: DatabaseSchema, options: DbFileOptions = {}): DbStorage {
     const abs = resolve(path);
-    const { fd, size } = replaceFile(abs, [composeRecord(stringifyJson(schemaToJson(schema)))]);
+    const { fd, size } = replaceFile(abs, [
+      composeRecord(stringifyJson(createdSchemaJson(schema))),
+    ]);
     options.log?.('ovsdb_file', 'INFO', `${path}: created database ${schema.name}`);
     return new DbStorage(abs, new Database(schema), new LogWriter(path, fd, size), 1, 0, options);
   }
