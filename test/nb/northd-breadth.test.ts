@@ -4,7 +4,9 @@
  * ovn-northd between them. The rows the DSL writes are turned into SB
  * logical flows (DSCP marking and metering for the QoS rule, an ACL log
  * action limited by the meter, the ARP responder and `fwd_group` action of
- * the forwarding group) and SB rows (the meter, the static MAC binding).
+ * the forwarding group, the VIP of a load balancer attached to the switch
+ * through a load balancer group) and SB rows (the meter, the static MAC
+ * binding).
  */
 
 import { type ChildProcess, spawn } from 'node:child_process';
@@ -18,6 +20,7 @@ import { fwdGroupAdd } from '../../src/nb/fwd-group.js';
 import {
   aclAdd,
   createNb,
+  lbAdd,
   lrAdd,
   lrpAdd,
   lsAdd,
@@ -27,6 +30,7 @@ import {
   type NBTables,
   type Nb,
 } from '../../src/nb/index.js';
+import { lbGroupAdd, lsLbGroupAdd } from '../../src/nb/lb-group.js';
 import { meterAdd } from '../../src/nb/meter.js';
 import { qosAdd } from '../../src/nb/qos.js';
 import { staticMacBindingAdd } from '../../src/nb/static-mac-binding.js';
@@ -131,6 +135,9 @@ describe('QoS, meters, forwarding groups and static MAC bindings with ovn-northd
         lrAdd(t, 'lr0');
         lrpAdd(t, 'lr0', 'lr0-public', '00:00:00:00:ff:01', ['172.16.0.1/24']);
         staticMacBindingAdd(t, 'lr0-public', '172.16.0.50', '00:00:00:00:50:01');
+        lbAdd(t, 'lb-web', { vips: { '10.0.0.10:80': ['10.0.0.11:8080', '10.0.0.12:8080'] } });
+        lbGroupAdd(t, 'lbg0', { loadBalancers: ['lb-web'] });
+        lsLbGroupAdd(t, 'sw0', 'lbg0');
       },
       { wait: 'sb', waitTimeoutMs: 20_000 },
     );
@@ -205,6 +212,15 @@ describe('QoS, meters, forwarding groups and static MAC bindings with ovn-northd
       ),
       'forwarding group flow',
     ).toHaveLength(1);
+
+    // The load balancer of the group attached to the switch.
+    const lbFlows = find(
+      (f) =>
+        f.match.includes('ip4.dst == 10.0.0.10') &&
+        f.match.includes('tcp.dst == 80') &&
+        f.actions.includes('backends=10.0.0.11:8080,10.0.0.12:8080'),
+    );
+    expect(lbFlows.length, 'load balancer flow through the group').toBeGreaterThan(0);
 
     // The meter and the static MAC binding reach the SB.
     const meters = (metersReply as { rows: { name: string; unit: string }[] }).rows;
