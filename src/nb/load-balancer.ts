@@ -228,6 +228,11 @@ export function lbAdd(t: NbTxn, name: string, options: LbAddOptions = {}): Uuid<
 
 /**
  * Delete a load balancer (`ovn-nbctl lb-del`); switches and routers lose it.
+ * It is removed from the load balancer groups that hold it first (their
+ * `load_balancer` holds it weakly, but ovsdb-server 3.1 leaves a dangling
+ * reference when the same transaction also changes another group and the
+ * switch or router references to this one; skipped when the client does not
+ * monitor `Load_Balancer_Group`).
  * @throws NotFoundError (unless `ifExists`); AmbiguousNameError.
  */
 export function lbDel<DB extends NeedsOf<'lbDel'>>(
@@ -240,6 +245,11 @@ export function lbDel(t: NbTxn, lb: LoadBalancerRef, options: DeleteOptions = {}
   if (row === undefined) {
     if (options.ifExists) return;
     throw new NotFoundError('load balancer', lb);
+  }
+  if (t.monitors('Load_Balancer_Group')) {
+    for (const group of t.referrers('Load_Balancer_Group', 'load_balancer', row._uuid)) {
+      t.removeFromSet('Load_Balancer_Group', group._uuid, 'load_balancer', [row._uuid]);
+    }
   }
   t.delete('Load_Balancer', row._uuid);
 }

@@ -306,7 +306,7 @@ export const NB_NEEDS = {
   lbAdd: {
     Load_Balancer: ['name', 'protocol', 'vips', 'options', 'selection_fields', 'external_ids'],
   },
-  lbDel: { Load_Balancer: ['name'] },
+  lbDel: { Load_Balancer: ['name'], Load_Balancer_Group: ['load_balancer'] },
   lbGet: { Load_Balancer: ['name'] },
   lbAddVip: { Load_Balancer: LB },
   lbSetVip: { Load_Balancer: LB },

@@ -117,6 +117,26 @@ describe('load balancer groups on ovsdb-server (NB 7.18.0)', () => {
     expect(await names(s, 'Logical_Switch', 'load_balancer_group')).toEqual({ sw0: ['g0'] });
     expect(s.nb.dryRun((t) => lbGroupList(t).map((g) => g.name)).value).toEqual(['g0', 'g1']);
 
+    // A load balancer deleted in the transaction that detaches its group from a
+    // switch and changes another group leaves no dangling reference in its
+    // group (lbDel removes it first).
+    await s.nb.transact((t) => {
+      lbAdd(t, 'lb-y');
+      lbAdd(t, 'lb-z');
+      lbGroupAddLb(t, 'g1', 'lb-y');
+      lbGroupAddLb(t, 'g0', 'lb-z');
+      lsLbGroupAdd(t, 'sw0', 'g1');
+    });
+    await s.nb.transact((t) => {
+      lbGroupDelLb(t, 'g0', 'lb-z');
+      lsLbGroupDel(t, 'sw0', 'g1');
+      lbDel(t, 'lb-y');
+    });
+    expect(await names(s, 'Load_Balancer_Group', 'load_balancer')).toEqual({
+      g0: ['lb-web'],
+      g1: [],
+    });
+
     // An attached group is deleted: the switch and the router let go of it first.
     await s.nb.transact((t) => lbGroupDel(t, 'g0'));
     expect(await names(s, 'Load_Balancer_Group', 'load_balancer')).toEqual({ g1: [] });
