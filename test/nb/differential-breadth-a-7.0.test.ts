@@ -3,12 +3,14 @@
  * bindings: each scenario runs through the DSL on one ovsdb-server (NB
  * 7.0.0, the schema of OVN 23.03) and through ovn-nbctl 23.03 on another,
  * both starting empty; the normalized dumps must be equal (or differ only as
- * documented), and what one side refuses the other refuses too.
+ * documented), and what one side refuses the other refuses too; the list
+ * operations read what ovn-nbctl lists.
  */
 
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import { NB_SCHEMA_7_0, ScenarioPool } from './helpers/differential.js';
-import { breadthAScenarios } from './scenarios/breadth-a.js';
+import { breadthAListScenarios, breadthAScenarios } from './scenarios/breadth-a.js';
+import { checkGetters } from './scenarios/breadth-b.js';
 
 describe('DSL vs ovn-nbctl: QoS, meters, forwarding groups, static MAC bindings (NB 7.0.0, the schema of OVN 23.03)', () => {
   let pool: ScenarioPool;
@@ -21,4 +23,13 @@ describe('DSL vs ovn-nbctl: QoS, meters, forwarding groups, static MAC bindings 
   it.concurrent.each(breadthAScenarios.map((s) => [s.name, s] as const))('%s', async (_name, s) => {
     await pool.check(s);
   });
+});
+
+describe('DSL list operations vs ovn-nbctl output (NB 7.0.0)', () => {
+  it.concurrent.each(breadthAListScenarios.map((s) => [s.name, s] as const))(
+    '%s',
+    async (_name, s) => {
+      await checkGetters(s, NB_SCHEMA_7_0);
+    },
+  );
 });

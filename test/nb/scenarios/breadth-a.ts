@@ -30,6 +30,7 @@ import {
   staticMacBindingList,
 } from '../../../src/nb/static-mac-binding.js';
 import { type RawDump, rowsOf, type Scenario } from '../helpers/differential.js';
+import type { GetterScenario } from './breadth-b.js';
 
 const QOS_MATCH = 'inport == "p1" && ip4.dst == 10.0.0.0/24';
 
@@ -729,6 +730,96 @@ export const breadthAScenarios: readonly Scenario[] = [
         '00:00:00:00:50:01',
       ],
       ['ls-del', 'sw0'],
+    ],
+  },
+];
+
+const lines = (out: string): string[] => out.split('\n').filter((l) => l !== '');
+
+/**
+ * The list operations against what `ovn-nbctl qos-list`, `meter-list`,
+ * `fwd-group-list` and `static-mac-binding-list` print for a database that
+ * ovn-nbctl built: the DSL's rows, written in ovn-nbctl's format, must be
+ * its lines in its order (`fwd-group-list` follows the database's order:
+ * compared as a set).
+ */
+export const breadthAListScenarios: readonly GetterScenario[] = [
+  {
+    name: 'qosList, meterList, fwdGroupList and staticMacBindingList print as ovn-nbctl lists them',
+    setup: [
+      [...TWO_SWITCHES, '--', ...ROUTER],
+      ['qos-add', 'sw0', 'to-lport', '100', 'ip4', 'dscp=10'],
+      ['qos-add', 'sw0', 'from-lport', '100', 'ip6', 'rate=100', 'burst=10'],
+      ['qos-add', 'sw0', 'from-lport', '200', QOS_MATCH, 'rate=100', 'dscp=1'],
+      ['qos-add', 'sw0', 'from-lport', '200', 'arp', 'dscp=2'],
+      ['meter-add', 'm-b', 'drop', '10', 'pktps', '5'],
+      ['--fair', 'meter-add', 'm-a', 'drop', '1000', 'kbps'],
+      ['fwd-group-add', 'fg1', 'sw0', '10.0.0.101', '00:00:00:00:01:01', 'p2', 'p1'],
+      ['--liveness', 'fwd-group-add', 'fg0', 'sw1', '10.1.0.100', '00:00:00:00:01:00', 'q1'],
+      ['static-mac-binding-add', 'lrp1', '10.0.0.50', '00:00:00:00:50:01'],
+      ['static-mac-binding-add', 'lrp0', 'fd00::50', '00:00:00:00:50:02'],
+      ['static-mac-binding-add', 'lrp0', '172.16.0.50', '00:00:00:00:50:03'],
+    ],
+    reads: [
+      {
+        dsl: (t) =>
+          qosList(t, 'sw0').map((q) =>
+            [
+              `${q.direction.padStart(10)} ${String(q.priority).padStart(5)} (${q.match})`,
+              q.bandwidth.rate !== undefined ? ` rate=${q.bandwidth.rate}` : '',
+              q.bandwidth.burst !== undefined ? ` burst=${q.bandwidth.burst}` : '',
+              q.action.dscp !== undefined ? ` dscp=${q.action.dscp}` : '',
+            ].join(''),
+          ),
+        nbctl: ['qos-list', 'sw0'],
+        parse: lines,
+      },
+      {
+        dsl: (t) =>
+          meterList(t).flatMap((m) => [
+            `${m.name}:${m.fair === null ? '' : m.fair ? ' (fair)' : ' (shared)'} bands:`,
+            ...m.bands.map((u) => {
+              const b = t.get('Meter_Band', u)!;
+              const burst = b.burst_size
+                ? `, ${b.burst_size} ${m.unit === 'kbps' ? 'kb' : 'packet'} burst`
+                : '';
+              return `  ${b.action}: ${b.rate} ${m.unit}${burst}`;
+            }),
+          ]),
+        nbctl: ['meter-list'],
+        parse: lines,
+      },
+      {
+        dsl: (t) =>
+          fwdGroupList(t)
+            .map((g) => `${g.name} ${g.vip} ${g.vmac} ${g.child_port.join(' ')}`)
+            .sort(),
+        nbctl: ['fwd-group-list'],
+        parse: (out) =>
+          lines(out)
+            .slice(1)
+            .map((l) => {
+              const [name, , vip, vmac, ...ports] = l.trim().split(/\s+/);
+              return `${name} ${vip} ${vmac} ${ports.sort().join(' ')}`;
+            })
+            .sort(),
+      },
+      {
+        dsl: (t) => fwdGroupList(t, 'sw1').map((g) => g.name),
+        nbctl: ['fwd-group-list', 'sw1'],
+        parse: (out) =>
+          lines(out)
+            .slice(1)
+            .map((l) => l.trim().split(/\s+/)[0]),
+      },
+      {
+        dsl: (t) => staticMacBindingList(t).map((b) => [b.logical_port, b.ip, b.mac]),
+        nbctl: ['static-mac-binding-list'],
+        parse: (out) =>
+          lines(out)
+            .slice(1)
+            .map((l) => l.trim().split(/\s+/)),
+      },
     ],
   },
 ];
