@@ -38,8 +38,10 @@ const sortedSets = new WeakSet<readonly Atom[]>();
  * Private, never frozen copies of large sets that rows hold: the replica
  * freezes a row's values, and V8 copies frozen arrays element by element
  * (`toSpliced` of a frozen 5,000-element array takes ~100 times as long as
- * of a plain one), so the next diff of the set copies the twin instead. Keyed
- * weakly: a twin lives as long as its set.
+ * of a plain one), so the next diff of the set edits the twin in place
+ * instead, and hands it on to the new set (one copy per diff, for the new
+ * set itself). Keyed weakly: a twin lives as long as its set, or until a
+ * diff of the set takes it.
  */
 const twins = new WeakMap<readonly Atom[], readonly Atom[]>();
 
@@ -88,9 +90,12 @@ export function applySetDiff(current: readonly Atom[], diff: readonly Atom[]): r
 function applySortedDiff(current: readonly Atom[], diff: readonly Atom[]): readonly Atom[] {
   // `slice` makes a plain copy: `toSpliced` of a frozen array yields one
   // whose later copies are slow too.
-  const src =
-    twins.get(current) ??
-    (current.length >= TWIN_MIN && Object.isFrozen(current) ? current.slice() : current);
+  const twin = twins.get(current) as Atom[] | undefined;
+  const src: Atom[] | readonly Atom[] =
+    twin ?? (current.length >= TWIN_MIN && Object.isFrozen(current) ? current.slice() : current);
+  // A twin, or the fresh copy of a frozen set, is private: it is edited in
+  // place and passed on to the result, which saves copying a large set.
+  const own = src !== current ? (src as Atom[]) : undefined;
   // A diff never repeats an element, but stay correct if it does.
   const d = sortedDistinct(diff);
   const pos = matchSorted(src, d);
@@ -106,9 +111,23 @@ function applySortedDiff(current: readonly Atom[], diff: readonly Atom[]): reado
   const size = src.length - removed + added;
   if (size === 0) return EMPTY_SET;
   let out: Atom[];
-  if (added === 0 && removed === 1) out = src.toSpliced(at, 1);
-  else if (removed === 0 && added === 1) out = src.toSpliced(-(pos[0] as number) - 1, 0, d[0]!);
-  else out = spliceSorted(src, pos, d, true, size);
+  if (added === 0 && removed === 1) {
+    if (own === undefined) out = src.toSpliced(at, 1);
+    else {
+      own.splice(at, 1);
+      out = own;
+    }
+  } else if (removed === 0 && added === 1) {
+    const p = -(pos[0] as number) - 1;
+    if (own === undefined) out = src.toSpliced(p, 0, d[0]!);
+    else {
+      own.splice(p, 0, d[0]!);
+      out = own;
+    }
+  } else out = spliceSorted(src, pos, d, true, size);
+  // The twin no longer mirrors `current` (it was edited, or is replaced):
+  // a later diff of `current` copies `current` itself.
+  if (twin !== undefined) twins.delete(current);
   if (out.length < TWIN_MIN) {
     sortedSets.add(out);
     return out;
