@@ -351,18 +351,23 @@ export function checkOperations(
   server: DatabaseSchema,
   ops: readonly Operation[],
 ): void {
-  ops.forEach((op, i) => {
-    if (!('table' in op)) return;
+  for (let i = 0; i < ops.length; i++) {
+    const op = ops[i]!;
+    if (!('table' in op)) continue;
     const table = server.tables[op.table];
     if (table === undefined) {
       // Let the server answer for tables neither side knows.
       if (report.missingTables.includes(op.table)) {
         throw new SchemaDriftError(op.table, undefined, i, report.serverVersion);
       }
-      return;
+      continue;
     }
-    const missing = new Set(report.missingColumns[op.table] ?? []);
-    if (missing.size === 0) return;
+    // On the path of every write: nothing to look for in a table the server has whole.
+    const absent = Object.hasOwn(report.missingColumns, op.table)
+      ? report.missingColumns[op.table]
+      : undefined;
+    if (absent === undefined || absent.length === 0) continue;
+    const missing = new Set(absent);
     const named: string[] = [];
     switch (op.op) {
       case 'insert':
@@ -387,5 +392,5 @@ export function checkOperations(
     for (const c of named) {
       if (missing.has(c)) throw new SchemaDriftError(op.table, c, i, report.serverVersion);
     }
-  });
+  }
 }
