@@ -1,11 +1,11 @@
 /**
  * CPU profiles of the ovnkit side of W1b (5,000 one-port transactions,
- * pipelined) and W3 (initial sync of 100,000 ports), each in its own
+ * pipelined), W1a (the same, sequential) and W3 (initial sync of 100,000 ports), each in its own
  * process, profiling only the timed section (inspector, `BENCH_CPU_PROFILE`), against a fresh ovsdb-server; prints the
  * top frames by self time and leaves the `.cpuprofile` files in
  * `bench/results/` (open them in Chrome DevTools).
  *
- * Run: `node --import tsx bench/profile.ts [W1b|W3] [--quick]`.
+ * Run: `node --import tsx bench/profile.ts [W1a|W1b|W3] [--quick]`.
  * @module
  */
 
@@ -48,6 +48,17 @@ if (wanted.includes('W1B')) {
   const n = quick ? 500 : 5000;
   await withServer('ovsdb-server', ROOT, (s) =>
     profiled('profile-w1b-ovnkit', 'bench/profile-child.ts', [s.remote, s.socketPath, String(n)]),
+  );
+}
+if (wanted.includes('W1A')) {
+  const n = quick ? 500 : 5000;
+  await withServer('ovsdb-server', ROOT, (s) =>
+    profiled('profile-w1a-ovnkit', 'bench/profile-child.ts', [
+      s.remote,
+      s.socketPath,
+      String(n),
+      'seq',
+    ]),
   );
 }
 if (wanted.includes('W3')) {
