@@ -1,6 +1,6 @@
 /**
  * The error objects a `transact` reply carries, shaped as ovsdb-server shapes
- * them: `{"error": <tag>, "details": <text>, "syntax": <json text>}`, where
+ * them: `{"syntax": <json text>, "details": <text>, "error": <tag>}`, where
  * `details` and `syntax` are present only when the server gives them.
  * @module
  */
@@ -29,12 +29,20 @@ export class OpError extends Error {
     super(details === undefined ? error : `${error}: ${details}`);
   }
 
-  /** The result-array entry for this error. */
+  /**
+   * The result-array entry for this error, its members in the order
+   * ovsdb-server writes them (`ovsdb_error_to_json` puts `error`, `details`,
+   * `syntax`; the object is written in its hash order).
+   */
   toJson(): OpErrorJson {
-    const out: { error: string; details?: string; syntax?: string } = { error: this.error };
-    if (this.details !== undefined) out.details = this.details;
-    if (this.syntax !== undefined) out.syntax = this.syntax;
-    return out;
+    if (this.details === undefined) {
+      return this.syntax === undefined
+        ? { error: this.error }
+        : { syntax: this.syntax, error: this.error };
+    }
+    return this.syntax === undefined
+      ? { details: this.details, error: this.error }
+      : { syntax: this.syntax, details: this.details, error: this.error };
   }
 }
 

@@ -224,7 +224,10 @@ const executeSelect: Executor = (x, p, result) => {
   let rows = queryRows(x, t, cond);
   if (columnsJson !== undefined && !columns.includes('_uuid')) rows = distinctRows(rows, columns);
   if (sort.length > 0 && rows.length > 1) rows.sort((a, b) => compareRowsOn(a, b, sort));
-  result.rows = rows.map((r) => rowToWire(t, r, columns));
+  // ovsdb-server puts the members in the order of the column set and writes
+  // the row object in its hash order.
+  const members = shashOrder(columns);
+  result.rows = rows.map((r) => rowToWire(t, r, members));
 };
 
 const executeUpdate: Executor = (x, p, result) => {
