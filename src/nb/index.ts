@@ -120,6 +120,7 @@ export {
   UnknownDhcpOptionError,
 } from './errors.js';
 export type { CreateOptions, DeleteOptions } from './existence.js';
+export { type FwdGroupSpec, fwdGroupAdd, fwdGroupDel, fwdGroupList } from './fwd-group.js';
 // The generated model, whole: every name in it is part of the model (codegen
 // decides which), and listing them here would go stale on regeneration.
 export * from './generated/index.js';
@@ -143,6 +144,19 @@ export {
   parseIp,
   parsePrefix,
 } from './ip.js';
+export {
+  type LbGroupAddOptions,
+  type LoadBalancerGroupRef,
+  lbGroupAdd,
+  lbGroupAddLb,
+  lbGroupDel,
+  lbGroupDelLb,
+  lbGroupList,
+  lrLbGroupAdd,
+  lrLbGroupDel,
+  lsLbGroupAdd,
+  lsLbGroupDel,
+} from './lb-group.js';
 export {
   LB_PROTOCOLS,
   type LbAddOptions,
@@ -224,6 +238,18 @@ export {
 } from './match-fields.js';
 export { parseMatch } from './match-parser.js';
 export {
+  METER_BAND_ACTIONS,
+  METER_UINT32_MAX,
+  METER_UNITS,
+  type MeterBandActionName,
+  type MeterBandSpec,
+  type MeterSpec,
+  type MeterUnitName,
+  meterAdd,
+  meterDel,
+  meterList,
+} from './meter.js';
+export {
   lspAttachMirror,
   lspDetachMirror,
   MIRROR_FILTERS,
@@ -285,6 +311,17 @@ export {
   pgSetPorts,
 } from './port-group.js';
 export {
+  type IfQosAction,
+  QOS_DIRECTIONS,
+  QOS_UINT32_MAX,
+  type QosDirectionName,
+  type QosFilter,
+  type QosSpec,
+  qosAdd,
+  qosDel,
+  qosList,
+} from './qos.js';
+export {
   type LrAddOptions,
   lrAdd,
   lrDel,
@@ -316,6 +353,12 @@ export {
   type SwitchRouterLink,
 } from './router-port.js';
 export { type ShowOptions, showNb } from './show.js';
+export {
+  type StaticMacBindingOptions,
+  staticMacBindingAdd,
+  staticMacBindingDel,
+  staticMacBindingList,
+} from './static-mac-binding.js';
 export {
   lrRouteAdd,
   lrRouteDel,
