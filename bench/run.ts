@@ -1,9 +1,10 @@
 /**
  * The benchmark harness: `npm run bench [-- --quick] [-- --only W1,W3]`.
  *
- * Runs W1–W7 and W9 (see `bench/workloads/`), each against fresh real
- * `ovsdb-server`s (NB 7.18.0, Unix socket) and, for W7 and W9, ovnkit's
- * in-memory server in its own process (W9 with its database file). The
+ * Runs W1–W9 (see `bench/workloads/`), each against fresh real
+ * `ovsdb-server`s (NB 7.18.0, Unix socket) and, for W7, W8 and W9, ovnkit's
+ * in-memory server in its own process (W8 and W9 with database files; W8
+ * serves NB and SB to `ovn-northd`). The
  * peers are a raw client, Go's libovsdb (built offline on first use, see
  * `bench/peers/libovsdb.ts`), Python's ovsdbapp and `ovn-nbctl`. Every
  * measurement is repeated (5 times, or `--reps N`; the median is reported
@@ -37,9 +38,10 @@ import { w4 } from './workloads/w4-steady-updates.js';
 import { w5 } from './workloads/w5-codegen.js';
 import { w6 } from './workloads/w6-pod-controller.js';
 import { w7 } from './workloads/w7-memory-server.js';
+import { w8 } from './workloads/w8-northd.js';
 import { w9 } from './workloads/w9-durability.js';
 
-const WORKLOADS: readonly Workload[] = [w1, w2, w3, w4, w5, w6, w7, w9];
+const WORKLOADS: readonly Workload[] = [w1, w2, w3, w4, w5, w6, w7, w8, w9];
 
 const ROOT = resolve(import.meta.dirname, '..');
 
