@@ -25,7 +25,9 @@ import {
   lrpAdd,
   lsAdd,
   lspAdd,
+  lspAttachMirror,
   match,
+  mirrorAdd,
   NB,
   type NBTables,
   type Nb,
@@ -231,5 +233,67 @@ describe('QoS, meters, forwarding groups and static MAC bindings with ovn-northd
     expect(bindings).toEqual([
       { logical_port: 'lr0-public', ip: '172.16.0.50', mac: '00:00:00:00:50:01' },
     ]);
+  });
+
+  it('copies a mirror attached to a port into the SB Mirror table and the port binding', async () => {
+    await nb.transact(
+      (t) => {
+        lsAdd(t, 'sw-mirror');
+        lspAdd(t, 'sw-mirror', 'sw-mirror-vm1', { addresses: ['00:00:00:00:0a:01 10.1.0.11'] });
+        mirrorAdd(t, 'mirror-gre', {
+          type: 'gre',
+          index: 42,
+          filter: 'from-lport',
+          sink: '192.0.2.7',
+        });
+        lspAttachMirror(t, 'sw-mirror-vm1', 'mirror-gre');
+      },
+      { wait: 'sb', waitTimeoutMs: 20_000 },
+    );
+    const [mirrorsReply, bindingsReply] = await sb.transact('OVN_Southbound', [
+      {
+        op: 'select',
+        table: 'Mirror',
+        where: [['name', '==', 'mirror-gre']],
+        columns: ['_uuid', 'name', 'type', 'index', 'filter', 'sink'],
+      },
+      {
+        op: 'select',
+        table: 'Port_Binding',
+        where: [['logical_port', '==', 'sw-mirror-vm1']],
+        columns: ['mirror_rules'],
+      },
+    ]);
+    const mirrors = (
+      mirrorsReply as {
+        rows: {
+          _uuid: [string, string];
+          name: string;
+          type: string;
+          index: number;
+          filter: string;
+          sink: string;
+        }[];
+      }
+    ).rows;
+    expect(mirrors).toHaveLength(1);
+    const { _uuid, ...fields } = mirrors[0]!;
+    expect(fields).toEqual({
+      name: 'mirror-gre',
+      type: 'gre',
+      index: 42,
+      filter: 'from-lport',
+      sink: '192.0.2.7',
+    });
+    const bindings = (bindingsReply as { rows: { mirror_rules: unknown }[] }).rows;
+    expect(bindings).toHaveLength(1);
+    // Here (no ovn-controller, the port bound to no chassis) ovn-northd 23.03 leaves
+    // Port_Binding.mirror_rules empty: what it writes for the mirror is the SB Mirror row.
+    // The NB side holds the attachment the DSL wrote.
+    const lsp = client.find('Logical_Switch_Port', (r) => r.name === 'sw-mirror-vm1');
+    const nbMirror = client.find('Mirror', (r) => r.name === 'mirror-gre');
+    expect(nbMirror).toBeDefined();
+    expect([...(lsp?.mirror_rules ?? [])]).toEqual([nbMirror!._uuid]);
+    expect(_uuid[0]).toBe('uuid');
   });
 });
