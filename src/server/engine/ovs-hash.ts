@@ -152,6 +152,8 @@ export class HmapBuckets<T> {
  */
 export function shashOrder(names: readonly string[]): string[] {
   if (names.length <= 1) return [...names];
+  // Long lists (the row UUIDs of an update) seldom repeat: not worth a cache key.
+  if (names.length > 64) return computeShashOrder(names);
   const key = JSON.stringify(names);
   let order = orderCache.get(key);
   if (order === undefined) {
@@ -221,6 +223,17 @@ export function toolColumnOrder(fileOrder: readonly string[]): string[] {
 export function serverColumnOrder(fileOrder: readonly string[], stored = false): string[] {
   const record = stored ? fileOrder : serverObjectOrder(toolColumnOrder(fileOrder));
   return shashOrder([...STANDARD_COLUMNS, ...shashOrder(record)]);
+}
+
+/**
+ * The order in which ovsdb-server creates a table's columns (their index
+ * order: `_uuid`, `_version`, then the columns of the database file's schema
+ * record as its JSON object iterates them). A monitor puts a row's members
+ * into its JSON object in this order.
+ */
+export function serverColumnIndexOrder(fileOrder: readonly string[], stored = false): string[] {
+  const record = stored ? fileOrder : serverObjectOrder(toolColumnOrder(fileOrder));
+  return [...STANDARD_COLUMNS, ...shashOrder(record)];
 }
 
 /**

@@ -12,7 +12,7 @@ import {
   type DatumType,
   datumsEqual,
 } from '../../ovsdb/values/sorted-datum.js';
-import { serverColumnOrder } from './ovs-hash.js';
+import { serverColumnIndexOrder, serverColumnOrder } from './ovs-hash.js';
 import { RowMap, TableIndexes } from './secondary-index.js';
 import { datumToWire } from './values.js';
 
@@ -34,6 +34,8 @@ export class TableStore {
   readonly indexes: Map<string, string>[];
   /** Column names in ovsdb-server's iteration order (`_uuid`, `_version` included). */
   readonly columnOrder: readonly string[];
+  /** Each column's index in ovsdb-server (the order it creates them in). */
+  readonly columnIndex: ReadonlyMap<string, number>;
 
   constructor(
     readonly schema: TableSchema,
@@ -42,6 +44,9 @@ export class TableStore {
   ) {
     this.indexes = schema.indexes.map(() => new Map());
     this.columnOrder = serverColumnOrder(fileColumnOrder, stored);
+    this.columnIndex = new Map(
+      serverColumnIndexOrder(fileColumnOrder, stored).map((c, i) => [c, i]),
+    );
   }
 
   /** The key of `fields` in index `i`. */

@@ -72,6 +72,15 @@ export class MonitorCondition {
   }
 
   /**
+   * True when ovsdb-server takes the condition as always true
+   * (`ovsdb_condition_is_true`: no clauses, or `true` among the first two
+   * sorted clauses).
+   */
+  get isTrue(): boolean {
+    return this.clauses.length === 0 || this.constantTrue;
+  }
+
+  /**
    * The columns the clauses read (`_uuid` for the constant clauses, as
    * ovsdb-server records them).
    */

@@ -180,8 +180,30 @@ export class Monitor {
       for (const cond of mt.requestConditions) mt.watchCondition(cond);
       mt.oldCondition = mt.requestConditions[0];
       mt.newCondition = mt.oldCondition;
+      // ovsdb-server sorts a monitor's columns by column (its creation order).
+      const index = mt.store.columnIndex;
+      mt.columns.sort((a, b) => (index.get(a.name) ?? 0) - (index.get(b.name) ?? 0));
     }
-    return new Monitor(db, version, id, tables);
+    const m = new Monitor(db, version, id, tables);
+    m.setMode();
+    return m;
+  }
+
+  /**
+   * Whether updates are written with sorted members: ovsdb-server
+   * pre-serializes (sorted) the updates of version 2 and 3 monitors whose
+   * session has no condition other than "true"; others are written in its
+   * hash order.
+   */
+  private sorted = false;
+
+  /** `ovsdb_monitor_session_condition_set_mode`. */
+  private setMode(): void {
+    let conditional = false;
+    for (const mt of this.tables.values()) {
+      if (mt.newCondition !== undefined && !mt.newCondition.isTrue) conditional = true;
+    }
+    this.sorted = this.version !== 1 && !conditional;
   }
 
   /** The names of the monitored tables. */
@@ -206,7 +228,7 @@ export class Monitor {
         rows[row.uuid] = u;
       }
     }
-    return out;
+    return finishUpdates(out, this.sorted);
   }
 
   /** The row updates one committed transaction causes, if any. */
@@ -231,7 +253,7 @@ export class Monitor {
       }
       rows[change.uuid] = u;
     }
-    return out;
+    return finishUpdates(out, this.sorted);
   }
 
   /**
@@ -273,7 +295,7 @@ export class Monitor {
         (out[name] as Record<string, Record<string, unknown>>)[uuid] = u;
       }
     }
-    return out;
+    return finishUpdates(out, this.sorted);
   }
 
   /**
@@ -322,6 +344,7 @@ export class Monitor {
   conditionChangeUpdate(): MonitorUpdates | undefined {
     if (this.version === 1) return undefined;
     let out: MonitorUpdates | undefined;
+    let changed = false;
     for (const [name, mt] of this.tables) {
       const oldC = mt.oldCondition;
       const newC = mt.newCondition;
@@ -334,8 +357,12 @@ export class Monitor {
         (out[name] as Record<string, Record<string, unknown>>)[row.uuid] = u;
       }
       mt.oldCondition = newC;
+      changed = true;
     }
-    return out;
+    // Composed for this session alone: never pre-serialized, so in hash order.
+    const updates = finishUpdates(out, false);
+    if (changed) this.setMode();
+    return updates;
   }
 
   private rowUpdate(
@@ -344,6 +371,7 @@ export class Monitor {
     next: Row | null,
     initial: boolean,
   ): Record<string, unknown> | undefined {
+    // Row objects are put in order by finishUpdates.
     return this.version === 1
       ? rowUpdate1(mt, old, next, initial)
       : rowUpdate2(mt, old, next, initial);
@@ -394,6 +422,41 @@ function parseRequest(mt: MonitorTable, json: unknown, conditional: boolean): vo
     }
   }
   if (conditional) mt.requestConditions.push(MonitorCondition.parse(mt.table, where));
+}
+
+/** `obj`'s members sorted by name, or in ovsdb-server's hash order of their insertion. */
+function ordered<T>(obj: Record<string, T>, sorted: boolean): Record<string, T> {
+  const names = Object.keys(obj);
+  if (names.length <= 1) return obj;
+  const order = sorted ? names.sort() : shashOrder(names);
+  const out: Record<string, T> = {};
+  for (const name of order) out[name] = obj[name] as T;
+  return out;
+}
+
+/**
+ * `updates` with every object's members in the order ovsdb-server writes
+ * them: sorted (a pre-serialized update) or its hash order.
+ */
+function finishUpdates(
+  updates: MonitorUpdates | undefined,
+  sorted: boolean,
+): MonitorUpdates | undefined {
+  if (updates === undefined) return undefined;
+  const out: MonitorUpdates = {};
+  for (const [table, rows] of Object.entries(ordered(updates, sorted))) {
+    const rowsOut: Record<string, Record<string, unknown>> = {};
+    for (const [uuid, u] of Object.entries(ordered(rows, sorted))) {
+      const uOut: Record<string, unknown> = {};
+      for (const [k, v] of Object.entries(ordered(u, sorted))) {
+        uOut[k] =
+          v !== null && typeof v === 'object' ? ordered(v as Record<string, unknown>, sorted) : v;
+      }
+      rowsOut[uuid] = uOut;
+    }
+    out[table] = rowsOut;
+  }
+  return out;
 }
 
 /** A version-1 `<row-update>`, or undefined when nothing is to be sent. */
