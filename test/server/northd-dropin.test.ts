@@ -12,7 +12,10 @@
  * ovsdb-server and on ovnkit-server, each with its own ovn-northd;
  * `ovn-nbctl --wait=sb sync` returns on both, and the SB Logical_Flow,
  * Port_Binding and Datapath_Binding rows northd wrote are the same sets
- * (datapath UUIDs replaced by names). Then updates and deletions, compared
+ * (datapath UUIDs replaced by names), and so are the rows of every other
+ * SB table (chassis, HA chassis groups, multicast groups, load balancers,
+ * address sets, port groups, meters, DHCP and DNS, static MAC bindings,
+ * SB_Global…). Then updates and deletions, compared
  * again. Then two northd instances on ovnkit-server: one active, one
  * standby; the active one killed, the other takes over and carries a new
  * NB change to SB.
@@ -33,6 +36,7 @@ import type { Kind } from './file-servers.js';
 import {
   difference,
   dumpSb,
+  dumpSbTables,
   logTail,
   type OvnPair,
   type SbDump,
@@ -310,6 +314,21 @@ describe('ovn-northd on NB+SB served by ovnkit-server, against ovsdb-server', ()
     await Promise.all([...pairs.values()].map((p) => p.stop()));
   }, 60_000);
 
+  /** Every SB table (not only those northd computes flows into) is the same too. */
+  const expectSameTables = async (what: string): Promise<number> => {
+    const [real, ours] = await Promise.all([
+      dumpSbTables(pairs.get('ovsdb-server')!),
+      dumpSbTables(pairs.get('ovnkit-server')!),
+    ]);
+    expect(real.length).toBeGreaterThan(100);
+    const d = difference(real, ours);
+    expect(
+      { onlyOnOvsdbServer: d.onlyA.slice(0, 40), onlyOnOvnkitServer: d.onlyB.slice(0, 40) },
+      `${what}: every SB table`,
+    ).toEqual({ onlyOnOvsdbServer: [], onlyOnOvnkitServer: [] });
+    return real.length;
+  };
+
   const syncAll = async (transactions: readonly (readonly string[])[]) => {
     await Promise.all(
       [...pairs.values()].map(async (p) => {
@@ -350,9 +369,10 @@ describe('ovn-northd on NB+SB served by ovnkit-server, against ovsdb-server', ()
     ].filter((needle) => !all.includes(needle));
     expect(missing, 'flows of the NB objects').toEqual([]);
     expectSame(real, ours, 'after the topology');
+    const rows = await expectSameTables('after the topology');
     console.log(
       `northd-dropin: ${real.flows.length} logical flows, ${real.portBindings.length} port bindings, ` +
-        `${real.datapaths.length} datapaths, the same on both servers`,
+        `${real.datapaths.length} datapaths, ${rows} rows of the other SB tables, the same on both servers`,
     );
   }, 180_000);
 
@@ -368,9 +388,10 @@ describe('ovn-northd on NB+SB served by ovnkit-server, against ovsdb-server', ()
     expect(real.portBindings.some((p) => p.startsWith('sw1-p2|'))).toBe(false);
     expect(real.flows.join('\n').includes('ct_lb(backends=10.0.0.11:80,10.0.1.11:80)')).toBe(false);
     expectSame(real, ours, 'after the updates');
+    const rows = await expectSameTables('after the updates');
     console.log(
       `northd-dropin: after the updates ${real.flows.length} logical flows, ` +
-        `${real.portBindings.length} port bindings, the same on both servers`,
+        `${real.portBindings.length} port bindings, ${rows} rows of the other SB tables, the same on both servers`,
     );
   }, 180_000);
 

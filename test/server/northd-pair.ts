@@ -308,6 +308,55 @@ export async function dumpSb(pair: OvnPair): Promise<SbDump> {
   };
 }
 
+/**
+ * Every row of every SB table but Logical_Flow (which {@link dumpSb}
+ * compares, without its `external_ids`, whose `stage-hint` is a prefix of
+ * an NB UUID), as `Table|column=value|…` (all columns but `_uuid`,
+ * `_version` and timestamps), sorted: references to datapaths and port
+ * bindings as their names, other UUIDs as `<uuid>`.
+ */
+export async function dumpSbTables(pair: OvnPair): Promise<string[]> {
+  const schema = JSON.parse(readFileSync(SB_SCHEMA, 'utf8')) as { tables: Record<string, unknown> };
+  const tables = Object.keys(schema.tables)
+    .filter((t) => t !== 'Logical_Flow')
+    .sort();
+  const dumps = await Promise.all(
+    tables.map(async (table) => {
+      const out = await pair.sbctl('--format=json', 'list', table);
+      return { table, t: JSON.parse(out) as Table };
+    }),
+  );
+  const names = new Map<string, string>();
+  for (const { table, t } of dumps) {
+    const u = t.headings.indexOf('_uuid');
+    const key =
+      table === 'Datapath_Binding'
+        ? 'external_ids'
+        : table === 'Port_Binding'
+          ? 'logical_port'
+          : '';
+    if (key === '') continue;
+    const k = t.headings.indexOf(key);
+    for (const row of t.data) {
+      const id = uuidOf(row[u])!;
+      if (table === 'Port_Binding') names.set(id, `pb:${String(row[k])}`);
+      else {
+        const name = mapOf(row[k]).find(([x]) => x === 'name')?.[1];
+        names.set(id, `dp:${String(name)}`);
+      }
+    }
+  }
+  const rows: string[] = [];
+  for (const { table, t } of dumps) {
+    const cols = t.headings
+      .map((h, i) => [h, i] as const)
+      .filter(([h]) => h !== '_uuid' && h !== '_version' && !h.includes('timestamp'));
+    for (const row of t.data)
+      rows.push(`${table}|${cols.map(([h, i]) => `${h}=${text(row[i], names)}`).join('|')}`);
+  }
+  return rows.sort();
+}
+
 /** The entries only in `a` and only in `b` (as multisets). */
 export function difference(
   a: readonly string[],
