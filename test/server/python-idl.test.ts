@@ -5,7 +5,7 @@
  * scenario of fixtures/idl_client.py (a full sync, a conditional monitor
  * changed with `cond_change`, insert / update / delete with `commit_block`, a
  * server-side constraint error, a verify conflict answered "try again" and
- * its retry, a lock held, contended and handed over, a reconnect after the
+ * its retry, malformed lock requests, a lock held, contended and handed over, a reconnect after the
  * server is killed and restarted on the same socket and file) must observe
  * the same thing on both, UUIDs masked.
  */
@@ -134,6 +134,9 @@ describe('the Python IDL (python3-openvswitch) on ovsdb-server and on ovnkit-ser
       'delete',
       'constraint',
       'verify',
+      'lock-request',
+      'lock-request',
+      'lock-request',
       'lock',
       'lock',
       'lock',
