@@ -6,7 +6,11 @@
  * `steal` goes to the front, and the previous owner (notified `stolen`) stays
  * in the queue, so it gets the lock back (notified `locked`) when the thief
  * releases it. A session must `unlock` before asking for the same lock again.
- * When an owner unlocks or disconnects, the next waiter is notified `locked`.
+ * When a waiter unlocks or disconnects and others remain, the owner is
+ * notified `locked`, as by ovsdb-server (`ovsdb_lock_waiter_remove` returns
+ * the owner whether or not it changed). A thief whose lock is stolen in turn
+ * leaves the queue (it never gets the lock back) but keeps its waiter until
+ * it unlocks.
  * @module
  */
 
@@ -27,10 +31,15 @@ export interface LockOutcome<S> {
 /** The locks of one server. `S` identifies a session. */
 export class LockTable<S> {
   private readonly locks = new Map<string, Waiter<S>[]>();
+  /** Waiters out of their lock's queue (stolen thieves), by lock name, until they unlock. */
+  private readonly detached = new Map<string, Set<S>>();
 
   /** True when `session` has a waiter (owner or not) for lock `name`. */
   has(session: S, name: string): boolean {
-    return this.locks.get(name)?.some((w) => w.session === session) ?? false;
+    return (
+      (this.locks.get(name)?.some((w) => w.session === session) ?? false) ||
+      (this.detached.get(name)?.has(session) ?? false)
+    );
   }
 
   /** True when `session` owns lock `name`. */
@@ -48,18 +57,35 @@ export class LockTable<S> {
       waiters = [];
       this.locks.set(name, waiters);
     }
-    const victim = mode === 'steal' && waiters.length > 0 ? waiters[0]?.session : undefined;
+    const owner = mode === 'steal' ? waiters[0] : undefined;
     const waiter: Waiter<S> = { session, mode };
     if (mode === 'steal') waiters.unshift(waiter);
     else waiters.push(waiter);
-    return { locked: waiters[0] === waiter, victim };
+    if (owner?.mode === 'steal') {
+      // ovsdb-server drops a robbed thief from the queue.
+      waiters.splice(waiters.indexOf(owner), 1);
+      let set = this.detached.get(name);
+      if (set === undefined) {
+        set = new Set();
+        this.detached.set(name, set);
+      }
+      set.add(owner.session);
+    }
+    return { locked: waiters[0] === waiter, victim: owner?.session };
   }
 
   /**
    * Remove `session`'s waiter for lock `name`. Returns the session that owns
-   * the lock now if ownership passed to it, else undefined.
+   * the lock afterwards, to be notified `locked` (whether or not ownership
+   * changed, as ovsdb-server does), or undefined when no one waits for it or
+   * `session`'s waiter was out of the queue.
    */
   release(session: S, name: string): S | undefined {
+    const detached = this.detached.get(name);
+    if (detached?.delete(session)) {
+      if (detached.size === 0) this.detached.delete(name);
+      return undefined;
+    }
     const waiters = this.locks.get(name);
     if (waiters === undefined) return undefined;
     const i = waiters.findIndex((w) => w.session === session);
@@ -69,7 +95,7 @@ export class LockTable<S> {
       this.locks.delete(name);
       return undefined;
     }
-    return i === 0 ? waiters[0]?.session : undefined;
+    return waiters[0]?.session;
   }
 
   /** The names of the locks `session` has a waiter for. */
@@ -77,6 +103,9 @@ export class LockTable<S> {
     const out: string[] = [];
     for (const [name, waiters] of this.locks) {
       if (waiters.some((w) => w.session === session)) out.push(name);
+    }
+    for (const [name, set] of this.detached) {
+      if (set.has(session) && !out.includes(name)) out.push(name);
     }
     return out;
   }
