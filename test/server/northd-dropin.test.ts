@@ -20,9 +20,10 @@
  * standby; the active one killed, the other takes over and carries a new
  * NB change to SB.
  *
- * ECMP routes are left out: northd numbers the members of an ECMP group in
- * the order of the router's `static_routes` set, which is the order of the
- * routes' UUIDs, so two runs on the same server differ there too.
+ * The members of an ECMP group are numbered by northd in the order of the
+ * router's `static_routes` set, which is the order of the routes' UUIDs, so
+ * two runs on ovsdb-server alone differ there: the member number in a
+ * route flow's match (`reg8[16..31] == N`) is compared as `<member>`.
  *
  * Tunnel keys are requested (`requested-tnl-key`) for every datapath and
  * port so that they do not depend on the order of UUIDs in northd's
@@ -204,7 +205,8 @@ const TOPOLOGY = script([
   // Static routes and policies.
   ['lr-route-add', 'lr0', '0.0.0.0/0', '172.16.1.254'],
   ['lr-route-add', 'lr0', '192.168.10.0/24', '10.0.1.12'],
-  ['--policy=src-ip', 'lr-route-add', 'lr0', '10.0.1.0/24', '172.16.1.253'],
+  ['--policy=src-ip', '--ecmp', 'lr-route-add', 'lr0', '10.0.1.0/24', '172.16.1.253'],
+  ['--policy=src-ip', '--ecmp', 'lr-route-add', 'lr0', '10.0.1.0/24', '172.16.1.252'],
   ['lr-route-add', 'lr1', '0.0.0.0/0', '172.16.1.254'],
   ['lr-policy-add', 'lr0', '1000', 'ip4.src == 10.0.0.0/24 && ip4.dst == 8.8.8.8', 'drop'],
   [
@@ -365,6 +367,7 @@ describe('ovn-northd on NB+SB served by ovnkit-server, against ovsdb-server', ()
       'fwd_group(',
       'ct_snat(172.16.1.1)',
       'put_nd_ra_opts',
+      'reg8[16..31] = select(1, 2)',
       'ip4.src == $as_web && udp',
     ].filter((needle) => !all.includes(needle));
     expect(missing, 'flows of the NB objects').toEqual([]);

@@ -227,7 +227,10 @@ function text(v: Json, names: ReadonlyMap<string, string>): string {
 
 /** What northd wrote to SB, normalized and sorted. */
 export interface SbDump {
-  /** `pipeline|table|priority|match|actions|datapath or [group's datapaths]`. */
+  /**
+   * `pipeline|table|priority|match|actions|datapath or [group's datapaths]`,
+   * an ECMP member's number in a match (`reg8[16..31] == N`) as `<member>`.
+   */
   readonly flows: string[];
   /** `logical_port|type|options|mac|tunnel_key|datapath`. */
   readonly portBindings: string[];
@@ -285,7 +288,7 @@ export async function dumpSb(pair: OvnPair): Promise<SbDump> {
           f['pipeline'],
           f['table_id'],
           f['priority'],
-          text(f['match'], names),
+          text(f['match'], names).replace(/reg8\[16\.\.31\] == \d+/g, 'reg8[16..31] == <member>'),
           text(f['actions'], names),
           dpOf(f),
         ].join('|'),
