@@ -217,6 +217,9 @@ function sizeRule(
   return undefined;
 }
 
+/** Sets up to this long are checked for duplicates without a hash set. */
+const SMALL_SET = 8;
+
 function buildColumnCheck(column: ColumnSchema): Check {
   const { type } = column;
   const key = atomCheck(type.key);
@@ -234,14 +237,22 @@ function buildColumnCheck(column: ColumnSchema): Check {
         if (!Array.isArray(v)) return `expected an array, got ${kindOf(v)}`;
         const size = sizeRule('set', 'element', v.length, min, max);
         if (size !== undefined) return size;
-        const seen = new Set<unknown>();
+        // A hash set only for larger sets: a small one (the usual case, on
+        // the path of every write) is searched instead.
+        const seen = v.length > SMALL_SET ? new Set<unknown>() : undefined;
         for (let i = 0; i < v.length; i++) {
           const e: unknown = v[i];
           const bad = key(e);
           if (bad !== undefined) return `element ${i}: ${bad}`;
           const n = norm(e);
-          if (seen.has(n)) return `duplicate set element ${show(e)}`;
-          seen.add(n);
+          if (seen === undefined) {
+            for (let j = 0; j < i; j++) {
+              if (norm(v[j]) === n) return `duplicate set element ${show(e)}`;
+            }
+          } else {
+            if (seen.has(n)) return `duplicate set element ${show(e)}`;
+            seen.add(n);
+          }
         }
         return undefined;
       };
