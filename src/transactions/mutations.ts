@@ -90,6 +90,17 @@ export type MutationOf<DB extends TableMap, T extends TableName<DB>> = {
 
 const ARITHMETIC: ReadonlySet<string> = new Set(['+=', '-=', '*=', '/=', '%=']);
 
+/** The error of a mutation that breaks a rule. */
+function mutationError(
+  table: TableSchema,
+  column: string,
+  mutator: unknown,
+  value: unknown,
+  reason: string,
+): never {
+  throw new DatumError(table.name, column, value, `mutation "${String(mutator)}": ${reason}`);
+}
+
 /**
  * Compile one mutation to the wire, after checking the column, the mutator
  * and the value with the shared validators.
@@ -119,23 +130,36 @@ export function compileMutation(
   if (name === '_uuid' || name === '_version' || !column.mutable) {
     throw new DatumError(table.name, name, value, `column ${name} is immutable`);
   }
-  const fail = (reason: string): never => {
-    throw new DatumError(table.name, name, value, `mutation "${String(mutator)}": ${reason}`);
-  };
   const t = column.type;
   let type: ColumnSchema;
   let arg: unknown = value;
   if (typeof mutator === 'string' && ARITHMETIC.has(mutator)) {
     if ((t.key.type !== 'integer' && t.key.type !== 'real') || t.value !== undefined) {
-      fail(
+      mutationError(
+        table,
+        name,
+        mutator,
+        value,
         `arithmetic applies only to integer and real columns (and sets of them), not to ${describeColumnType(column)}`,
       );
     }
     if (mutator === '%=' && t.key.type !== 'integer') {
-      fail(`"%=" applies only to integer columns, not to ${describeColumnType(column)}`);
+      mutationError(
+        table,
+        name,
+        mutator,
+        value,
+        `"%=" applies only to integer columns, not to ${describeColumnType(column)}`,
+      );
     }
     if ((mutator === '/=' || mutator === '%=') && (value === 0 || value === 0n)) {
-      fail('division by zero (the server would answer "domain error")');
+      mutationError(
+        table,
+        name,
+        mutator,
+        value,
+        'division by zero (the server would answer "domain error")',
+      );
     }
     type = bareAtomType(column);
   } else if (mutator === 'insert' || mutator === 'delete') {
@@ -149,7 +173,13 @@ export function compileMutation(
             try {
               return parseMapKey(t.key, k);
             } catch (e) {
-              return fail(e instanceof DatumError ? e.reason : String(e));
+              return mutationError(
+                table,
+                name,
+                mutator,
+                value,
+                e instanceof DatumError ? e.reason : String(e),
+              );
             }
           });
         }
@@ -159,15 +189,25 @@ export function compileMutation(
     } else if (t.max > 1 || t.min === 0) {
       type = elementsType(column);
     } else {
-      return fail(
+      return mutationError(
+        table,
+        name,
+        mutator,
+        value,
         `insert and delete apply only to sets and maps, not to ${describeColumnType(column)}`,
       );
     }
   } else {
-    return fail('unknown mutator: use +=, -=, *=, /=, %=, insert or delete');
+    return mutationError(
+      table,
+      name,
+      mutator,
+      value,
+      'unknown mutator: use +=, -=, *=, /=, %=, insert or delete',
+    );
   }
   const problem = columnValueProblem(type, arg);
-  if (problem !== undefined) fail(problem);
+  if (problem !== undefined) mutationError(table, name, mutator, value, problem);
   const wire = compileColumnCodec(table.name, type).encode(arg, ctx);
   return [name, mutator as Mutator, wire as WireValue];
 }
