@@ -454,7 +454,7 @@ export class ReplicaStore<DB extends TableMap = TableMap> {
       this.queue.emit(st, 'insert', row, undefined);
     } else {
       for (const idx of st.unique) idx.update(uuid, before, row);
-      for (const idx of st.client.values()) idx.update(uuid, before, row);
+      if (st.client.size > 0) for (const idx of st.client.values()) idx.update(uuid, before, row);
       this.queue.emit(st, 'update', row, before);
     }
     if (st.waiters.size > 0) this.checkWaiters(st, row);
@@ -462,12 +462,12 @@ export class ReplicaStore<DB extends TableMap = TableMap> {
 
   private indexAdd(st: TableState, uuid: string, row: Row): void {
     for (const idx of st.unique) idx.add(uuid, row);
-    for (const idx of st.client.values()) idx.add(uuid, row);
+    if (st.client.size > 0) for (const idx of st.client.values()) idx.add(uuid, row);
   }
 
   private indexRemove(st: TableState, uuid: string, row: Row): void {
     for (const idx of st.unique) idx.remove(uuid, row);
-    for (const idx of st.client.values()) idx.remove(uuid, row);
+    if (st.client.size > 0) for (const idx of st.client.values()) idx.remove(uuid, row);
   }
 
   private checkWaiters(st: TableState, row: Row): void {
