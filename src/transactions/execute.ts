@@ -416,6 +416,17 @@ function committed<R>(
   resolution: Resolution,
   counts: Counts,
 ): TransactionResult<Resolved<R>> {
+  // A callback that returns nothing (or a primitive) has no handle to resolve.
+  if (typeof value !== 'object' || value === null) {
+    return {
+      outcome: 'committed',
+      value: value as Resolved<R>,
+      ops: compiled.ops,
+      attempts: counts.attempts,
+      replays: counts.replays,
+      resolution,
+    };
+  }
   let resolved: Resolved<R>;
   try {
     resolved = resolveHandles(value, (h) => {
