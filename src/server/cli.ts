@@ -63,7 +63,9 @@ Database and remote options:
                           write changed columns whole, not as diffs
   --probe-interval=MS     inactivity probe of tcp/ssl clients (default 5000, 0: off)
   --max-connections=N     refuse connections beyond N at once (default 0: no limit)
-  --history=N             transactions kept for monitor_cond_since (default 100)
+  --history=N             transactions kept for monitor_cond_since (default 100;
+                          0: found false and all-zero ids, as a standalone
+                          ovsdb-server)
   -p, --private-key=FILE  TLS key for pssl: and wss: (PEM)
   -c, --certificate=FILE  TLS certificate for pssl: and wss: (PEM)
   -C, --ca-cert=FILE      CA that client certificates must chain to (PEM)

@@ -133,7 +133,12 @@ export interface CreateServerOptions {
    * written (after the error is logged and every connection dropped).
    */
   readonly onFatal?: ((error: Error) => void) | undefined;
-  /** How many transactions each database keeps for `monitor_cond_since` (default 100; 0 disables resuming). */
+  /**
+   * How many transactions each database keeps for `monitor_cond_since`
+   * (default 100). 0 disables resuming and answers exactly as a standalone
+   * ovsdb-server: `found: false` and all-zero transaction ids in replies and
+   * `update3` notifications.
+   */
   readonly historyLength?: number | undefined;
   /** Certificates for `pssl:` and `wss:` listeners. */
   readonly tls?: ServerTlsOptions | undefined;
