@@ -6,7 +6,7 @@
  * runs against `ovsdb-server` and against the `ovnkit-server` program, both
  * started as processes with ovsdb-server's command line, and each
  * invocation's stdout, stderr and exit status must be equal once UUIDs are
- * masked. A prefix of the sequence then runs again, on fresh servers, through
+ * masked. The sequence (but for a wait-until meant to time out) then runs again, on fresh servers, through
  * an `ovn-nbctl --detach` daemon per server (ovn-nbctl(8) "DAEMON MODE").
  */
 
@@ -55,7 +55,7 @@ const unordered = (order: Order | undefined, ...args: string[]): Step =>
   order === undefined ? { args, unordered: true } : { args, order, unordered: true };
 const capture = (names: string[], ...args: string[]): Step => ({ args, capture: names });
 
-/** The sequence; the first DAEMON_STEPS of it also run in daemon mode. */
+/** The sequence; DAEMON_STEPS of it also run in daemon mode. */
 const STEPS: readonly Step[] = [
   s('init'),
   s('ls-add', 'sw0'),
@@ -386,8 +386,12 @@ const STEPS: readonly Step[] = [
   unordered('tree', 'show'),
 ];
 
-/** How many of the first steps also run in daemon mode. */
-const DAEMON_STEPS = 45;
+/**
+ * The steps that also run in daemon mode: all but a `wait-until` that is
+ * meant to time out (the client's alarm ends it, but the daemon would go on
+ * waiting and delay every later command).
+ */
+const DAEMON_STEPS = STEPS.filter((step) => !step.args.some((a) => a.startsWith('--timeout=')));
 
 const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g;
 
@@ -623,9 +627,9 @@ async function stopServers(servers: Record<Kind, FileServer> | undefined): Promi
 }
 
 describe('ovn-nbctl on ovsdb-server and on ovnkit-server', () => {
-  it('has a sequence of at least 100 invocations, the first ones for daemon mode', () => {
+  it('has a sequence of at least 100 invocations, at least 20 of them for daemon mode', () => {
     expect(STEPS.length).toBeGreaterThanOrEqual(100);
-    expect(DAEMON_STEPS).toBeGreaterThanOrEqual(20);
+    expect(DAEMON_STEPS.length).toBeGreaterThanOrEqual(20);
   });
 
   it(`${STEPS.length} invocations: equal stdout, stderr and exit status`, async () => {
@@ -647,7 +651,7 @@ describe('ovn-nbctl on ovsdb-server and on ovnkit-server', () => {
     }
   }, 240_000);
 
-  it(`daemon mode (ovn-nbctl --detach, OVN_NB_DAEMON): the first ${DAEMON_STEPS} invocations`, async () => {
+  it(`daemon mode (ovn-nbctl --detach, OVN_NB_DAEMON): ${DAEMON_STEPS.length} invocations`, async () => {
     const servers = await startServers('daemon');
     const daemons: { ctl: string; pidfile: string }[] = [];
     const ctls = {} as Record<Kind, string>;
@@ -671,7 +675,7 @@ describe('ovn-nbctl on ovsdb-server and on ovnkit-server', () => {
         for (let i = 0; i < 600 && !(await accepts(ctl)); i++) await sleep(50);
         ctls[kind] = ctl;
       }
-      const rows = await runSteps(STEPS.slice(0, DAEMON_STEPS), (kind, args) =>
+      const rows = await runSteps(DAEMON_STEPS, (kind, args) =>
         nbctl(['--timeout=30', ...args], clientEnv(ctls[kind])),
       );
       const differing = rows.filter(
