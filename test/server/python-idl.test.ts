@@ -3,10 +3,11 @@
  * python3-openvswitch, run by /usr/bin/python3) against ovsdb-server and
  * against the `ovnkit-server` program, on the installed NB schema: the
  * scenario of fixtures/idl_client.py (a full sync, a conditional monitor
- * changed with `cond_change`, insert / update / delete with `commit_block`, a
- * server-side constraint error, a verify conflict answered "try again" and
- * its retry, malformed lock requests, a lock held, contended and handed over, a reconnect after the
- * server is killed and restarted on the same socket and file) must observe
+ * changed with `cond_change`, insert / update / delete with `commit_block`,
+ * `increment`, a server-side constraint error, a verify conflict answered
+ * "try again" and its retry, malformed lock requests, a lock held, contended
+ * and handed over, a reconnect after the server is killed and restarted on
+ * the same socket and file) must observe
  * the same thing on both, UUIDs masked.
  */
 
@@ -132,6 +133,7 @@ describe('the Python IDL (python3-openvswitch) on ovsdb-server and on ovnkit-ser
       'insert',
       'update',
       'delete',
+      'increment',
       'constraint',
       'verify',
       'lock-request',
@@ -145,6 +147,12 @@ describe('the Python IDL (python3-openvswitch) on ovsdb-server and on ovnkit-ser
       'done',
     ]);
     for (const e of real) if ('ok' in e) expect(e['ok'], JSON.stringify(e)).toBe(true);
+    expect(real.find((e) => e['event'] === 'increment')).toMatchObject({
+      commits: [
+        ['success', 1],
+        ['success', 2],
+      ],
+    });
     expect(real.find((e) => e['event'] === 'verify')).toMatchObject({
       first: 'success',
       conflict: 'try again',
