@@ -88,4 +88,31 @@ describe('applySetDiff on large sets', () => {
     expect(next).not.toContain('x5');
     expect(next).toContain('new');
   });
+  it('gives the right set when an older set is diffed again after a later diff took its twin', () => {
+    const ids = Array.from({ length: 600 }, (_, i) => `k${String(i * 2).padStart(5, '0')}`);
+    let current: readonly Atom[] = Object.freeze([...ids]);
+    // Build up a history whose sets have twins, keeping each one.
+    const history: (readonly Atom[])[] = [current];
+    for (let i = 0; i < 5; i++) {
+      current = Object.freeze(
+        applySetDiff(current, [`k${String(i * 2 + 1).padStart(5, '0')}`]) as Atom[],
+      );
+      history.push(current);
+    }
+    // Every set of the history, diffed again (once with an insert, once
+    // with a removal and an insert), matches the reference and stays as it was.
+    for (const old of history) {
+      const copy = [...old];
+      const added = applySetDiff(old, ['k00003x']);
+      expect(added).toEqual(reference(copy, ['k00003x']));
+      const mixed = applySetDiff(old, ['k00000', 'k99999']);
+      expect(mixed).toEqual(reference(copy, ['k00000', 'k99999']));
+      expect(old).toEqual(copy);
+    }
+    // The newest set, diffed twice from the same value, gives the same result both times.
+    const a = applySetDiff(current, ['k00005x']);
+    const b = applySetDiff(current, ['k00005x']);
+    expect(b).toEqual(a);
+    expect(current).toEqual(history[history.length - 1]);
+  });
 });
