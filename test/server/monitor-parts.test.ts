@@ -128,10 +128,25 @@ describe('LockTable', () => {
     expect(t.owns('c', 'x')).toBe(true);
     expect(t.has('a', 'x')).toBe(true);
     expect(t.release('c', 'x')).toBe('a');
-    expect(t.release('b', 'x')).toBeUndefined();
+    // As in ovsdb-server, the owner is named (to be notified) whenever a waiter leaves.
+    expect(t.release('b', 'x')).toBe('a');
     expect(t.release('a', 'x')).toBeUndefined();
     expect(t.has('a', 'x')).toBe(false);
     expect(t.namesOf('a')).toEqual([]);
+  });
+
+  it('drops a robbed thief from the queue but keeps its waiter until it unlocks', () => {
+    const t = new LockTable<string>();
+    t.acquire('a', 'x', 'lock');
+    expect(t.acquire('b', 'x', 'steal')).toEqual({ locked: true, victim: 'a' });
+    expect(t.acquire('c', 'x', 'steal')).toEqual({ locked: true, victim: 'b' });
+    expect(t.has('b', 'x')).toBe(true);
+    expect(t.owns('b', 'x')).toBe(false);
+    expect(t.namesOf('b')).toEqual(['x']);
+    expect(t.release('b', 'x')).toBeUndefined();
+    expect(t.has('b', 'x')).toBe(false);
+    // The thief leaves: the lock goes back to the first owner, never to b.
+    expect(t.release('c', 'x')).toBe('a');
   });
 });
 
