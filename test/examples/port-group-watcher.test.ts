@@ -180,6 +180,13 @@ for (const kind of SERVER_KINDS) {
       // The group deleted by hand is created again.
       await rig.nbctl('pg-del', 'pg_blue');
       await expectGroup(['b1', 'b2'], 'a deleted group is created again');
+      // The watcher logs after its transaction commits: wait for that line too, so
+      // that it does not arrive during the quiet check below.
+      const logged = Date.now() + 15_000;
+      while (!out.includes('pg_blue: created') && Date.now() < logged) {
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      expect(out).toContain('pg_blue: created +b1 +b2 (ports: b1 b2)\n');
 
       // A port of another tenant changing does not wake the watcher.
       const before = out;
