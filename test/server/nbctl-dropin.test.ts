@@ -295,6 +295,16 @@ const STEPS: readonly Step[] = [
   s('add', 'Logical_Switch', 'sw0', 'ports', '00000000-0000-0000-0000-000000000001'),
   s('set', 'NB_Global', '.', 'options:foo=bar'),
   s('get', 'NB_Global', '.', 'options'),
+  // `sync` increments nb_cfg (a mutate the server answers) and waits for a northd
+  // that is not there; ovn-nbctl wraps nb_cfg at the top of the int64 range.
+  s('--timeout=2', '--wait=sb', 'sync'),
+  s('get', 'NB_Global', '.', 'nb_cfg'),
+  s('set', 'NB_Global', '.', 'nb_cfg=-9223372036854775808'),
+  s('get', 'NB_Global', '.', 'nb_cfg'),
+  s('set', 'NB_Global', '.', 'nb_cfg=9223372036854775806'),
+  s('get', 'NB_Global', '.', 'nb_cfg'),
+  s('--timeout=2', '--wait=sb', 'sync'),
+  s('get', 'NB_Global', '.', 'nb_cfg'),
   capture(['sw9'], 'create', 'Logical_Switch', 'name=sw9'),
   s(
     '--id=@p',
