@@ -6,8 +6,9 @@
  * runs against `ovsdb-server` and against the `ovnkit-server` program, both
  * started as processes with ovsdb-server's command line, and each
  * invocation's stdout, stderr and exit status must be equal once UUIDs are
- * masked. The sequence (but for a wait-until meant to time out) then runs again, on fresh servers, through
- * an `ovn-nbctl --detach` daemon per server (ovn-nbctl(8) "DAEMON MODE").
+ * masked. The sequence (but for the invocations meant to time out) then runs
+ * again, on fresh servers, through an `ovn-nbctl --detach` daemon per server
+ * (ovn-nbctl(8) "DAEMON MODE").
  */
 
 import { execFile } from 'node:child_process';
@@ -397,9 +398,10 @@ const STEPS: readonly Step[] = [
 ];
 
 /**
- * The steps that also run in daemon mode: all but a `wait-until` that is
- * meant to time out (the client's alarm ends it, but the daemon would go on
- * waiting and delay every later command).
+ * The steps that also run in daemon mode: all but those meant to time out (a
+ * `wait-until` that never holds, `--wait=sb sync` with no northd): the
+ * client's alarm ends them, but the daemon would go on waiting and delay
+ * every later command.
  */
 const DAEMON_STEPS = STEPS.filter((step) => !step.args.some((a) => a.startsWith('--timeout=')));
 
