@@ -148,7 +148,11 @@ export {
   TransactionRefusedError,
   WriteQueueFullError,
 } from './ovsdb/wire/errors.js';
-export { JsonStreamFramer, type JsonStreamFramerOptions } from './ovsdb/wire/framer.js';
+export {
+  DEFAULT_MAX_DEPTH,
+  JsonStreamFramer,
+  type JsonStreamFramerOptions,
+} from './ovsdb/wire/framer.js';
 export { JsonRpcPeer, type PeerOptions, type RequestOptions } from './ovsdb/wire/rpc.js';
 export type { Transport, TransportHandlers } from './ovsdb/wire/transport.js';
 export type {

@@ -17,6 +17,7 @@ export {
   type BridgeLogger,
   type BridgeOptions,
   type BridgeStats,
+  DEFAULT_BRIDGE_MAX_BUFFERED_BYTES,
   startBridge,
 } from './bridge.js';
 export { type BridgeCliIo, runBridgeCli } from './cli.js';

@@ -146,7 +146,11 @@ export {
   TransactionRefusedError,
   WriteQueueFullError,
 } from './wire/errors.js';
-export { JsonStreamFramer, type JsonStreamFramerOptions } from './wire/framer.js';
+export {
+  DEFAULT_MAX_DEPTH,
+  JsonStreamFramer,
+  type JsonStreamFramerOptions,
+} from './wire/framer.js';
 export {
   DEFAULT_MAX_WRITE_QUEUE_BYTES,
   JsonRpcPeer,

@@ -32,6 +32,7 @@ export type {
 } from './engine/executor.js';
 export type { InProcessTransport } from './listeners/in-process-transport.js';
 export {
+  type ConnectionLimitOptions,
   type ConnectionLimitStats,
   DEFAULT_MAX_BACKLOG_BYTES,
   DEFAULT_MAX_INPUT_BYTES,
