@@ -33,7 +33,7 @@
  */
 
 /**
- * Default nesting limit of {@link parseJson}, {@link parseJsonLossless} and
+ * Default nesting limit of `parseJson`, `parseJsonLossless` and
  * of the framer: 1,000 levels, the outermost container counting as one, as
  * ovsdb-server 3.1 measures it.
  */
