@@ -9,17 +9,11 @@
  * binding).
  */
 
-import { type ChildProcess, spawn } from 'node:child_process';
-import { once } from 'node:events';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connectDatabase, type DatabaseClient } from '../../src/client/client.js';
+import type { DatabaseClient } from '../../src/client/client.js';
 import { fwdGroupAdd } from '../../src/nb/fwd-group.js';
 import {
   aclAdd,
-  createNb,
   lbAdd,
   lrAdd,
   lrpAdd,
@@ -28,7 +22,6 @@ import {
   lspAttachMirror,
   match,
   mirrorAdd,
-  NB,
   type NBTables,
   type Nb,
 } from '../../src/nb/index.js';
@@ -36,12 +29,8 @@ import { lbGroupAdd, lsLbGroupAdd } from '../../src/nb/lb-group.js';
 import { meterAdd } from '../../src/nb/meter.js';
 import { qosAdd } from '../../src/nb/qos.js';
 import { staticMacBindingAdd } from '../../src/nb/static-mac-binding.js';
-import { connect } from '../../src/ovsdb/connection/connect.js';
 import type { OvsdbConnection } from '../../src/ovsdb/connection/connection.js';
-import { type OvsdbServerHandle, startOvsdbServer } from '../../src/testing/index.js';
-import { NB_SCHEMA_7_0 } from './helpers/differential.js';
-
-const SB_SCHEMA = '/usr/share/ovn/ovn-sb.ovsschema';
+import { type NorthdRig, startNorthdRig } from './helpers/northd.js';
 
 interface Flow {
   match: string;
@@ -51,51 +40,20 @@ interface Flow {
 }
 
 describe('QoS, meters, forwarding groups and static MAC bindings with ovn-northd', () => {
-  let nbServer: OvsdbServerHandle;
-  let sbServer: OvsdbServerHandle;
-  let dir: string;
-  let northd: ChildProcess | undefined;
+  let rig: NorthdRig | undefined;
   let client: DatabaseClient<NBTables>;
   let nb: Nb;
   let sb: OvsdbConnection;
 
   beforeAll(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'ovnkit-northd-breadth-'));
-    [nbServer, sbServer] = await Promise.all([
-      startOvsdbServer({ schemaPath: NB_SCHEMA_7_0 }),
-      startOvsdbServer({ schemaPath: SB_SCHEMA }),
-    ]);
-    northd = spawn(
-      'ovn-northd',
-      [
-        `--ovnnb-db=${nbServer.unixRemote}`,
-        `--ovnsb-db=${sbServer.unixRemote}`,
-        `--unixctl=${join(dir, 'northd.ctl')}`,
-        `--pidfile=${join(dir, 'northd.pid')}`,
-        `--log-file=${join(dir, 'northd.log')}`,
-        '-vconsole:off',
-      ],
-      { stdio: 'ignore' },
-    );
-    client = connectDatabase({ remotes: [nbServer.unixRemote], model: NB });
-    await client.ready;
-    nb = createNb(client);
-    sb = await connect(sbServer.unixRemote);
+    rig = await startNorthdRig('northd-breadth');
+    client = rig.client;
+    nb = rig.nb;
+    sb = rig.sb;
   });
 
   afterAll(async () => {
-    const child = northd;
-    if (child !== undefined && child.exitCode === null) {
-      const exited = once(child, 'exit');
-      child.kill('SIGTERM');
-      const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
-      await exited;
-      clearTimeout(timer);
-    }
-    sb?.close();
-    await client?.close();
-    await Promise.all([nbServer?.stop(), sbServer?.stop()]);
-    if (dir) await rm(dir, { recursive: true, force: true });
+    await rig?.stop();
   });
 
   it('turns them into SB logical flows, meters and static MAC bindings', async () => {

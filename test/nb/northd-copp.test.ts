@@ -6,33 +6,22 @@
  * (`Logical_Flow.controller_meter`), and only once it is applied.
  */
 
-import { type ChildProcess, spawn } from 'node:child_process';
-import { once } from 'node:events';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connectDatabase, type DatabaseClient } from '../../src/client/client.js';
+import type { DatabaseClient } from '../../src/client/client.js';
 import { coppAdd, coppDel, lrCoppAdd, lsCoppAdd } from '../../src/nb/copp.js';
 import {
   aclAdd,
-  createNb,
   lrAdd,
   lrpAdd,
   lsAdd,
   lspAdd,
   match,
-  NB,
   type NBTables,
   type Nb,
 } from '../../src/nb/index.js';
 import { meterAdd } from '../../src/nb/meter.js';
-import { connect } from '../../src/ovsdb/connection/connect.js';
 import type { OvsdbConnection } from '../../src/ovsdb/connection/connection.js';
-import { type OvsdbServerHandle, startOvsdbServer } from '../../src/testing/index.js';
-import { NB_SCHEMA_7_0 } from './helpers/differential.js';
-
-const SB_SCHEMA = '/usr/share/ovn/ovn-sb.ovsschema';
+import { type NorthdRig, startNorthdRig } from './helpers/northd.js';
 
 interface Flow {
   readonly match: string;
@@ -42,10 +31,7 @@ interface Flow {
 }
 
 describe('CoPP with ovn-northd', () => {
-  let nbServer: OvsdbServerHandle;
-  let sbServer: OvsdbServerHandle;
-  let dir: string;
-  let northd: ChildProcess | undefined;
+  let rig: NorthdRig | undefined;
   let client: DatabaseClient<NBTables>;
   let nb: Nb;
   let sb: OvsdbConnection;
@@ -64,40 +50,14 @@ describe('CoPP with ovn-northd', () => {
   };
 
   beforeAll(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'ovnkit-northd-copp-'));
-    [nbServer, sbServer] = await Promise.all([
-      startOvsdbServer({ schemaPath: NB_SCHEMA_7_0 }),
-      startOvsdbServer({ schemaPath: SB_SCHEMA }),
-    ]);
-    northd = spawn(
-      'ovn-northd',
-      [
-        `--ovnnb-db=${nbServer.unixRemote}`,
-        `--ovnsb-db=${sbServer.unixRemote}`,
-        `--unixctl=${join(dir, 'northd.ctl')}`,
-        `--pidfile=${join(dir, 'northd.pid')}`,
-        `--log-file=${join(dir, 'northd.log')}`,
-        '-vconsole:off',
-      ],
-      { stdio: 'ignore' },
-    );
-    client = connectDatabase({ remotes: [nbServer.unixRemote], model: NB });
-    await client.ready;
-    nb = createNb(client);
-    sb = await connect(sbServer.unixRemote);
+    rig = await startNorthdRig('northd-copp');
+    client = rig.client;
+    nb = rig.nb;
+    sb = rig.sb;
   });
 
   afterAll(async () => {
-    const child = northd;
-    if (child !== undefined && child.exitCode === null) {
-      const exited = once(child, 'exit');
-      child.kill('SIGTERM');
-      await exited;
-    }
-    sb?.close();
-    await client?.close();
-    await Promise.all([nbServer?.stop(), sbServer?.stop()]);
-    if (dir) await rm(dir, { recursive: true, force: true });
+    await rig?.stop();
   });
 
   it('a switch: the reject meter reaches the flows of a reject ACL once the policy is applied, and leaves with it', async () => {
