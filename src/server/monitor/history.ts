@@ -9,7 +9,10 @@
  * dump (`found: false`).
  *
  * Unlike a standalone ovsdb-server, which keeps no history at all (only
- * clustered databases do), every database served here has one.
+ * clustered databases do), every database served here has one. A database
+ * kept in a file takes its ids from the file's records, so that the history
+ * is rebuilt with the same ids when the file is read again after a restart
+ * (see `storage/db-file.ts`).
  * @module
  */
 
@@ -39,10 +42,14 @@ export class TxnHistory {
     return this.entries.length;
   }
 
-  /** Record a committed transaction; returns its new id (all zeros when the capacity is 0). */
-  add(changes: TxnChanges): string {
+  /**
+   * Record a committed transaction; returns its id: `id` when given (a
+   * database file's, see `storage/db-file.ts`), else a new random one; all
+   * zeros when the capacity is 0.
+   */
+  add(changes: TxnChanges, id?: string): string {
     if (this.capacity <= 0) return ZERO_UUID;
-    const id = newUuid();
+    id ??= newUuid();
     this.entries.push({ id, changes });
     if (this.entries.length > this.capacity) {
       this.entries.splice(0, this.entries.length - this.capacity);
@@ -60,6 +67,17 @@ export class TxnHistory {
       if ((this.entries[i] as HistoryEntry).id === key) return this.entries.slice(i + 1);
     }
     return undefined;
+  }
+
+  /**
+   * Start from `entries` (oldest first, the transactions a database file's
+   * replay rebuilt), forgetting what was kept; only the newest that fit
+   * are kept.
+   */
+  seed(entries: readonly HistoryEntry[]): void {
+    this.entries.length = 0;
+    if (this.capacity <= 0) return;
+    this.entries.push(...entries.slice(Math.max(0, entries.length - this.capacity)));
   }
 
   /** Forget every transaction. */

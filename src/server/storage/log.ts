@@ -141,6 +141,26 @@ export function composeRecord(text: string, magic = STANDALONE_MAGIC): Buffer {
   return out;
 }
 
+/** The SHA-1 (hex) a record made by {@link composeRecord} names in its header. */
+export function composedSha1(record: Buffer): string {
+  const lf = record.indexOf(0x0a);
+  return record.toString('latin1', lf - 40, lf);
+}
+
+/**
+ * The transaction id of a record whose SHA-1 is `sha1`, following the
+ * record whose id was `prev` (`''` for a file's first record): a UUID made
+ * of the SHA-1 of both (version 5, RFC 4122 variant). Chaining makes
+ * the id depend on every record before it, so two records of the same
+ * text (the same change at the same millisecond) get different ids, and
+ * reading the file again yields the same ids in the same order.
+ */
+export function chainId(prev: string, sha1: string): string {
+  const h = sha1Hex(Buffer.from(`${prev}${sha1}`, 'latin1'));
+  const v = ((Number.parseInt(h.slice(16, 18), 16) & 0x3f) | 0x80).toString(16);
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-5${h.slice(13, 16)}-${v}${h.slice(18, 20)}-${h.slice(20, 32)}`;
+}
+
 /** What a {@link RecordBuffer} keeps between flushes (larger buffers are let go once written). */
 const KEEP_BYTES = 1 << 20;
 
@@ -157,8 +177,8 @@ export class RecordBuffer {
 
   constructor(private readonly magic = STANDALONE_MAGIC) {}
 
-  /** Queue the record of `text`. */
-  add(text: string): void {
+  /** Queue the record of `text`; returns its SHA-1 (hex). */
+  add(text: string): string {
     const bodyLength = Buffer.byteLength(text, 'utf8') + 1;
     const need = this.used + recordLength(bodyLength, this.magic);
     if (need > this.buf.length) {
@@ -166,8 +186,10 @@ export class RecordBuffer {
       this.buf.copy(bigger, 0, 0, this.used);
       this.buf = bigger;
     }
+    const at = this.used + `OVSDB ${this.magic} ${bodyLength} `.length;
     this.used = encodeRecord(text, bodyLength, this.magic, this.buf, this.used);
     this.count++;
+    return this.buf.toString('latin1', at, at + 40);
   }
 
   /** The queued records' bytes (valid until the next {@link RecordBuffer.clear} or {@link RecordBuffer.add}). */
@@ -191,6 +213,8 @@ export interface LogRecord {
   readonly size: number;
   /** Its JSON object. */
   readonly json: Record<string, unknown>;
+  /** The SHA-1 of its body (hex, lower case). */
+  readonly sha1: string;
 }
 
 /** How reading a log ended. */
@@ -331,7 +355,7 @@ export function scanLog(
       if (typeof json !== 'object' || json === null || Array.isArray(json)) {
         throw new DbFileError(path, `${length} bytes are not a JSON object`, offset);
       }
-      onRecord({ offset, size: lf + 1 + length, json: json as Record<string, unknown> });
+      onRecord({ offset, size: lf + 1 + length, json: json as Record<string, unknown>, sha1 });
       records++;
       offset = dataOffset + length;
     }

@@ -305,11 +305,12 @@ function readColumns(
 
 /**
  * Replay one transaction record on `db`, committing it as a transaction.
+ * Returns what the commit changed (null when nothing).
  * @throws Error naming the table, row and column when the record does not
  *   fit the schema or the commit fails (a dangling reference, a duplicate
  *   index value, …); `db` is then unchanged.
  */
-export function applyTxnRecord(db: Database, json: Record<string, unknown>): void {
+export function applyTxnRecord(db: Database, json: Record<string, unknown>): TxnChanges | null {
   const isDiff = json._is_diff === true;
   const txn = new Txn(db);
   for (const name of Object.keys(json)) {
@@ -357,7 +358,8 @@ export function applyTxnRecord(db: Database, json: Record<string, unknown>): voi
   } catch (e) {
     throw new Error(`the transaction cannot be committed: ${opErrorText(e)}`);
   }
-  commit(txn, undefined);
+  const comment = typeof json._comment === 'string' ? json._comment : undefined;
+  return commit(txn, comment);
 }
 
 /**
