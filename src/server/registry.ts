@@ -111,6 +111,16 @@ export class DatabaseRegistry {
     return this.serverDb.remove(name);
   }
 
+  /**
+   * Serve `db` (a database converted to a new schema) in place of the
+   * database of that name, with a new history and no monitors or pending
+   * transactions. `_Server`'s row is left as it is: ovsdb-server 3.1 keeps
+   * the schema it had there after a standalone database's conversion.
+   */
+  replace(db: Database): void {
+    this.served.set(db.schema.name, this.make(db, false));
+  }
+
   private make(db: Database, reserved: boolean): Served {
     return {
       name: db.schema.name,

@@ -23,8 +23,9 @@
  * and answered with the error "canceled" only when the session is
  * db-change-aware), `monitor` / `monitor_cond` / `monitor_cond_since` (see
  * `monitor.ts`), `monitor_cond_change`, `monitor_cancel`, `lock` / `steal` /
- * `unlock` (see `locks.ts`; `assert` checks lock ownership) and
- * `set_db_change_aware`. A `_Server` database describes the databases
+ * `unlock` (see `locks.ts`; `assert` checks lock ownership),
+ * `set_db_change_aware` and `convert` (online schema conversion, as
+ * ovsdb-server converts a standalone database). A `_Server` database describes the databases
  * (model `standalone`, `leader` true).
  *
  * The updates a transaction causes are sent to every monitoring session
@@ -42,7 +43,6 @@
  *   `monitor_cond` monitors with the same columns when one `where` reads an
  *   unmonitored column), this server answers "invalid parameters", treats the
  *   missing `where` as empty, and keeps each monitor's state to itself.
- * - `convert` (online schema conversion) is not supported.
  * - Databases can be added and removed at run time ({@link OvsdbServer.addDatabase},
  *   {@link OvsdbServer.removeDatabase}) as with `ovsdb-server/add-db` and
  *   `ovsdb-server/remove-db`, with the same effect on sessions.
@@ -67,6 +67,8 @@ import { newUuid } from '../ovsdb/values/uuid.js';
 import type { Transport } from '../ovsdb/wire/transport.js';
 import type { Database } from './engine/database.js';
 import type { TxnChanges } from './engine/executor.js';
+import { OpError } from './engine/op-error.js';
+import { shashOrder } from './engine/ovs-hash.js';
 import { createInProcessPair, type InProcessTransport } from './listeners/in-process-transport.js';
 import { type ConnectionLimitStats, ConnectionLimits } from './listeners/limits.js';
 import { type ListenAddress, Listeners, type ServerTlsOptions } from './listeners/listen.js';
@@ -80,6 +82,7 @@ import { Session, type SessionHost } from './rpc/session.js';
 import { Transactions } from './rpc/transact.js';
 import { type CompactionOptions, DbStorage } from './storage/db-file.js';
 import { DbFileError } from './storage/log.js';
+import { convertDatabase } from './storage/records.js';
 
 export type { ConnectionLimitStats } from './listeners/limits.js';
 export type { ListenAddress, ServerTlsOptions } from './listeners/listen.js';
@@ -199,6 +202,7 @@ export class OvsdbServer implements SessionHost {
       transactions: this.transactions,
       monitors: this.monitors,
       locks: this.locks,
+      convert: (served, schema, json) => this.convert(served, schema, json),
     };
     this.listeners = new Listeners({
       tls: options.tls,
@@ -503,6 +507,7 @@ export class OvsdbServer implements SessionHost {
       schema,
       columnDiff: this.options.storage?.columnDiff,
       compaction: this.options.storage?.compaction,
+      history: this.options.historyLength ?? 100,
       log: (module, level, text) => this.log.write(module, level, text),
     });
   }
@@ -515,6 +520,9 @@ export class OvsdbServer implements SessionHost {
     }
     this.storages.set(name, storage);
     this.addServed(storage.db);
+    // The history the file's last records rebuild, with the ids they had.
+    this.databases.get(name)?.history.seed(storage.replayed);
+    storage.replayed = [];
   }
 
   /**
@@ -532,6 +540,48 @@ export class OvsdbServer implements SessionHost {
     void this.shutdown(true, false).then(() => this.options.onFatal?.(e));
   }
 
+  /**
+   * `convert`, as ovsdb-server converts a standalone database: the data is
+   * converted (`ovsdb-tool convert`'s rules), the file rewritten as the new
+   * schema and data, the monitors and pending transactions of the database
+   * canceled (`monitor_canceled` to db-change-aware sessions), and sessions
+   * that are not db-change-aware disconnected once the reply is sent.
+   * `_Server`'s row keeps the schema it had, as in ovsdb-server 3.1.
+   */
+  private convert(served: Served, schema: DatabaseSchema, json: unknown): OpError | undefined {
+    let db: Database;
+    try {
+      db = convertDatabase(served.db, schema);
+    } catch (e) {
+      return conversionError(e as Error);
+    }
+    const storage = this.storages.get(served.name);
+    if (storage !== undefined) {
+      // The file becomes the new schema and one record of the converted
+      // rows, as ovsdb-server writes a standalone database's schema change:
+      // the schema record is the request's schema as it re-serializes it.
+      const old = storage.db;
+      try {
+        storage.flush();
+        storage.db = db;
+        storage.compact('converted by ovsdb-server', ovsReserialized(json));
+      } catch (e) {
+        storage.db = old;
+        return new OpError('I/O error', (e as Error).message);
+      }
+    }
+    for (const m of [...served.monitors]) this.monitors.destroy(m, true);
+    for (const t of [...served.triggers]) this.transactions.cancel(t, true);
+    this.databases.replace(db);
+    this.flushAll();
+    setImmediate(() => {
+      if (!this.closing) {
+        this.reconnectUnaware(`committed ${served.name} database schema conversion`);
+      }
+    });
+    return undefined;
+  }
+
   private addServed(db: Database): void {
     const change = this.databases.add(db);
     const serverServed = this.databases.get('_Server');
@@ -545,11 +595,13 @@ export class OvsdbServer implements SessionHost {
    */
   private committed(served: Served, changes: TxnChanges, durable: boolean): void {
     const storage = served.reserved ? undefined : this.storages.get(served.name);
+    let fileId: string | undefined;
     if (storage !== undefined && storage.db === served.db) {
-      storage.record(changes, durable);
+      // A file's record names the transaction (see `storage/db-file.ts`).
+      fileId = storage.record(changes, durable);
       if (storage.dirty) this.markDirty();
     }
-    const id = served.history.add(changes);
+    const id = served.history.add(changes, fileId);
     this.monitors.queue(served, id, changes);
   }
 
@@ -628,6 +680,30 @@ export class OvsdbServer implements SessionHost {
     }
     await closing;
   }
+}
+
+/** JSON as ovsdb-server writes what it parsed: each object's members in its hash order. */
+function ovsReserialized(json: unknown): unknown {
+  if (Array.isArray(json)) return json.map(ovsReserialized);
+  if (json === null || typeof json !== 'object') return json;
+  const obj = json as Record<string, unknown>;
+  const out: Record<string, unknown> = {};
+  for (const k of shashOrder(Object.keys(obj))) out[k] = ovsReserialized(obj[k]);
+  return out;
+}
+
+/**
+ * The error ovsdb-server replies to a `convert` whose data does not fit the
+ * new schema: the error the value or the commit met ({@link convertDatabase}
+ * names it after where it was met).
+ */
+function conversionError(e: Error): OpError {
+  const m =
+    /^(?:table [^,]+, row [^,]+, column [^:]+|the converted data cannot be committed): ([^:]+)(?:: ([\s\S]*))?$/.exec(
+      e.message,
+    );
+  if (m === null) return new OpError('constraint violation', e.message);
+  return new OpError(m[1] as string, m[2]);
 }
 
 /**

@@ -7,6 +7,8 @@
  * @module
  */
 
+import { parseSchema } from '../../ovsdb/schema/schema.js';
+import type { DatabaseSchema } from '../../ovsdb/schema/schema-types.js';
 import { OpError, syntaxError } from '../engine/op-error.js';
 import { isId } from '../engine/values.js';
 import type { MonitorVersion } from '../monitor/monitor.js';
@@ -24,6 +26,12 @@ export interface MethodContext {
   readonly transactions: Transactions;
   readonly monitors: MonitorHub;
   readonly locks: LockTable<Session>;
+  /**
+   * Convert served database `served` online to `schema` (checked to have
+   * its name, parsed from `json`); the new database is served, its file
+   * rewritten, and the sessions told. Returns the error to reply with, or undefined.
+   */
+  readonly convert: (served: Served, schema: DatabaseSchema, json: unknown) => OpError | undefined;
 }
 
 /** The handler of one request method: answer request `id` of session `s`. */
@@ -135,6 +143,48 @@ const setDbChangeAware: MethodHandler = (_ctx, s, params, id, method) => {
   s.reply(id, {});
 };
 
+/**
+ * `convert` ([db-name, new-schema]): as ovsdb-server, a schema of another
+ * name is "invalid parameters", data that does not fit the new schema is the
+ * error the conversion met, and a successful conversion replies `{}` after
+ * the sessions are told (see {@link MethodContext.convert}).
+ */
+const convert: MethodHandler = (ctx, s, params, id, method) => {
+  const served = lookupDb(ctx, s, method, params, id);
+  if (served === undefined) return;
+  if (served.reserved) {
+    s.replyError(
+      id,
+      new OpError('permission error', `${served.name} is a reserved database`).toJson(),
+    );
+    return;
+  }
+  if (params.length !== 2) {
+    s.replyError(id, syntaxError(params, undefined, 'array expected').toJson());
+    return;
+  }
+  let schema: DatabaseSchema;
+  try {
+    schema = parseSchema(params[1]);
+  } catch (e) {
+    s.replyError(id, new OpError('syntax error', (e as Error).message).toJson());
+    return;
+  }
+  if (schema.name !== served.name) {
+    s.replyError(
+      id,
+      new OpError(
+        'invalid parameters',
+        `new schema name (${schema.name}) does not match database name (${served.name})`,
+      ).toJson(),
+    );
+    return;
+  }
+  const error = ctx.convert(served, schema, params[1]);
+  if (error !== undefined) s.replyError(id, error.toJson());
+  else s.reply(id, {});
+};
+
 /** The request methods the server answers (besides `echo`), by name. */
 export const METHODS: Readonly<Record<string, MethodHandler>> = {
   transact: onDatabase((ctx, s, served, params, id) =>
@@ -152,15 +202,7 @@ export const METHODS: Readonly<Record<string, MethodHandler>> = {
   steal: lockMethod('steal'),
   unlock,
   set_db_change_aware: setDbChangeAware,
-  convert: onDatabase((_ctx, s, _served, _params, id) =>
-    s.replyError(
-      id,
-      new OpError(
-        'not supported',
-        'database conversion is not supported by the in-memory server',
-      ).toJson(),
-    ),
-  ),
+  convert,
 };
 
 /** Answer request `id` of session `s` with the handler of `method` ("unknown method" when there is none). */

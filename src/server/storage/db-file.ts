@@ -12,6 +12,17 @@
  * leaves it (see `server.ts`), so no reply, and no update that shows a
  * commit, precedes that commit's record.
  *
+ * ## Transaction ids
+ * With a history (`history` > 0), each record's transaction id is made
+ * from its SHA-1 chained to the id of the record before it
+ * ({@link chainId}), the file's first record (the schema) starting the
+ * chain. Reading the file computes the same ids, and the changes of the
+ * last `history` records replayed are kept ({@link DbStorage.replayed}),
+ * so the server's history after a restart is the one it had before, for
+ * the records on disk. The records themselves are ovsdb-server's: nothing
+ * is added to them. A compaction starts a new chain from the new file's
+ * two records.
+ *
  * ## Compaction
  * The file is rewritten as two records (the schema and every row) in a new
  * file that replaces the old one atomically (`<file>.tmp`, fsync, rename,
@@ -41,8 +52,11 @@ import { Database } from '../engine/database.js';
 import type { TxnChanges } from '../engine/executor.js';
 import { markStoredSchema } from '../engine/ovs-hash.js';
 import { createdSchemaJson, schemaText, schemaToJson } from '../engine/schema-json.js';
+import type { HistoryEntry } from '../monitor/history.js';
 import { readSnapshot, restoreRows } from '../persistence.js';
 import {
+  chainId,
+  composedSha1,
   composeRecord,
   DbFileError,
   ioText,
@@ -74,6 +88,12 @@ export interface DbFileOptions {
   readonly columnDiff?: boolean | undefined;
   /** When to compact on its own; `false`: only on demand. */
   readonly compaction?: CompactionOptions | false | undefined;
+  /**
+   * How many transactions the server's history keeps: record ids are then
+   * made from the records, and opening keeps the changes of that many
+   * last records. 0 (the default): no ids.
+   */
+  readonly history?: number | undefined;
   /** Where warnings and notes go (module, level, text). */
   readonly log?:
     | ((module: string, level: 'INFO' | 'WARN' | 'ERR', text: string) => void)
@@ -108,6 +128,17 @@ export class DbStorage {
   private nextCompactMin = 0;
   private nextCompactMax = 0;
   private closed = false;
+  private readonly history: number;
+  /** The id of the last record queued or written ({@link chainId}). */
+  private chain: string;
+  /** The id of the last record written. */
+  private writtenChain: string;
+  /**
+   * The last transactions replayed when the file was opened, oldest first
+   * (at most `history`): the server's history starts from them. The oldest
+   * one's changes are left out (no client is ever sent them).
+   */
+  replayed: readonly HistoryEntry[] = [];
 
   private constructor(
     /** The file, as an absolute path. */
@@ -118,7 +149,11 @@ export class DbStorage {
     records: number,
     base: number,
     options: DbFileOptions,
+    chain: string,
   ) {
+    this.history = Math.max(0, options.history ?? 0);
+    this.chain = chain;
+    this.writtenChain = chain;
     this.records = records;
     this.base = base;
     this.columnDiff = options.columnDiff ?? true;
@@ -166,7 +201,11 @@ export class DbStorage {
       let db: Database | undefined;
       let base = 0;
       let n = 0;
+      const history = Math.max(0, options.history ?? 0);
+      let chain = '';
+      const replayed: HistoryEntry[] = [];
       const scan = scanLog(fd, path, STANDALONE_MAGIC, (r) => {
+        if (history > 0) chain = chainId(chain, r.sha1);
         if (db === undefined) {
           let schema: DatabaseSchema;
           try {
@@ -176,10 +215,15 @@ export class DbStorage {
           }
           db = new Database(schema);
         } else {
+          let changes: TxnChanges | null;
           try {
-            applyTxnRecord(db, r.json);
+            changes = applyTxnRecord(db, r.json);
           } catch (e) {
             throw new DbFileError(path, (e as Error).message, r.offset);
+          }
+          if (history > 0 && changes !== null) {
+            replayed.push({ id: chain, changes });
+            if (replayed.length > 2 * history) replayed.splice(0, replayed.length - history);
           }
         }
         n++;
@@ -217,7 +261,12 @@ export class DbStorage {
         scan.records,
         base,
         options,
+        chain,
       );
+      const kept = replayed.slice(Math.max(0, replayed.length - history));
+      const oldest = kept[0];
+      if (oldest !== undefined) kept[0] = { id: oldest.id, changes: { rows: [] } };
+      storage.replayed = kept;
       if (options.schema !== undefined) storage.convertTo(options.schema);
       return storage;
     } catch (e) {
@@ -229,11 +278,18 @@ export class DbStorage {
   /** Create `path` from `schema` (as `ovsdb-tool create`), atomically, and open it. */
   static create(path: string, schema: DatabaseSchema, options: DbFileOptions = {}): DbStorage {
     const abs = resolve(path);
-    const { fd, size } = replaceFile(abs, [
-      composeRecord(stringifyJson(createdSchemaJson(schema))),
-    ]);
+    const records = [composeRecord(stringifyJson(createdSchemaJson(schema)))];
+    const { fd, size } = replaceFile(abs, records);
     options.log?.('ovsdb_file', 'INFO', `${path}: created database ${schema.name}`);
-    return new DbStorage(abs, new Database(schema), new LogWriter(path, fd, size), 1, 0, options);
+    return new DbStorage(
+      abs,
+      new Database(schema),
+      new LogWriter(path, fd, size),
+      1,
+      0,
+      options,
+      chainOf(records, options.history),
+    );
   }
 
   /** Convert an ovnkit JSON snapshot at `path` into a database file (once). */
@@ -260,20 +316,29 @@ export class DbStorage {
     const db = new Database(schema);
     restoreRows(db, saved.rows, path);
     const columnDiff = options.columnDiff ?? true;
-    const { fd, size } = replaceFile(path, [
+    const records = [
       composeRecord(stringifyJson(schemaToJson(schema))),
       composeRecord(
         stringifyJson(
           snapshotRecord(db, 'converted from an ovnkit JSON snapshot by ovnkit-server', columnDiff),
         ),
       ),
-    ]);
+    ];
+    const { fd, size } = replaceFile(path, records);
     options.log?.(
       'ovsdb_file',
       'WARN',
       `${path}: converted the ovnkit JSON snapshot into an OVSDB database file (database ${schema.name})`,
     );
-    return new DbStorage(path, db, new LogWriter(path, fd, size), 2, size, options);
+    return new DbStorage(
+      path,
+      db,
+      new LogWriter(path, fd, size),
+      2,
+      size,
+      options,
+      chainOf(records, options.history),
+    );
   }
 
   /** Whether records wait to be written. */
@@ -286,13 +351,21 @@ export class DbStorage {
     return this.writer.size;
   }
 
-  /** Queue the record of a commit; `durable` commits are flushed to disk by the next {@link DbStorage.flush}. */
-  record(changes: TxnChanges, durable: boolean): void {
-    if (this.closed) return;
+  /**
+   * Queue the record of a commit; `durable` commits are flushed to disk by
+   * the next {@link DbStorage.flush}. Returns the commit's transaction id
+   * when there is a history and the commit has a record (see the module
+   * documentation), else undefined.
+   */
+  record(changes: TxnChanges, durable: boolean): string | undefined {
+    if (this.closed) return undefined;
     const text = txnRecordText(this.db, changes, this.columnDiff);
-    if (text === undefined) return;
-    this.pending.add(text);
+    if (text === undefined) return undefined;
+    const sha1 = this.pending.add(text);
     if (durable) this.pendingDurable = true;
+    if (this.history === 0) return undefined;
+    this.chain = chainId(this.chain, sha1);
+    return this.chain;
   }
 
   /**
@@ -307,9 +380,14 @@ export class DbStorage {
     this.pendingDurable = false;
     try {
       this.writer.append([this.pending.bytes()]);
+    } catch (e) {
+      // The file ends with the records written before: the next ids follow them.
+      this.chain = this.writtenChain;
+      throw e;
     } finally {
       this.pending.clear();
     }
+    this.writtenChain = this.chain;
     this.records += n;
     this.writtenSinceCompaction = true;
     if (durable) this.writer.sync();
@@ -319,6 +397,7 @@ export class DbStorage {
   discard(): void {
     this.pending.clear();
     this.pendingDurable = false;
+    this.chain = this.writtenChain;
   }
 
   /** Whether ovsdb-server's rule calls for compacting now (see the module documentation). */
@@ -340,9 +419,9 @@ export class DbStorage {
    * @throws DbFileError when the new file cannot be written (the old one
    *   stays as it was) or the queued records cannot.
    */
-  compact(comment = 'compacting database online'): void {
+  compact(comment = 'compacting database online', schemaRecord?: unknown): void {
     this.flush();
-    this.rewrite(comment);
+    this.rewrite(comment, schemaRecord);
   }
 
   /** Flush and close the file. */
@@ -356,12 +435,13 @@ export class DbStorage {
     }
   }
 
-  private rewrite(comment: string): void {
+  /** `schemaRecord`: the schema record to write (default: the schema as `get_schema` returns it). */
+  private rewrite(comment: string, schemaRecord: unknown = schemaToJson(this.db.schema)): void {
     const started = Date.now();
     let records: Buffer[];
     try {
       records = [
-        composeRecord(stringifyJson(schemaToJson(this.db.schema))),
+        composeRecord(stringifyJson(schemaRecord)),
         composeRecord(stringifyJson(snapshotRecord(this.db, comment, this.columnDiff))),
       ];
     } catch (e) {
@@ -376,6 +456,8 @@ export class DbStorage {
       throw e;
     }
     this.writer.adopt(replaced.fd, replaced.size);
+    this.chain = chainOf(records, this.history);
+    this.writtenChain = this.chain;
     this.base = replaced.size;
     this.writtenSinceCompaction = false;
     this.schedule(false);
@@ -395,6 +477,7 @@ export class DbStorage {
     if (schemaText(schema) === schemaText(from)) return;
     try {
       this.db = convertDatabase(this.db, schema);
+      this.replayed = [];
     } catch (e) {
       throw new DbFileError(
         this.path,
@@ -418,6 +501,14 @@ export class DbStorage {
     this.nextCompactMin = now + c.minIntervalMs / div + Math.random() * (c.randomIntervalMs / div);
     if (!quick) this.nextCompactMax = now + c.maxIntervalMs;
   }
+}
+
+/** The id of the last of a new file's `records` ({@link chainId}); '' without a history. */
+function chainOf(records: readonly Buffer[], history: number | undefined): string {
+  if (!((history ?? 0) > 0)) return '';
+  let chain = '';
+  for (const r of records) chain = chainId(chain, composedSha1(r));
+  return chain;
 }
 
 /** Whether the file open on `fd` starts as JSON text (an ovnkit snapshot) rather than a record header. */
