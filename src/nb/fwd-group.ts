@@ -17,6 +17,7 @@ import { normalizeIp } from './ip.js';
 import { getNamed, type PortRef, type SwitchRef } from './lookup.js';
 import { checkMac } from './mac.js';
 import type { NeedsOf, RowIn } from './needs.js';
+import { byName } from './order.js';
 import type { NbRow, NbTxn } from './txn.js';
 import { checkName, checkStringMap } from './validate.js';
 
@@ -163,5 +164,5 @@ export function fwdGroupList(t: NbTxn, sw?: SwitchRef): FwdGroupRow[] {
   return switches
     .flatMap((ls) => ls.forwarding_groups.map((u) => t.get('Forwarding_Group', u)))
     .filter((g): g is FwdGroupRow => g !== undefined)
-    .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    .sort(byName);
 }

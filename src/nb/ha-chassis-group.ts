@@ -11,6 +11,7 @@ import { AlreadyExistsError, NotFoundError } from './errors.js';
 import type { CreateOptions, DeleteOptions } from './existence.js';
 import { findNamed, getNamed, type HaChassisGroupRef, rowsNamed } from './lookup.js';
 import type { NeedsOf } from './needs.js';
+import { byName } from './order.js';
 import type { NbRow, NbTxn } from './txn.js';
 import { checkName, checkPriority, checkStringMap } from './validate.js';
 
@@ -213,7 +214,7 @@ export function haChassisGroupList<DB extends NeedsOf<'haChassisGroupList'>>(
 export function haChassisGroupList(t: NbTxn): HaChassisGroupInfo[] {
   return t
     .rows('HA_Chassis_Group')
-    .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+    .sort(byName)
     .map((g) => ({
       uuid: g._uuid,
       name: g.name,

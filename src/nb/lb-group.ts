@@ -23,6 +23,7 @@ import {
   type SwitchRef,
 } from './lookup.js';
 import type { NeedsOf, RowIn } from './needs.js';
+import { byName } from './order.js';
 import type { NbRow, NbTxn } from './txn.js';
 import { checkName } from './validate.js';
 
@@ -133,9 +134,7 @@ export function lbGroupList<DB extends NeedsOf<'lbGroupList'>>(
   t: NbTxn<DB>,
 ): RowIn<DB, 'Load_Balancer_Group'>[];
 export function lbGroupList(t: NbTxn): GroupRow[] {
-  return t
-    .rows('Load_Balancer_Group')
-    .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  return t.rows('Load_Balancer_Group').sort(byName);
 }
 
 /**

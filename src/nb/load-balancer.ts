@@ -32,6 +32,7 @@ import {
   type SwitchRef,
 } from './lookup.js';
 import type { NeedsOf, RowIn } from './needs.js';
+import { byName } from './order.js';
 import type { NbRow, NbTxn } from './txn.js';
 import { checkEnum, checkName, checkStringMap } from './validate.js';
 
@@ -633,10 +634,6 @@ export function lrLbDel(
   options: DeleteOptions = {},
 ): void {
   detach(t, 'Logical_Router', getNamed(t, 'Logical_Router', router), lb, options);
-}
-
-function byName<R extends { readonly name: string }>(a: R, b: R): number {
-  return a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
 }
 
 /**

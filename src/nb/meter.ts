@@ -12,6 +12,7 @@ import { isUuid } from '../ovsdb/values/uuid.js';
 import { AlreadyExistsError, InvalidArgumentError, NotFoundError } from './errors.js';
 import type { CreateOptions, DeleteOptions } from './existence.js';
 import type { NeedsOf, RowIn } from './needs.js';
+import { byName } from './order.js';
 import type { NbRow, NbTxn } from './txn.js';
 import { checkEnum, checkIntRange, checkName, checkStringMap } from './validate.js';
 
@@ -183,5 +184,5 @@ export function meterDel(t: NbTxn, meter?: string, options: DeleteOptions = {}):
 /** Every meter, sorted by name (`ovn-nbctl meter-list`); `bands` holds the UUIDs of its Meter_Band rows. */
 export function meterList<DB extends NeedsOf<'meterList'>>(t: NbTxn<DB>): RowIn<DB, 'Meter'>[];
 export function meterList(t: NbTxn): NbRow<'Meter'>[] {
-  return t.rows('Meter').sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  return t.rows('Meter').sort(byName);
 }

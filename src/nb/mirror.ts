@@ -19,6 +19,7 @@ import type { NBTables } from './generated/model.js';
 import { parseIp } from './ip.js';
 import { getNamed, type PortRef } from './lookup.js';
 import type { ColumnValue, NeedsOf, RowIn } from './needs.js';
+import { byName } from './order.js';
 import type { NbRow, NbTxn } from './txn.js';
 import { checkEnum, checkIntRange, checkName, checkStringMap } from './validate.js';
 
@@ -170,7 +171,7 @@ export function mirrorGet(
 /** Every mirror, sorted by name (`ovn-nbctl mirror-list`). */
 export function mirrorList<DB extends NeedsOf<'mirrorList'>>(t: NbTxn<DB>): RowIn<DB, 'Mirror'>[];
 export function mirrorList(t: NbTxn): NbRow<'Mirror'>[] {
-  return t.rows('Mirror').sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  return t.rows('Mirror').sort(byName);
 }
 
 /**

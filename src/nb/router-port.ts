@@ -23,6 +23,7 @@ import {
 import { checkMac, normalizeMac } from './mac.js';
 import { type MapPatch, type SetOptions, setKeysOf, writeMap } from './maps.js';
 import type { NeedsOf, RowIn } from './needs.js';
+import { byName } from './order.js';
 import { lspAdd } from './switch-port.js';
 import type { NbRow, NbTxn, NbUpdate } from './txn.js';
 import { checkEnum, checkMapPatch, checkName, checkPriority } from './validate.js';
@@ -272,7 +273,7 @@ export function lrpList(t: NbTxn, router: RouterRef): NbRow<'Logical_Router_Port
   return lr.ports
     .map((u) => t.get('Logical_Router_Port', u))
     .filter((r): r is NbRow<'Logical_Router_Port'> => r !== undefined)
-    .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    .sort(byName);
 }
 
 /** The router a port is on. */

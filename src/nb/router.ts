@@ -18,6 +18,7 @@ import type { CreateOptions, DeleteOptions } from './existence.js';
 import { findNamed, getNamed, type RouterRef, rowsNamed } from './lookup.js';
 import { type SetOptions, writeMap } from './maps.js';
 import type { NeedsOf, RowIn } from './needs.js';
+import { byName } from './order.js';
 import type { NbRow, NbTxn } from './txn.js';
 import { checkMapPatch, checkName, checkStringMap } from './validate.js';
 
@@ -131,7 +132,7 @@ export function lrGet(
 /** Every logical router, sorted by name (`ovn-nbctl lr-list`). */
 export function lrList<DB extends NeedsOf<'lrList'>>(t: NbTxn<DB>): RowIn<DB, 'Logical_Router'>[];
 export function lrList(t: NbTxn): NbRow<'Logical_Router'>[] {
-  return t.rows('Logical_Router').sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  return t.rows('Logical_Router').sort(byName);
 }
 
 /**

@@ -34,6 +34,7 @@ import {
 } from './lookup.js';
 import { type MapPatch, type SetOptions, setKeysOf, writeMap } from './maps.js';
 import type { NeedsOf, RowIn } from './needs.js';
+import { byName, byString } from './order.js';
 import type { NbRow, NbTxn, NbUpdate } from './txn.js';
 import { checkEnum, checkIntRange, checkMapPatch, checkName } from './validate.js';
 
@@ -426,7 +427,7 @@ export function lspList(t: NbTxn, sw: SwitchRef): LspRow[] {
   return ls.ports
     .map((u) => t.get('Logical_Switch_Port', u))
     .filter((r): r is LspRow => r !== undefined)
-    .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    .sort(byName);
 }
 
 /**
@@ -617,11 +618,6 @@ export function lspMove(t: NbTxn, port: PortRef, to: SwitchRef): void {
     if (ls._uuid !== target._uuid)
       t.removeFromSet('Logical_Switch', ls._uuid, 'ports', [row._uuid]);
   }
-}
-
-/** Compare strings by code unit (as `ovn-nbctl` sorts with `strcmp`). */
-function byString(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
 }
 
 /**

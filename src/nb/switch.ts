@@ -24,6 +24,7 @@ import { findNamed, getNamed, rowsNamed, type SwitchRef } from './lookup.js';
 import { checkMac } from './mac.js';
 import { type SetOptions, setKeysOf, writeMap } from './maps.js';
 import type { NeedsOf, RowIn } from './needs.js';
+import { byName } from './order.js';
 import type { NbRow, NbTxn } from './txn.js';
 import { checkMapPatch, checkName, checkStringMap } from './validate.js';
 
@@ -298,7 +299,7 @@ export function lsGet(
 /** Every logical switch, sorted by name (`ovn-nbctl ls-list`). */
 export function lsList<DB extends NeedsOf<'lsList'>>(t: NbTxn<DB>): RowIn<DB, 'Logical_Switch'>[];
 export function lsList(t: NbTxn): NbRow<'Logical_Switch'>[] {
-  return t.rows('Logical_Switch').sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  return t.rows('Logical_Switch').sort(byName);
 }
 
 /**
