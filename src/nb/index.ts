@@ -384,24 +384,13 @@ export {
 export {
   LSP_TYPES,
   type LspAddOptions,
-  type LspDhcpOptionsRef,
   type LspOptions,
   type LspSpec,
   type LspType,
   lspAdd,
   lspDel,
   lspGet,
-  lspGetAddresses,
-  lspGetDhcpv4Options,
-  lspGetDhcpv6Options,
-  lspGetEnabled,
-  lspGetOptions,
-  lspGetParent,
-  lspGetPortSecurity,
   lspGetSwitch,
-  lspGetTag,
-  lspGetType,
-  lspGetUp,
   lspList,
   lspMove,
   lspSet,
@@ -414,6 +403,19 @@ export {
   lspSetType,
 } from './switch-port.js';
 export {
+  type LspDhcpOptionsRef,
+  lspGetAddresses,
+  lspGetDhcpv4Options,
+  lspGetDhcpv6Options,
+  lspGetEnabled,
+  lspGetOptions,
+  lspGetParent,
+  lspGetPortSecurity,
+  lspGetTag,
+  lspGetType,
+  lspGetUp,
+} from './switch-port-getters.js';
+export {
   type NbInsert,
   type NbReader,
   type NbRow,
@@ -421,6 +423,7 @@ export {
   NbTxn,
   type NbUpdate,
 } from './txn.js';
+
 export {
   NbGlobalRaceError,
   type NbWaitClient,

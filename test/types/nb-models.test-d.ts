@@ -147,7 +147,7 @@ import {
   lspGetTag,
   lspGetType,
   lspGetUp,
-} from '../../src/nb/switch-port.js';
+} from '../../src/nb/switch-port-getters.js';
 import type { RowOf, TableTypes } from '../../src/ovsdb/schema/model.js';
 import type { Uuid } from '../../src/ovsdb/values/uuid.js';
 import { NB as NB61, type NBTables as NB61Tables } from '../nb/fixtures/models/nb-6.1.0/index.js';

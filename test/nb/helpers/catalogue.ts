@@ -44,7 +44,7 @@ import {
   staticMacBindingDel,
   staticMacBindingList,
 } from '../../../src/nb/static-mac-binding.js';
-import * as lsp from '../../../src/nb/switch-port.js';
+import * as lsp from '../../../src/nb/switch-port-getters.js';
 
 const V4 = { server_id: '10.0.0.1', server_mac: '00:00:00:00:00:01', lease_time: 3600 } as const;
 

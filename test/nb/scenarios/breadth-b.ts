@@ -50,7 +50,7 @@ import {
   lspGetTag,
   lspGetType,
   lspGetUp,
-} from '../../../src/nb/switch-port.js';
+} from '../../../src/nb/switch-port-getters.js';
 import { startOvsdbServer } from '../../../src/testing/index.js';
 import { TransactionBuilder } from '../../../src/transactions/builder.js';
 import { type RawDump, rowsOf, type Scenario } from '../helpers/differential.js';
