@@ -34,7 +34,7 @@ import {
 } from './lookup.js';
 import { type MapPatch, type SetOptions, setKeysOf, writeMap } from './maps.js';
 import type { NeedsOf, RowIn } from './needs.js';
-import { byName, byString } from './order.js';
+import { byName } from './order.js';
 import type { NbRow, NbTxn, NbUpdate } from './txn.js';
 import { checkEnum, checkIntRange, checkMapPatch, checkName } from './validate.js';
 

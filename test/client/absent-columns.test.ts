@@ -28,7 +28,7 @@ import type { Operation } from '../../src/ovsdb/wire/wire.js';
 import type { OvsdbServerHandle } from '../../src/testing/index.js';
 import { TARGETS, useTarget } from '../helpers/targets.js';
 import { NB as NB70 } from '../nb/fixtures/models/nb-7.0.0/index.js';
-import { rawConnection, until } from './helpers/fixtures.js';
+import { rawConnection } from './helpers/fixtures.js';
 
 const run = promisify(execFile);
 const NB_7_0 = 'test/fixtures/schemas/ovn-nb-7.0.0.ovsschema';

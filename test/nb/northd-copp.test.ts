@@ -7,18 +7,8 @@
  */
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DatabaseClient } from '../../src/client/client.js';
 import { coppAdd, coppDel, lrCoppAdd, lsCoppAdd } from '../../src/nb/copp.js';
-import {
-  aclAdd,
-  lrAdd,
-  lrpAdd,
-  lsAdd,
-  lspAdd,
-  match,
-  type NBTables,
-  type Nb,
-} from '../../src/nb/index.js';
+import { aclAdd, lrAdd, lrpAdd, lsAdd, lspAdd, match, type Nb } from '../../src/nb/index.js';
 import { meterAdd } from '../../src/nb/meter.js';
 import type { OvsdbConnection } from '../../src/ovsdb/connection/connection.js';
 import { type NorthdRig, startNorthdRig } from './helpers/northd.js';
@@ -32,7 +22,6 @@ interface Flow {
 
 describe('CoPP with ovn-northd', () => {
   let rig: NorthdRig | undefined;
-  let client: DatabaseClient<NBTables>;
   let nb: Nb;
   let sb: OvsdbConnection;
 
@@ -51,7 +40,6 @@ describe('CoPP with ovn-northd', () => {
 
   beforeAll(async () => {
     rig = await startNorthdRig('northd-copp');
-    client = rig.client;
     nb = rig.nb;
     sb = rig.sb;
   });
