@@ -97,6 +97,7 @@ import { ConnectionClosedError, OvsdbError } from '../ovsdb/wire/errors.js';
 import type { Condition, Operation, OperationResult } from '../ovsdb/wire/wire.js';
 import { ClientClosedError } from './errors.js';
 import { createLog, logHandlerError } from './log.js';
+import type { ClientObservability } from './metrics.js';
 import { MonitorGroups } from './monitor-groups.js';
 import {
   connectionConfig,
@@ -153,6 +154,12 @@ export class DatabaseClient<
   readonly model: DatabaseModel<DB>;
   /** {@link DatabaseClient.transact} honours `cancelOnAbort` (sends `cancel`). */
   readonly cancels = true;
+  /**
+   * The client's metrics recorder and tracer, from the `metrics` and
+   * `tracer` options (undefined when neither was given); typed
+   * transactions over the client report through it.
+   */
+  readonly observability: ClientObservability | undefined;
 
   private readonly db: string;
   private readonly replica: Replica<DB>;
@@ -164,7 +171,10 @@ export class DatabaseClient<
   constructor(options: DatabaseClientOptions<DB, IX>) {
     this.model = options.model;
     this.db = options.model.name;
-    const config = connectionConfig(options);
+    // (Sampled at scrape time only: the replica exists by then.)
+    const observe = observabilityOf(options, () => this.replica.queueLength);
+    this.observability = observe;
+    const config = connectionConfig(options, observe);
     checkCompatOption(options.model, options.compat);
     const logger = options.logger ?? {};
     const log = createLog(logger);
@@ -173,7 +183,13 @@ export class DatabaseClient<
       freeze: options.freezeRows,
       highWaterMark: options.eventQueue?.highWaterMark,
       lowWaterMark: options.eventQueue?.lowWaterMark,
-      onPressure: (pause) => this.connection.onPressure(pause),
+      onPressure:
+        observe?.metrics === undefined
+          ? (pause) => this.connection.onPressure(pause)
+          : (pause) => {
+              if (pause) observe.metrics?.backpressurePause();
+              this.connection.onPressure(pause);
+            },
       onHandlerError: options.onHandlerError ?? logHandlerError(logger),
     });
     this.stats = createStats(this.replica.eventStats);
@@ -189,6 +205,7 @@ export class DatabaseClient<
       this.replica,
       this.stats,
       log,
+      observe,
     );
     this.connection = new Reconnector<DB>({
       config,
@@ -208,6 +225,8 @@ export class DatabaseClient<
     // Start on the next microtask, so that handlers added right after
     // construction see the first status events.
     this.connection.start();
+    const metrics = observe?.metrics;
+    if (metrics !== undefined) void this.connection.stopped.then(() => metrics.close());
   }
 
   // ---- status ----------------------------------------------------------------------
@@ -447,7 +466,7 @@ export class DatabaseClient<
 
   /** Drop the current connection (if any) and reconnect, e.g. after an external change. */
   reconnect(reason = 'reconnect requested'): void {
-    this.connection.session?.end(reason);
+    this.connection.session?.end(reason, undefined, 'requested');
   }
 
   /**
@@ -490,6 +509,20 @@ export function connectDatabase<
   return new DatabaseClient<CompatTables<DB, C>, IX>(
     options as unknown as DatabaseClientOptions<CompatTables<DB, C>, IX>,
   );
+}
+
+/** The metrics recorder and tracer of a new client, or undefined when it has neither. */
+function observabilityOf<DB extends TableMap, IX extends IndexesOption<DB>>(
+  options: DatabaseClientOptions<DB, IX>,
+  queueLength: () => number,
+): ClientObservability | undefined {
+  if (options.metrics === undefined && options.tracer === undefined) return undefined;
+  const db = options.model.name;
+  return {
+    db,
+    metrics: options.metrics?.forClient({ db, queueLength }),
+    tracer: options.tracer,
+  };
 }
 
 /**

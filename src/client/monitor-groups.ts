@@ -18,6 +18,7 @@
  */
 
 import type { OvsdbConnection } from '../ovsdb/connection/connection.js';
+import type { ReconnectReason } from '../ovsdb/metrics.js';
 import {
   absentColumns,
   type CompatReport,
@@ -25,6 +26,7 @@ import {
   usableColumns,
 } from '../ovsdb/schema/compat.js';
 import type { ColumnOf, DatabaseModel, TableMap, TableName } from '../ovsdb/schema/model.js';
+import { inSpan, SPAN_KIND_CLIENT } from '../ovsdb/tracing.js';
 import { ZERO_UUID } from '../ovsdb/values/uuid.js';
 import { OvsdbError, ProtocolError } from '../ovsdb/wire/errors.js';
 import type {
@@ -36,6 +38,7 @@ import type {
 } from '../ovsdb/wire/wire.js';
 import { isUnknownMethod } from './errors.js';
 import { errorText, type Log } from './log.js';
+import { type ClientObservability, countRows } from './metrics.js';
 import type { TableMonitorOptions } from './options.js';
 import type { ReplaceResult, Replica } from './replica/replica.js';
 import type { ClientStats, MonitorSyncInfo } from './status.js';
@@ -85,7 +88,7 @@ export interface MonitorSession {
   compat: CompatReport | undefined;
   /** Set once the session is ending. */
   readonly endReason: string | undefined;
-  end(reason: string, error?: unknown): void;
+  end(reason: string, error?: unknown, code?: ReconnectReason): void;
   /** The txn id of the latest `update3` flush seen, and that flush's number. */
   flushTxn: string | undefined;
   flushSeq: number;
@@ -123,6 +126,7 @@ export class MonitorGroups<DB extends TableMap> {
     private readonly replica: Replica<DB>,
     private readonly stats: ClientStats,
     private readonly log: Log,
+    private readonly observe?: ClientObservability,
   ) {
     this.db = model.name;
     this.configureTables(tables);
@@ -180,8 +184,40 @@ export class MonitorGroups<DB extends TableMap> {
   /** Bring every monitor in sync on `s`, one after the other. */
   async syncAll(s: MonitorSession): Promise<MonitorSyncInfo[]> {
     const infos: MonitorSyncInfo[] = [];
-    for (const g of this.groups) infos.push(await this.syncGroup(s, g));
+    for (const g of this.groups) infos.push(await this.syncTraced(s, g));
     return infos;
+  }
+
+  /** {@link MonitorGroups.syncGroup} in a span, when the client has a tracer. */
+  private syncTraced(s: MonitorSession, g: MonitorGroup): Promise<MonitorSyncInfo> {
+    const tracer = this.observe?.tracer;
+    if (tracer === undefined) return this.syncGroup(s, g);
+    return inSpan(
+      tracer,
+      'ovsdb.monitor.sync',
+      {
+        kind: SPAN_KIND_CLIENT,
+        attributes: {
+          'db.system.name': 'ovsdb',
+          'db.namespace': this.db,
+          'ovsdb.monitor': g.name,
+          'ovsdb.tables': g.tables,
+          'server.address': s.remote,
+        },
+      },
+      async (span) => {
+        const info = await this.syncGroup(s, g);
+        span.setAttributes({
+          'ovsdb.method': info.method,
+          'ovsdb.found': info.found,
+          'ovsdb.from_txn_id': info.fromTxnId,
+          'ovsdb.last_txn_id': info.lastTxnId,
+          'ovsdb.initial_rows': info.initialRows,
+          'ovsdb.changes': info.changes,
+        });
+        return info;
+      },
+    );
   }
 
   /** Start (or restart) the monitor of `g` on `s` and apply its reply. */
@@ -230,6 +266,13 @@ export class MonitorGroups<DB extends TableMap> {
       for (;;) {
         try {
           const info = await this.monitorOnce(s, g, requests as MonitorRequests, fromTxnId);
+          const m = this.observe?.metrics;
+          if (m !== undefined) {
+            if (fromTxnId !== ZERO_TXN_ID && info.method === 'monitor_cond_since') {
+              m.resume(info.found);
+            }
+            m.monitorSync(!info.found);
+          }
           g.needFull = false;
           g.syncedConditions = conditionsVersion;
           // Notifications that arrived after the reply, in order.
@@ -239,6 +282,10 @@ export class MonitorGroups<DB extends TableMap> {
           return info;
         } catch (e) {
           if (!isUnknownMethod(e) || s.method === 'plain') throw e;
+          this.observe?.metrics?.rpcError(
+            s.method === 'since' ? 'monitor_cond_since' : 'monitor_cond',
+            'unknown_method',
+          );
           s.method = s.method === 'since' ? 'cond' : 'plain';
           if (s.method === 'plain')
             for (const t of active) delete (requests[t] as { where?: unknown }).where;
@@ -405,7 +452,7 @@ export class MonitorGroups<DB extends TableMap> {
     if (change.columnsChanged || s.method === 'plain' || group.needFull) {
       await s.conn.monitorCancel(group.id);
       group.needFull = true;
-      this.stats.lastSync = [await this.syncGroup(s, group)];
+      this.stats.lastSync = [await this.syncTraced(s, group)];
     } else {
       const version = group.conditions;
       await s.conn.monitorCondChange(group.id, group.id, {
@@ -445,6 +492,8 @@ export class MonitorGroups<DB extends TableMap> {
         g.idFlush = s.flushSeq;
       }
       this.stats.updates++;
+      const m = this.observe?.metrics;
+      if (m !== undefined) m.monitorUpdate(countRows(message.updates, g.active));
     } catch (e) {
       g.needFull = true;
       this.log(
@@ -452,7 +501,7 @@ export class MonitorGroups<DB extends TableMap> {
         `${s.remote}: could not apply an update of monitor ${g.name}: ${errorText(e)}; resynchronising`,
         { error: e },
       );
-      s.end(`replica out of sync: ${errorText(e)}`, e);
+      s.end(`replica out of sync: ${errorText(e)}`, e, 'out_of_sync');
     }
   }
 

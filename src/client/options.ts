@@ -3,8 +3,10 @@
  * @module
  */
 
+import type { ClientMetrics } from '../ovsdb/metrics.js';
 import type { CompatOption, CompatTables } from '../ovsdb/schema/compat.js';
 import type { DatabaseModel, RowOf, TableMap, TableName } from '../ovsdb/schema/model.js';
+import type { Tracer } from '../ovsdb/tracing.js';
 import { type Dialer, dialRemote } from '../ovsdb/transport/dial.js';
 import {
   formatRemote,
@@ -20,6 +22,7 @@ import type { Condition } from '../ovsdb/wire/wire.js';
 import { Backoff, type BackoffOptions } from './backoff.js';
 import { shuffle } from './cluster.js';
 import type { Logger } from './log.js';
+import type { ClientObservability } from './metrics.js';
 import type { IndexesOption } from './replica/replica.js';
 
 /** What to monitor of one table. */
@@ -187,6 +190,18 @@ export interface DatabaseClientOptions<
   readonly dial?: Dialer | undefined;
   /** Aborting closes the client. */
   readonly signal?: AbortSignal | undefined;
+  /**
+   * Where to count the client's events (transactions, errors, reconnects,
+   * monitor updates, backpressure): `prometheusMetrics(promClient)`, or any
+   * {@link ClientMetrics}. Default: no metrics (nothing is counted).
+   */
+  readonly metrics?: ClientMetrics | undefined;
+  /**
+   * An OpenTelemetry tracer (`trace.getTracer('my-app')` of
+   * `@opentelemetry/api`): a span per typed `transact` and per monitor
+   * (re)sync, children of the caller's active span. Default: no spans.
+   */
+  readonly tracer?: Tracer | undefined;
 }
 
 /** Options of {@link DatabaseClient.transact}. */
@@ -240,6 +255,8 @@ export interface ConnectionConfig {
   /** Undefined: the connection's default. */
   readonly maxWriteQueueBytes?: number | undefined;
   readonly dial: Dialer;
+  /** The client's metrics and tracer (undefined: neither). */
+  readonly observe?: ClientObservability | undefined;
 }
 
 /**
@@ -262,7 +279,7 @@ export function connectionConfig<
   DB extends TableMap,
   IX extends IndexesOption<CompatTables<DB, C>>,
   C extends CompatOption<DB> = false,
->(options: DatabaseClientOptions<DB, IX, C>): ConnectionConfig {
+>(options: DatabaseClientOptions<DB, IX, C>, observe?: ClientObservability): ConnectionConfig {
   const remotes = normalizeRemotes(options.remotes);
   const shuffled = options.shuffleRemotes ? shuffle(remotes) : undefined;
   const backoff = options.backoff ?? {};
@@ -290,6 +307,7 @@ export function connectionConfig<
     connectTimeoutMs: options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
     maxWriteQueueBytes: positive('maxWriteQueueBytes', options.maxWriteQueueBytes),
     dial: options.dial ?? dialRemote,
+    observe,
   };
 }
 

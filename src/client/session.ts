@@ -7,6 +7,7 @@
  */
 
 import { OvsdbConnection, type RequestOptions } from '../ovsdb/connection/connection.js';
+import type { ClientMetricsRecorder, ReconnectReason } from '../ovsdb/metrics.js';
 import { type CompatReport, checkOperations, compareSchemas } from '../ovsdb/schema/compat.js';
 import type { DatabaseModel, TableMap } from '../ovsdb/schema/model.js';
 import { parseSchema } from '../ovsdb/schema/schema.js';
@@ -22,6 +23,7 @@ import {
 } from './cluster.js';
 import { isUnknownMethod, ServerSkippedError, TransactionOutcomeUnknownError } from './errors.js';
 import { errorText, type Log } from './log.js';
+import { reconnectReason, rpcErrorKind, rpcErrorMethod } from './metrics.js';
 import type { MonitorGroups, MonitorSession } from './monitor-groups.js';
 import { type ConnectionConfig, probeIntervalFor, type RawTransactOptions } from './options.js';
 import { MeteredTransport, type ProbedSession, startProbe } from './probe.js';
@@ -45,10 +47,14 @@ export interface Session extends MonitorSession, ProbedSession {
   /** Why the session ended (set once). */
   endReason: string | undefined;
   endError: unknown;
+  /** Why the session ended, as a metric label, when the code that ended it said. */
+  endCode: ReconnectReason | undefined;
+  /** The client's metrics recorder, if any. */
+  readonly metrics: ClientMetricsRecorder | undefined;
   /** Resolves once the connection is closed. */
   readonly ended: Promise<void>;
   /** End the session (the first reason given is kept). */
-  end(reason: string, error?: unknown): void;
+  end(reason: string, error?: unknown, code?: ReconnectReason): void;
   probe: ReturnType<typeof setInterval> | undefined;
 }
 
@@ -119,11 +125,14 @@ export async function openSession<DB extends TableMap>(
     syncedAt: 0,
     endReason: undefined,
     endError: undefined,
+    endCode: undefined,
+    metrics: config.observe?.metrics,
     ended,
-    end: (reason, error) => {
+    end: (reason, error, code) => {
       if (session.endReason === undefined) {
         session.endReason = reason;
         session.endError = error;
+        session.endCode = code;
       }
       conn.close();
     },
@@ -139,6 +148,10 @@ export async function openSession<DB extends TableMap>(
     }
     if (session.probe) clearInterval(session.probe);
     if (session.settleTimer) clearTimeout(session.settleTimer);
+    const m = session.metrics;
+    if (m !== undefined && session.synced && !host.signal.aborted) {
+      m.reconnect(reconnectReason(session.endCode, session.endReason, session.endError));
+    }
     endResolve();
   });
   host.session = session;
@@ -156,6 +169,8 @@ export async function openSession<DB extends TableMap>(
   conn.on('monitorCanceled', (id) =>
     session.end(
       `the server canceled monitor ${JSON.stringify(id)} (database removed or converted)`,
+      undefined,
+      'monitor_canceled',
     ),
   );
   session.probe = startProbe(
@@ -171,6 +186,9 @@ export async function openSession<DB extends TableMap>(
     await setUp(host, session);
   } catch (e) {
     const reason = session.endReason;
+    if (session.metrics !== undefined && !(e instanceof ServerSkippedError)) {
+      session.metrics.rpcError(rpcErrorMethod(e, 'setup'), rpcErrorKind(e));
+    }
     session.end(errorText(e), e);
     if (host.session === session) host.session = undefined;
     if (reason !== undefined && !(e instanceof ServerSkippedError)) {
@@ -267,10 +285,11 @@ function onServerUpdate<DB extends TableMap>(
   }
   const verdict = host.servers.judge(s.serverRow);
   if (verdict.ok) return;
-  if (verdict.code === 'not-leader' || verdict.code === 'disconnected') {
+  const leader = verdict.code === 'not-leader' || verdict.code === 'disconnected';
+  if (leader) {
     host.status.emit({ type: 'leader-changed', reason: verdict.reason, remote: s.remote });
   }
-  s.end(verdict.reason);
+  s.end(verdict.reason, undefined, leader ? 'leader_changed' : 'server_unusable');
 }
 
 /**
@@ -290,6 +309,7 @@ export function transactOn(
   try {
     if (session.compat && session.schema) checkOperations(session.compat, session.schema, ops);
   } catch (e) {
+    session.metrics?.rpcError('transact', rpcErrorKind(e));
     return Promise.reject(e);
   }
   const request: RequestOptions = {};
@@ -299,6 +319,7 @@ export function transactOn(
   const onSent = options.onSent;
   if (onSent) request.onId = () => onSent();
   return session.conn.transact(db, ops, request).then(undefined, (e: unknown) => {
+    session.metrics?.rpcError('transact', rpcErrorKind(e));
     if (e instanceof ConnectionClosedError || e instanceof RequestTimeoutError) {
       const why = errorText(e);
       throw new TransactionOutcomeUnknownError(

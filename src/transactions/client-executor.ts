@@ -6,11 +6,13 @@
  */
 
 import { ClientClosedError, TransactionOutcomeUnknownError } from '../client/client.js';
+import type { ClientObservability } from '../client/metrics.js';
 import { SchemaDriftError } from '../ovsdb/schema/compat.js';
 import type { DatabaseModel, TableMap } from '../ovsdb/schema/model.js';
 import { TransactionError } from '../ovsdb/wire/errors.js';
 import type { Operation } from '../ovsdb/wire/wire.js';
 import type { ExecuteOptions, ReplicaReader, TransactionExecutor } from './executor.js';
+import type { ObservedExecutor } from './metrics.js';
 
 /** Options the client's raw `transact` accepts. */
 export interface ClientTransactOptions {
@@ -38,6 +40,11 @@ export interface TransactingClient<DB extends TableMap> extends ReplicaReader<DB
   readonly cancels?: boolean | undefined;
   /** Resolve once connected and in sync. */
   whenSynced?(options?: { readonly signal?: AbortSignal | undefined }): Promise<void>;
+  /**
+   * The client's metrics recorder and tracer (`DatabaseClient.observability`):
+   * typed transactions are counted and traced through them.
+   */
+  readonly observability?: ClientObservability | undefined;
 }
 
 /** True when `e` proves the request never left the client. */
@@ -58,10 +65,11 @@ function neverSent(e: unknown): boolean {
 export function clientExecutor<DB extends TableMap>(
   client: TransactingClient<DB>,
 ): TransactionExecutor<DB> {
-  return {
+  const executor: TransactionExecutor<DB> & ObservedExecutor = {
     model: client.model,
     cancels: client.cancels === true,
     replica: client,
+    observability: client.observability,
     transact(ops: readonly Operation[], options: ExecuteOptions): Promise<readonly unknown[]> {
       let sent = false;
       const onSent = () => {
@@ -99,4 +107,5 @@ export function clientExecutor<DB extends TableMap>(
       await client.transact([], options?.signal ? { signal: options.signal } : {});
     },
   };
+  return executor;
 }

@@ -79,6 +79,7 @@ import { compileTransaction, type TransactionCallback } from './compile.js';
 import { TransactionOutcomeError, VerifyConflictError } from './errors.js';
 import type { ReplicaReader, TransactionExecutor } from './executor.js';
 import { containsHandle, type Resolved, resolveHandles } from './handles.js';
+import { type ObservedExecutor, observedTransact, type TransactProgress } from './metrics.js';
 import { type Resolution, resolveOutcome } from './outcome.js';
 import { errorFromResults, failedVerify, isDuplicateInsert } from './reply.js';
 
@@ -350,15 +351,30 @@ export async function transact<DB extends TableMap, R>(
   build: TransactionCallback<DB, R>,
   options: TransactOptions = {},
 ): Promise<TransactionResult<Resolved<R>> | DryRunResult<R>> {
+  const observe = (executor as ObservedExecutor).observability;
+  if (observe === undefined || options.dryRun === true) {
+    return runTransact(executor, build, options, undefined);
+  }
+  return observedTransact(observe, (progress) => runTransact(executor, build, options, progress));
+}
+
+/** {@link transact}; `progress`, when given, is kept up to date for its observer. */
+async function runTransact<DB extends TableMap, R>(
+  executor: TransactionExecutor<DB>,
+  build: TransactionCallback<DB, R>,
+  options: TransactOptions,
+  progress: TransactProgress | undefined,
+): Promise<TransactionResult<Resolved<R>> | DryRunResult<R>> {
   checkOptions(options);
   const retries = options.retries ?? 3;
-  const counts: Counts = { attempts: 0, replays: 0 };
+  const counts: Counts = progress ?? { attempts: 0, replays: 0 };
   for (;;) {
     const { compiled, value } = compileTransaction(executor.model, build, {
       replica: executor.replica,
       comment: options.comment,
       durable: options.durable,
     });
+    if (progress !== undefined) progress.compiled = compiled;
     if (options.dryRun === true) {
       return {
         outcome: 'dry run',

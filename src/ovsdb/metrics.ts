@@ -1,0 +1,153 @@
+/**
+ * The metrics hooks of the database client and of the in-memory server:
+ * the events they report, as plain interfaces. A client or server given no
+ * `metrics` option calls nothing (the hooks cost one `undefined` check);
+ * `prometheusMetrics` (`metrics-prometheus.ts`) implements both over
+ * prom-client, and any other metrics library can implement them too.
+ *
+ * See `docs/observability.md` for the metrics the Prometheus adapter
+ * exports.
+ * @module
+ */
+
+/**
+ * How a typed `transact` ended, as a metric label:
+ * - `committed`: it committed (also when the reply was lost and the commit
+ *   was found out afterwards);
+ * - `failed`: the server answered that an operation or the commit failed
+ *   (a constraint violation, a duplicate index value, …);
+ * - `conflict`: a `verify` still failed after every replay;
+ * - `refused`: the server or a bridge refused the request as a whole;
+ * - `invalid`: the transaction was rejected before anything was sent (an
+ *   invalid value, a column the server lacks);
+ * - `not_committed`: it did not commit for another reason (nothing was
+ *   sent: timeout, abort, closed client; or the reply was lost and the
+ *   check showed no commit);
+ * - `unknown`: the reply was lost and whether it committed cannot be known.
+ */
+export type TransactionOutcomeLabel =
+  | 'committed'
+  | 'failed'
+  | 'conflict'
+  | 'refused'
+  | 'invalid'
+  | 'not_committed'
+  | 'unknown';
+
+/**
+ * The kind of a failed request of the client, as a metric label:
+ * `timeout` (no reply in time), `connection_closed` (the connection closed
+ * before the reply), `refused` (refused by the server or a bridge),
+ * `operation_failed` (a transaction's operation or commit failed),
+ * `rpc_error` (any other JSON-RPC error reply), `unknown_method` (the
+ * server does not know the method: the client falls back to an older one),
+ * `protocol_error` (a malformed message), `schema_drift` (the request names
+ * what the server's schema lacks: not sent), `other`.
+ */
+export type RpcErrorKind =
+  | 'timeout'
+  | 'connection_closed'
+  | 'refused'
+  | 'operation_failed'
+  | 'rpc_error'
+  | 'unknown_method'
+  | 'protocol_error'
+  | 'schema_drift'
+  | 'other';
+
+/**
+ * Why a connection in sync was lost (the client then reconnects), as a
+ * metric label: `requested` (`client.reconnect()`), `closed_by_server`,
+ * `probe` (the inactivity probe gave up), `leader_changed` (the server lost
+ * its cluster's leadership or its cluster), `server_unusable` (the server's
+ * `_Server.Database` row no longer allows using it), `monitor_canceled` (the
+ * database was removed or converted), `out_of_sync` (an update could not be
+ * applied to the replica), `write_queue_full`, `protocol_error`,
+ * `connection_error` (a socket error), `other`.
+ */
+export type ReconnectReason =
+  | 'requested'
+  | 'closed_by_server'
+  | 'probe'
+  | 'leader_changed'
+  | 'server_unusable'
+  | 'monitor_canceled'
+  | 'out_of_sync'
+  | 'write_queue_full'
+  | 'protocol_error'
+  | 'connection_error'
+  | 'other';
+
+/** The client a {@link ClientMetricsRecorder} reports for, and what can be sampled of it. */
+export interface ClientMetricsTarget {
+  /** The database's name (the model's). */
+  readonly db: string;
+  /** Events queued by the client's replica and not yet delivered to the handlers, now. */
+  queueLength(): number;
+}
+
+/**
+ * What one database client reports. Each method is called at the event;
+ * none may throw (an implementation that does is a bug of its own, and the
+ * client does not guard against it).
+ */
+export interface ClientMetricsRecorder {
+  /** A typed `transact` ended after `seconds` (from the call to its settling). */
+  transaction(outcome: TransactionOutcomeLabel, seconds: number): void;
+  /** A request of the client (`method`: `transact`, `monitor_cond_since`, `setup`, …) failed. */
+  rpcError(method: string, kind: RpcErrorKind): void;
+  /** A connection in sync was lost, and the client reconnects. */
+  reconnect(reason: ReconnectReason): void;
+  /** A monitor update notification was applied to the replica, with `rows` row changes. */
+  monitorUpdate(rows: number): void;
+  /** The event queue reached its high-water mark: the client stopped reading the socket. */
+  backpressurePause(): void;
+  /** A monitor asked to resume from its last transaction id (`monitor_cond_since`): `found` is the server's answer. */
+  resume(found: boolean): void;
+  /** A monitor got in sync (`full`: a full dump, rather than a resume with found: true). */
+  monitorSync(full: boolean): void;
+  /** The client closed: stop sampling it. */
+  close(): void;
+}
+
+/**
+ * The `metrics` option of the database client: called once per client, at
+ * its creation, for the recorder of its events.
+ */
+export interface ClientMetrics {
+  /** The recorder of the client `target`. */
+  forClient(target: ClientMetricsTarget): ClientMetricsRecorder;
+}
+
+/**
+ * How a transaction of the in-memory server ended, as a metric label:
+ * `committed` (it changed the database), `unchanged` (it succeeded and
+ * changed nothing: reads, waits, no-op updates), `failed` (an operation or
+ * the commit failed, a `wait` timed out).
+ */
+export type ServerTransactionOutcome = 'committed' | 'unchanged' | 'failed';
+
+/** The server a {@link ServerMetricsRecorder} reports for, and what can be sampled of it. */
+export interface ServerMetricsTarget {
+  /** The client sessions connected now. */
+  sessions(): number;
+  /** The monitors of every session, now. */
+  monitors(): number;
+}
+
+/** What one in-memory server reports. */
+export interface ServerMetricsRecorder {
+  /** A `transact` request on database `db` was answered with `outcome`. */
+  transaction(db: string, outcome: ServerTransactionOutcome): void;
+  /** The server closed: stop sampling it. */
+  close(): void;
+}
+
+/**
+ * The `metrics` option of the in-memory server: called once per server, at
+ * its creation, for the recorder of its events.
+ */
+export interface ServerMetrics {
+  /** The recorder of the server `target`. */
+  forServer(target: ServerMetricsTarget): ServerMetricsRecorder;
+}

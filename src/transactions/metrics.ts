@@ -1,0 +1,121 @@
+/**
+ * Metrics and spans of typed transactions: {@link observedTransact} runs a
+ * `transact` in a span and counts its outcome, for executors over a client
+ * given a `metrics` or `tracer` option.
+ * @module
+ */
+
+import type { ClientObservability } from '../client/metrics.js';
+import type { TransactionOutcomeLabel } from '../ovsdb/metrics.js';
+import { SchemaDriftError } from '../ovsdb/schema/compat.js';
+import {
+  recordSpanError,
+  SPAN_KIND_CLIENT,
+  type SpanAttributes,
+  type SpanLike,
+} from '../ovsdb/tracing.js';
+import { DatumError, TransactionError, TransactionRefusedError } from '../ovsdb/wire/errors.js';
+import type { CompiledTransaction } from './builder.js';
+import { TransactionOutcomeError, VerifyConflictError } from './errors.js';
+
+/** An executor that may carry its client's metrics and tracer. */
+export interface ObservedExecutor {
+  /** The metrics recorder and tracer of the client underneath, if any. */
+  readonly observability?: ClientObservability | undefined;
+}
+
+/** What a running transaction tells its observer. */
+export interface TransactProgress {
+  attempts: number;
+  replays: number;
+  /** The last compiled form (undefined until the callback ran). */
+  compiled: CompiledTransaction | undefined;
+}
+
+/** The outcome label of an error thrown by `transact`. */
+export function outcomeLabel(error: unknown): TransactionOutcomeLabel {
+  if (error instanceof TransactionOutcomeError) {
+    return error.outcome === 'not committed' ? 'not_committed' : error.outcome;
+  }
+  if (error instanceof VerifyConflictError) return 'conflict';
+  if (error instanceof TransactionRefusedError) return 'refused';
+  if (error instanceof TransactionError) return 'failed';
+  if (error instanceof DatumError || error instanceof SchemaDriftError) return 'invalid';
+  return 'not_committed';
+}
+
+/** The attributes of a transaction once it ended: its shape and how it went. */
+function endAttributes(
+  progress: TransactProgress,
+  outcome: TransactionOutcomeLabel,
+): SpanAttributes {
+  const attributes: SpanAttributes = {
+    'ovsdb.outcome': outcome,
+    'ovsdb.attempts': progress.attempts,
+    'ovsdb.replays': progress.replays,
+  };
+  const compiled = progress.compiled;
+  if (compiled !== undefined) {
+    const tables = new Set<string>();
+    for (const op of compiled.ops) {
+      if ('table' in op && typeof op.table === 'string') tables.add(op.table);
+    }
+    attributes['ovsdb.operations'] = compiled.ops.length;
+    attributes['ovsdb.tables'] = [...tables].sort();
+  }
+  return attributes;
+}
+
+/**
+ * Run `run` (one `transact`) observed: in a span `ovsdb.transact` (active
+ * while it runs) when there is a tracer, counted by outcome and timed when
+ * there are metrics.
+ */
+export function observedTransact<T>(
+  observe: ClientObservability,
+  run: (progress: TransactProgress) => Promise<T>,
+): Promise<T> {
+  const progress: TransactProgress = { attempts: 0, replays: 0, compiled: undefined };
+  const started = performance.now();
+  const finish = (span: SpanLike | undefined, error: unknown, failed: boolean): void => {
+    const outcome = failed ? outcomeLabel(error) : 'committed';
+    observe.metrics?.transaction(outcome, (performance.now() - started) / 1000);
+    if (span !== undefined) {
+      span.setAttributes(endAttributes(progress, outcome));
+      if (failed) recordSpanError(span, error);
+      span.end();
+    }
+  };
+  const go = (span: SpanLike | undefined): Promise<T> => {
+    let running: Promise<T>;
+    try {
+      running = run(progress);
+    } catch (e) {
+      running = Promise.reject(e);
+    }
+    return running.then(
+      (value) => {
+        finish(span, undefined, false);
+        return value;
+      },
+      (error: unknown) => {
+        finish(span, error, true);
+        throw error;
+      },
+    );
+  };
+  const tracer = observe.tracer;
+  if (tracer === undefined) return go(undefined);
+  return tracer.startActiveSpan(
+    'ovsdb.transact',
+    {
+      kind: SPAN_KIND_CLIENT,
+      attributes: {
+        'db.system.name': 'ovsdb',
+        'db.namespace': observe.db,
+        'db.operation.name': 'transact',
+      },
+    },
+    (span) => go(span),
+  );
+}
