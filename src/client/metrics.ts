@@ -67,6 +67,9 @@ export function reconnectReason(
   if (reason?.startsWith('inactivity probe') === true) return 'probe';
   if (error instanceof WriteQueueFullError) return 'write_queue_full';
   if (error instanceof ProtocolError) return 'protocol_error';
+  // The server closed its end: an end of stream, no socket error.
+  if (error instanceof ConnectionClosedError && error.cause === undefined)
+    return 'closed_by_server';
   if (error === undefined) return reason === 'closed by the server' ? 'closed_by_server' : 'other';
   return 'connection_error';
 }
