@@ -56,6 +56,7 @@ export type {
 } from './conditions.js';
 export { connectionExecutor } from './connection-executor.js';
 export { DatabaseHandle, openDatabase } from './database.js';
+export * from './desired/index.js';
 export {
   DuplicateIndexError,
   type Outcome,

@@ -1,0 +1,275 @@
+/**
+ * Turning a {@link Plan} into operations: the guards first (`wait`s with
+ * timeout 0 on what the plan read), then inserts, updates, mutations and
+ * deletes. A plan goes out whole in one transaction, or in batches: the new
+ * rows in dependency order (a parent before its children, a referenced row
+ * before the rows that reference it), then the updates, then the deletes.
+ * @module
+ */
+
+import type { TableMap } from '../../ovsdb/schema/model.js';
+import type { DatabaseSchema } from '../../ovsdb/schema/schema-types.js';
+import type { Uuid } from '../../ovsdb/values/uuid.js';
+import type { TransactionBuilder } from '../builder.js';
+import { DesiredStateError } from './errors.js';
+import type { Create, Delete, Edit, Plan } from './plan.js';
+import { setAtoms } from './values.js';
+
+/** One batch: the items of a plan that go out in one transaction. */
+export interface Batch {
+  readonly creates: readonly Create[];
+  readonly edits: readonly Edit[];
+  readonly deletes: readonly Delete[];
+}
+
+/** What the batches before this one did (their links to existing parents). */
+export class BatchProgress {
+  /** New rows committed by earlier batches. */
+  readonly done = new Set<string>();
+  /** Children linked by earlier batches: parent UUID → column → child UUIDs. */
+  readonly linked = new Map<string, Map<string, string[]>>();
+
+  link(parent: string, column: string, children: readonly string[]): void {
+    let cols = this.linked.get(parent);
+    if (cols === undefined) {
+      cols = new Map();
+      this.linked.set(parent, cols);
+    }
+    cols.set(column, [...(cols.get(column) ?? []), ...children]);
+  }
+}
+
+function isChildColumn(schema: DatabaseSchema, table: string, column: string): boolean {
+  const col = schema.tables[table]?.columns[column];
+  if (col === undefined) return false;
+  const ref = col.type.key.refTable;
+  return (
+    ref !== undefined &&
+    col.type.key.refType !== 'weak' &&
+    col.type.value === undefined &&
+    schema.tables[ref]?.isRoot === false
+  );
+}
+
+function refsIn(v: unknown, into: string[]): void {
+  if (typeof v === 'string') into.push(v);
+  else if (Array.isArray(v)) for (const e of v) if (typeof e === 'string') into.push(e);
+}
+
+/** The plan's items split into batches of at most `size` items (`Infinity`: one batch). */
+export function batches(plan: Plan, schema: DatabaseSchema, size: number): Batch[] {
+  const newRows = new Map(plan.creates.map((c) => [c.uuid, c]));
+  const ordered: Create[] = [];
+  const state = new Map<string, 1 | 2>();
+  const visit = (c: Create): void => {
+    const s = state.get(c.uuid);
+    if (s === 2) return;
+    if (s === 1) {
+      throw new DesiredStateError(
+        'cycle',
+        `${c.table} ${c.uuid}: new rows reference each other in a cycle, which cannot be split into batches; apply it in one transaction`,
+        { table: c.table },
+      );
+    }
+    state.set(c.uuid, 1);
+    const deps: string[] = [];
+    if (c.parent !== undefined) deps.push(c.parent.uuid);
+    for (const col of Object.keys(c.row)) {
+      if (!isChildColumn(schema, c.table, col)) refsIn(c.row[col], deps);
+    }
+    for (const d of deps) {
+      const dc = newRows.get(d);
+      if (dc !== undefined && dc !== c) visit(dc);
+    }
+    state.set(c.uuid, 2);
+    ordered.push(c);
+  };
+  if (size !== Number.POSITIVE_INFINITY) for (const c of plan.creates) visit(c);
+  const items: (Create | Edit | Delete)[] = [
+    ...(size === Number.POSITIVE_INFINITY ? plan.creates : ordered),
+    ...plan.edits.values(),
+    ...plan.deletes,
+  ];
+  const out: Batch[] = [];
+  const n = size === Number.POSITIVE_INFINITY ? Math.max(items.length, 1) : size;
+  const creates = new Set(plan.creates);
+  const deletes = new Set(plan.deletes);
+  for (let i = 0; i < items.length; i += n) {
+    const chunk = items.slice(i, i + n);
+    out.push({
+      creates: chunk.filter((x): x is Create => creates.has(x as Create)),
+      deletes: chunk.filter((x): x is Delete => deletes.has(x as Delete)),
+      edits: chunk.filter((x): x is Edit => !creates.has(x as Create) && !deletes.has(x as Delete)),
+    });
+  }
+  return out;
+}
+
+type Tx = TransactionBuilder<TableMap>;
+
+function guard(tx: Tx, table: string, uuid: string, values: ReadonlyMap<string, unknown>): void {
+  const row: Record<string, unknown> = {};
+  for (const [c, v] of values) Object.defineProperty(row, c, { value: v, enumerable: true });
+  tx.wait(table, uuid as Uuid, {
+    columns: [...values.keys()] as never[],
+    until: '==',
+    rows: [row],
+    timeout: 0,
+  });
+}
+
+/** The mutations of one row, removals before insertions. */
+function mutations(m: Edit['mutate']): unknown[] {
+  const out: unknown[] = [];
+  for (const [c, { remove, insert }] of m) {
+    if (remove.length > 0) out.push([c, 'delete', remove]);
+    const empty = Array.isArray(insert) ? insert.length === 0 : Object.keys(insert).length === 0;
+    if (!empty) out.push([c, 'insert', insert]);
+  }
+  return out;
+}
+
+/** The counts of what a batch sent. */
+export interface EmitCounts {
+  operations: number;
+  guards: number;
+}
+
+/**
+ * Add the operations of `batch` to `tx`. `progress` holds what earlier
+ * batches committed; call {@link commitBatch} once this one commits.
+ */
+export function emitBatch(
+  tx: Tx,
+  plan: Plan,
+  schema: DatabaseSchema,
+  batch: Batch,
+  progress: BatchProgress,
+): EmitCounts {
+  const counts: EmitCounts = { operations: 0, guards: 0 };
+  const isNew = new Set(plan.creates.map((c) => c.uuid));
+  const inBatch = new Set(batch.creates.map((c) => c.uuid));
+  const present = (u: string): boolean => !isNew.has(u) || inBatch.has(u) || progress.done.has(u);
+
+  // Links of new children to parents that exist (or were created by an earlier batch).
+  const links = new Map<string, { table: string; cols: Map<string, string[]> }>();
+  for (const c of batch.creates) {
+    const p = c.parent;
+    if (p === undefined || (isNew.has(p.uuid) && !progress.done.has(p.uuid))) continue;
+    let l = links.get(p.uuid);
+    if (l === undefined) {
+      l = { table: p.table, cols: new Map() };
+      links.set(p.uuid, l);
+    }
+    l.cols.set(p.column, [...(l.cols.get(p.column) ?? []), c.uuid]);
+  }
+  // The edits of this batch, without links of new children (they go with their child).
+  const edits = new Map<string, { edit: Edit; mutate: Edit['mutate'] }>();
+  for (const e of batch.edits) {
+    const mutate: Edit['mutate'] = new Map();
+    for (const [col, m] of e.mutate) {
+      const insert = Array.isArray(m.insert)
+        ? (m.insert as string[]).filter(
+            (u) => !(isChildColumn(schema, e.table, col) && isNew.has(u)),
+          )
+        : m.insert;
+      const empty = Array.isArray(insert) ? insert.length === 0 : Object.keys(insert).length === 0;
+      if (m.remove.length > 0 || !empty) mutate.set(col, { remove: m.remove, insert });
+    }
+    if (e.set.size > 0 || mutate.size > 0) edits.set(e.uuid, { edit: e, mutate });
+  }
+  const parentGuard = (uuid: string): Map<string, unknown> => {
+    const e = plan.edits.get(uuid);
+    const g = new Map<string, unknown>();
+    if (e === undefined) return g;
+    for (const [c, v] of e.guard) {
+      const more = progress.linked.get(uuid)?.get(c);
+      g.set(c, more === undefined ? v : setAtoms([...setAtoms(v), ...more]));
+    }
+    return g;
+  };
+
+  // Guards.
+  const guarded = new Set<string>();
+  for (const { edit } of edits.values()) {
+    guard(tx, edit.table, edit.uuid, parentGuard(edit.uuid));
+    guarded.add(edit.uuid);
+    counts.guards++;
+  }
+  for (const [uuid, l] of links) {
+    if (guarded.has(uuid)) continue;
+    const e = plan.edits.get(uuid);
+    const g = parentGuard(uuid);
+    // A parent the plan only links to: its existence, and its children where a scoped child is created.
+    const keep = new Map<string, unknown>();
+    for (const [c, v] of g) if (e?.set.has(c) !== true && c !== 'external_ids') keep.set(c, v);
+    guard(tx, l.table, uuid, keep);
+    guarded.add(uuid);
+    counts.guards++;
+  }
+  for (const c of batch.creates) {
+    if (c.absentKey === undefined) continue;
+    tx.wait(c.table, c.absentKey as never, { columns: [], until: '==', rows: [], timeout: 0 });
+    counts.guards++;
+  }
+  for (const d of batch.deletes) {
+    guard(tx, d.table, d.uuid, d.guard);
+    counts.guards++;
+  }
+  // Writes.
+  for (const c of batch.creates) {
+    const row: Record<string, unknown> = {};
+    for (const col of Object.keys(c.row)) {
+      let v = c.row[col];
+      if (isChildColumn(schema, c.table, col) && Array.isArray(v)) {
+        v = (v as string[]).filter((u) => present(u));
+      }
+      Object.defineProperty(row, col, { value: v, enumerable: true });
+    }
+    tx.insert(c.table, row as never, { uuid: c.uuid as never });
+    counts.operations++;
+  }
+  for (const { edit } of edits.values()) {
+    if (edit.set.size === 0) continue;
+    const row: Record<string, unknown> = {};
+    for (const [c, v] of edit.set) Object.defineProperty(row, c, { value: v, enumerable: true });
+    tx.update(edit.table, edit.uuid as Uuid, row as never);
+    counts.operations++;
+  }
+  for (const [uuid, l] of links) {
+    const own = edits.get(uuid);
+    const mutate: Edit['mutate'] = own === undefined ? new Map() : own.mutate;
+    for (const [col, children] of l.cols) {
+      const m = mutate.get(col) ?? { remove: [], insert: [] };
+      mutate.set(col, { remove: m.remove, insert: [...(m.insert as unknown[]), ...children] });
+    }
+    if (own === undefined)
+      edits.set(uuid, { edit: plan.edits.get(uuid) ?? emptyEdit(l.table, uuid), mutate });
+  }
+  for (const { edit, mutate } of edits.values()) {
+    if (mutate.size === 0) continue;
+    tx.mutate(edit.table, edit.uuid as Uuid, mutations(mutate) as never);
+    counts.operations++;
+  }
+  for (const d of batch.deletes) {
+    tx.delete(d.table, d.uuid as Uuid);
+    counts.operations++;
+  }
+  return counts;
+}
+
+function emptyEdit(table: string, uuid: string): Edit {
+  return { table, uuid, set: new Map(), mutate: new Map(), guard: new Map() };
+}
+
+/** Record what a committed batch did, for the guards of the next ones. */
+export function commitBatch(plan: Plan, batch: Batch, progress: BatchProgress): void {
+  const isNew = new Set(plan.creates.map((c) => c.uuid));
+  for (const c of batch.creates) {
+    const p = c.parent;
+    if (p !== undefined && (!isNew.has(p.uuid) || progress.done.has(p.uuid))) {
+      progress.link(p.uuid, p.column, [c.uuid]);
+    }
+  }
+  for (const c of batch.creates) progress.done.add(c.uuid);
+}

@@ -1,0 +1,229 @@
+/**
+ * The result of `planDesired`: from the replica and a {@link DesiredState}, with no
+ * I/O, the changes that make the database match it, as a {@link Plan}.
+ *
+ * The rules, which also fix the number of operations an apply sends:
+ * - a declared row missing from the database is created: one `insert`
+ *   (carrying the new children of a new parent);
+ * - a declared row that exists gets at most one `update` (its changed
+ *   scalar and optional columns) and at most one `mutate` (the elements of
+ *   its set and map columns to remove and to add, the children linked to
+ *   it or unlinked from it); unchanged rows get nothing;
+ * - a row carrying the owner's mark that is not declared is deleted: a
+ *   root row with one `delete`, a child row by its removal from each
+ *   parent's `mutate`; the children of a deleted row go with it (no
+ *   operation of their own), and weak references to deleted rows are left
+ *   to the server to drop;
+ * - every existing row the plan writes is guarded by one `wait` (the
+ *   values the plan read: the owner mark and the scalar columns it
+ *   overwrites; a parent's children, where it creates a child whose key is
+ *   scoped to that parent; or only the row's existence, for a shared row or
+ *   a parent it links to), and a new row whose key is not a schema index by
+ *   a `wait` that no row with that key exists.
+ * @module
+ */
+
+import { renderPlan } from './render.js';
+
+/** One column's change on an existing row. */
+export interface ColumnChange {
+  /** The column. */
+  readonly column: string;
+  /** `set`: written whole with `update`; `mutate`: elements (or map pairs) removed and added. */
+  readonly how: 'set' | 'mutate';
+  /** For `set`: the value read. */
+  readonly from?: unknown;
+  /** For `set`: the value written. */
+  readonly to?: unknown;
+  /** For `mutate`: set elements, or map keys, removed. */
+  readonly remove?: readonly unknown[] | undefined;
+  /** For `mutate`: set elements added, or map pairs inserted. */
+  readonly insert?: readonly unknown[] | Readonly<Record<string, unknown>> | undefined;
+}
+
+/** A planned change of one row. */
+export type PlannedChange =
+  | {
+      readonly action: 'create';
+      readonly table: string;
+      /** The row's key, as text. */
+      readonly key: string;
+      /** The new row's UUID (client-chosen). */
+      readonly uuid: string;
+      /** The columns written, references resolved to UUIDs. */
+      readonly row: Readonly<Record<string, unknown>>;
+      /** The parent that holds it, for a child row. */
+      readonly parent?: { readonly table: string; readonly uuid: string; readonly column: string };
+    }
+  | {
+      readonly action: 'update';
+      readonly table: string;
+      readonly key: string;
+      readonly uuid: string;
+      /** The column changes. */
+      readonly columns: readonly ColumnChange[];
+      /** True for a shared row (contributions only). */
+      readonly shared: boolean;
+    }
+  | {
+      readonly action: 'delete';
+      readonly table: string;
+      readonly key: string;
+      readonly uuid: string;
+      /** `delete` for a root row; `unlink` for a child row, removed from its parents. */
+      readonly how: 'delete' | 'unlink' | 'cascade';
+    };
+
+/** @internal A write to an existing row. */
+export interface Edit {
+  readonly table: string;
+  readonly uuid: string;
+  /** Scalar and optional columns to write. */
+  readonly set: Map<string, unknown>;
+  /** Set/map columns: elements (or keys) to remove, then to insert. */
+  readonly mutate: Map<string, { remove: unknown[]; insert: unknown[] | Record<string, unknown> }>;
+  /** The guard: columns and the values the plan read (an empty list guards existence only). */
+  readonly guard: Map<string, unknown>;
+}
+
+/** @internal A row to create. */
+export interface Create {
+  readonly table: string;
+  readonly uuid: string;
+  readonly row: Record<string, unknown>;
+  /** `[column, value]` pairs a `wait` must find no row with (a key that is not a schema index). */
+  readonly absentKey: Record<string, unknown> | undefined;
+  readonly parent:
+    | { readonly table: string; readonly uuid: string; readonly column: string }
+    | undefined;
+  /** The parent is new in this plan. */
+  readonly parentNew: boolean;
+}
+
+/** @internal A root row to delete. */
+export interface Delete {
+  readonly table: string;
+  readonly uuid: string;
+  readonly guard: Map<string, unknown>;
+}
+
+/** Options of {@link planDesired}. */
+export interface PlanOptions {
+  /**
+   * The tables in which rows carrying the owner's mark are looked for (and
+   * deleted when not declared). Default: every monitored table with an
+   * `external_ids` column. The cost of a plan is one pass over the rows of
+   * these tables and of the tables the declarations name.
+   */
+  readonly tables?: readonly string[] | undefined;
+}
+
+/** The JSON form of a {@link Plan}. */
+export interface PlanJson {
+  readonly owner: string;
+  readonly creates: number;
+  readonly updates: number;
+  readonly deletes: number;
+  readonly operations: number;
+  readonly guards: number;
+  readonly changes: readonly PlannedChange[];
+}
+
+/**
+ * The changes that make the database match a desired state, computed from
+ * the replica. `empty` when it already does. Render it with
+ * {@link Plan.render} (in the spirit of `terraform plan`) or
+ * `JSON.stringify(plan)`.
+ */
+export class Plan {
+  /** The changes, creates first, then updates, then deletes. */
+  readonly changes: readonly PlannedChange[];
+  /** @internal */
+  readonly creates: readonly Create[];
+  /** @internal */
+  readonly edits: ReadonlyMap<string, Edit>;
+  /** @internal */
+  readonly deletes: readonly Delete[];
+
+  /** @internal */
+  constructor(
+    /** The owner. */
+    readonly owner: string,
+    changes: readonly PlannedChange[],
+    creates: readonly Create[],
+    edits: ReadonlyMap<string, Edit>,
+    deletes: readonly Delete[],
+  ) {
+    this.changes = changes;
+    this.creates = creates;
+    this.edits = edits;
+    this.deletes = deletes;
+  }
+
+  /** True when nothing is to change. */
+  get empty(): boolean {
+    return this.changes.length === 0;
+  }
+
+  /** The number of write operations (insert, update, mutate, delete) an apply in one transaction sends. */
+  get operations(): number {
+    let n = this.creates.length + this.deletes.length;
+    for (const e of this.edits.values())
+      n += (e.set.size > 0 ? 1 : 0) + (e.mutate.size > 0 ? 1 : 0);
+    return n;
+  }
+
+  /** The number of guards (`wait` operations) an apply in one transaction sends. */
+  get guards(): number {
+    let n = this.deletes.length + this.edits.size;
+    for (const c of this.creates) if (c.absentKey !== undefined) n++;
+    return n;
+  }
+
+  /** Counts of changes by action. */
+  get counts(): { readonly creates: number; readonly updates: number; readonly deletes: number } {
+    let creates = 0;
+    let updates = 0;
+    let deletes = 0;
+    for (const c of this.changes) {
+      if (c.action === 'create') creates++;
+      else if (c.action === 'update') updates++;
+      else deletes++;
+    }
+    return { creates, updates, deletes };
+  }
+
+  /** The machine-readable form. */
+  toJSON(): PlanJson {
+    return {
+      owner: this.owner,
+      ...this.counts,
+      operations: this.operations,
+      guards: this.guards,
+      changes: this.changes.map((c) => jsonSafe(c) as PlannedChange),
+    };
+  }
+
+  /** The human-readable form, in the spirit of `terraform plan`. */
+  render(): string {
+    return renderPlan(this);
+  }
+}
+
+function jsonSafe(v: unknown): unknown {
+  if (typeof v === 'bigint') return v.toString();
+  if (Array.isArray(v)) return v.map(jsonSafe);
+  if (v !== null && typeof v === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const k of Object.keys(v)) {
+      Object.defineProperty(out, k, {
+        value: jsonSafe((v as Record<string, unknown>)[k]),
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
+    }
+    return out;
+  }
+  return v;
+}

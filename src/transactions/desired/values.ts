@@ -1,0 +1,113 @@
+/**
+ * Column values as a plan compares them: sets as sorted distinct atoms,
+ * maps as records, integers canonical, so that equal values compare equal
+ * whatever order or integer type they were written in.
+ * @module
+ */
+
+import type { Atom, ColumnSchema } from '../../ovsdb/schema/schema-types.js';
+import { toInt64 } from '../../ovsdb/values/int64.js';
+import { compareAtoms } from '../../ovsdb/values/order.js';
+
+type Rec = Readonly<Record<string, unknown>>;
+
+function atom(v: unknown): unknown {
+  if (typeof v === 'bigint') return toInt64(v) ?? v;
+  return v;
+}
+
+/** `v` as a sorted, distinct list of atoms (a set value, or `null`/one atom of an optional column). */
+export function setAtoms(v: unknown): Atom[] {
+  const list = Array.isArray(v) ? v : v === null || v === undefined ? [] : [v];
+  const out = list.map(atom) as Atom[];
+  out.sort(compareAtoms);
+  let n = 0;
+  for (let i = 0; i < out.length; i++) {
+    if (n === 0 || compareAtoms(out[n - 1]!, out[i]!) !== 0) out[n++] = out[i]!;
+  }
+  out.length = n;
+  return out;
+}
+
+function atomsEqual(a: unknown, b: unknown): boolean {
+  const x = atom(a);
+  const y = atom(b);
+  if (x === y) return true;
+  if (
+    (typeof x === 'number' || typeof x === 'bigint') &&
+    (typeof y === 'number' || typeof y === 'bigint')
+  ) {
+    return BigInt(x as number | bigint) === BigInt(y as number | bigint);
+  }
+  return false;
+}
+
+/** True when `a` and `b` are the same value of `column`. */
+export function valuesEqual(column: ColumnSchema, a: unknown, b: unknown): boolean {
+  switch (column.type.kind) {
+    case 'scalar':
+      return atomsEqual(a, b);
+    case 'optional':
+      return (a ?? null) === null ? (b ?? null) === null : (b ?? null) !== null && atomsEqual(a, b);
+    case 'set': {
+      const x = setAtoms(a);
+      const y = setAtoms(b);
+      return x.length === y.length && x.every((e, i) => compareAtoms(e, y[i]!) === 0);
+    }
+    case 'map': {
+      const x = (a ?? {}) as Rec;
+      const y = (b ?? {}) as Rec;
+      const kx = Object.keys(x);
+      if (kx.length !== Object.keys(y).length) return false;
+      return kx.every((k) => Object.hasOwn(y, k) && atomsEqual(x[k], y[k]));
+    }
+  }
+}
+
+/** The elements of set `to` missing from `from`, and those of `from` missing from `to`. */
+export function setDiff(from: unknown, to: unknown): { insert: Atom[]; remove: Atom[] } {
+  const a = setAtoms(from);
+  const b = setAtoms(to);
+  const insert: Atom[] = [];
+  const remove: Atom[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < a.length || j < b.length) {
+    if (j >= b.length) remove.push(a[i++]!);
+    else if (i >= a.length) insert.push(b[j++]!);
+    else {
+      const c = compareAtoms(a[i]!, b[j]!);
+      if (c === 0) {
+        i++;
+        j++;
+      } else if (c < 0) remove.push(a[i++]!);
+      else insert.push(b[j++]!);
+    }
+  }
+  return { insert, remove };
+}
+
+/** The map changes from `from` to `to`: keys to delete (gone or changed) and pairs to insert (new or changed). */
+export function mapDiff(
+  from: unknown,
+  to: unknown,
+): { remove: string[]; insert: Record<string, unknown> } {
+  const a = (from ?? {}) as Rec;
+  const b = (to ?? {}) as Rec;
+  const remove: string[] = [];
+  const insert: Record<string, unknown> = {};
+  for (const k of Object.keys(a).sort()) {
+    if (!Object.hasOwn(b, k) || !atomsEqual(a[k], b[k])) remove.push(k);
+  }
+  for (const k of Object.keys(b).sort()) {
+    if (!Object.hasOwn(a, k) || !atomsEqual(a[k], b[k])) {
+      Object.defineProperty(insert, k, {
+        value: b[k],
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
+    }
+  }
+  return { remove, insert };
+}

@@ -1,0 +1,259 @@
+/**
+ * `planDesired` / `applyDesired` on a real ovsdb-server and on the
+ * in-memory server: creates, updates with column-level changes and
+ * mutations, deletes of only the owner's rows, shared rows, guards that
+ * trip and re-plan, an unchanged state that sends nothing, and bad desired
+ * states refused before anything is sent.
+ */
+
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { connectDatabase, type DatabaseClient } from '../../../src/client/index.js';
+import { NB, type NBTables } from '../../../src/nb/generated/index.js';
+import {
+  applyDesired,
+  DesiredState,
+  DesiredStateError,
+  keyOf,
+  planDesired,
+} from '../../../src/transactions/index.js';
+import { SERVER_KINDS, startTestServer, type TestServerHandle } from '../../helpers/servers.js';
+
+const NB_SCHEMA = new URL('../../../schema/ovn-nb-7.18.0.ovsschema', import.meta.url).pathname;
+const BACKOFF = { initialDelayMs: 20, maxDelayMs: 200 } as const;
+
+const NB_KEYS = {
+  Logical_Switch: { columns: ['name'] },
+  Logical_Router: { columns: ['name'] },
+  ACL: { columns: ['direction', 'priority', 'match'] },
+} as const;
+
+describe.each(SERVER_KINDS)('desired state on %s', (kind) => {
+  let server: TestServerHandle;
+  let client: DatabaseClient<NBTables>;
+  let other: DatabaseClient<NBTables>;
+  beforeAll(async () => {
+    server = await startTestServer(kind, { schemaPath: NB_SCHEMA });
+    client = connectDatabase({ remotes: server.unixRemote, model: NB, backoff: BACKOFF });
+    other = connectDatabase({ remotes: server.unixRemote, model: NB, backoff: BACKOFF });
+    await client.whenSynced();
+    await other.whenSynced();
+  });
+  afterAll(async () => {
+    await client?.close();
+    await other?.close();
+    await server?.stop();
+  });
+
+  /** A round trip on `c`: the updates of every commit before it are in its replica after. */
+  const settle = async (c: DatabaseClient<NBTables>): Promise<void> => {
+    await c.transact([{ op: 'comment', comment: 'settle' }]);
+    await c.drained();
+  };
+
+  const state = (owner: string): DesiredState<NBTables> =>
+    new DesiredState(NB, { owner, keys: NB_KEYS });
+
+  it('creates, then sends nothing for the same state, then applies a column-level diff', async () => {
+    const d = state('a1');
+    const sw = d.add('Logical_Switch', { name: 'a1-sw', other_config: { subnet: '10.0.0.0/24' } });
+    d.add(
+      'Logical_Switch_Port',
+      { name: 'a1-p1', addresses: ['00:00:00:00:00:01 10.0.0.2'] },
+      { in: sw },
+    );
+    d.add(
+      'Logical_Switch_Port',
+      { name: 'a1-p2', addresses: ['00:00:00:00:00:02 10.0.0.3'] },
+      { in: sw },
+    );
+    const pg = d.add('Port_Group', {
+      name: 'a1_pg',
+      ports: [keyOf('Logical_Switch_Port', { name: 'a1-p1' })],
+    });
+    d.add(
+      'ACL',
+      {
+        direction: 'to-lport',
+        priority: 1000,
+        match: 'outport == @a1_pg',
+        action: 'allow-related',
+      },
+      { in: pg },
+    );
+    const first = await applyDesired(client, d);
+    expect(first.outcome).toBe('applied');
+    expect(first.transactions).toBe(1);
+    expect(first.operations).toBe(5); // 5 inserts: children ride in their parents' inserts
+    const sw0 = client.find('Logical_Switch', (r) => r.name === 'a1-sw')!;
+    expect(sw0.external_ids).toEqual({ 'ovnkit-owner': 'a1' });
+    expect(sw0.ports.length).toBe(2);
+    const pg0 = client.lookup('Port_Group', { name: 'a1_pg' })!;
+    expect(pg0.acls.length).toBe(1);
+    expect(client.get('ACL', pg0.acls[0]!)?.action).toBe('allow-related');
+
+    const again = await applyDesired(client, d);
+    expect(again.outcome).toBe('unchanged');
+    expect(again.transactions).toBe(0);
+    expect(planDesired(client, d).empty).toBe(true);
+
+    const d2 = state('a1');
+    const sw2 = d2.add('Logical_Switch', {
+      name: 'a1-sw',
+      other_config: { subnet: '10.0.1.0/24' },
+    });
+    d2.add(
+      'Logical_Switch_Port',
+      { name: 'a1-p1', addresses: ['00:00:00:00:00:09 10.0.0.9'] },
+      { in: sw2 },
+    );
+    d2.add('Port_Group', { name: 'a1_pg', ports: [] });
+    const plan = planDesired(client, d2);
+    expect(plan.counts).toEqual({ creates: 0, updates: 3, deletes: 2 });
+    // sw: mutate (other_config, ports −p2); p1: mutate (addresses); pg: mutate (ports −p1, acls −acl)
+    expect(plan.operations).toBe(3);
+    expect(plan.render()).toContain('~ Logical_Switch{name="a1-sw"}');
+    const r = await applyDesired(client, d2);
+    expect(r.operations).toBe(3);
+    expect(client.lookup('Logical_Switch_Port', { name: 'a1-p2' })).toBeUndefined();
+    expect(client.lookup('Logical_Switch_Port', { name: 'a1-p1' })?.addresses).toEqual([
+      '00:00:00:00:00:09 10.0.0.9',
+    ]);
+    expect(client.lookup('Port_Group', { name: 'a1_pg' })?.acls).toEqual([]);
+    expect(client.count('ACL')).toBe(0);
+    expect((await applyDesired(client, d2)).outcome).toBe('unchanged');
+  });
+
+  it("deletes only its own rows, never another owner's or unmarked ones", async () => {
+    const a = state('b1');
+    a.add('Logical_Switch', { name: 'b1-a' });
+    const b = state('b2');
+    b.add('Logical_Switch', { name: 'b1-b' });
+    await applyDesired(client, a);
+    await applyDesired(client, b);
+    await other.transact([{ op: 'insert', table: 'Logical_Switch', row: { name: 'b1-free' } }]);
+    await settle(client);
+    const empty = state('b1');
+    const plan = planDesired(client, empty);
+    expect(plan.changes.map((c) => [c.action, c.key])).toEqual([
+      ['delete', 'Logical_Switch{name="b1-a"}'],
+    ]);
+    await applyDesired(client, empty);
+    const names = [...client.rows('Logical_Switch')]
+      .map((r) => r.name)
+      .filter((n) => n.startsWith('b1-'));
+    expect(names.sort()).toEqual(['b1-b', 'b1-free']);
+  });
+
+  it('refuses a row owned by another owner, and an unmarked one unless adopted', async () => {
+    const b = state('c2');
+    b.add('Logical_Switch', { name: 'c1-x' });
+    await applyDesired(client, b);
+    const a = state('c1');
+    a.add('Logical_Switch', { name: 'c1-x' });
+    const e = (() => {
+      try {
+        planDesired(client, a);
+      } catch (err) {
+        return err;
+      }
+    })();
+    expect(e).toBeInstanceOf(DesiredStateError);
+    expect((e as DesiredStateError).kind).toBe('owned-by-other');
+    expect((e as DesiredStateError).owner).toBe('c2');
+
+    await other.transact([{ op: 'insert', table: 'Logical_Switch', row: { name: 'c1-free' } }]);
+    await settle(client);
+    const c = state('c1');
+    c.add('Logical_Switch', { name: 'c1-free', other_config: { k: 'v' } });
+    expect(() => planDesired(client, c)).toThrow(/carries no owner mark/);
+    const adopt = new DesiredState(NB, { owner: 'c1', keys: NB_KEYS, adopt: true });
+    adopt.add('Logical_Switch', { name: 'c1-free', other_config: { k: 'v' } });
+    await applyDesired(client, adopt);
+    const row = client.find('Logical_Switch', (r) => r.name === 'c1-free')!;
+    expect(row.external_ids).toEqual({ 'ovnkit-owner': 'c1' });
+    expect(row.other_config).toEqual({ k: 'v' });
+  });
+
+  it('shared port group: two owners contribute ports and both survive', async () => {
+    const mk = (owner: string, ports: string[]): DesiredState<NBTables> => {
+      const d = state(owner);
+      const sw = d.add('Logical_Switch', { name: `${owner}-sw` });
+      for (const p of ports) d.add('Logical_Switch_Port', { name: p }, { in: sw });
+      d.add(
+        'Port_Group',
+        { name: 'shared_pg', ports: ports.map((p) => keyOf('Logical_Switch_Port', { name: p })) },
+        { shared: true },
+      );
+      return d;
+    };
+    const results = await Promise.all([
+      applyDesired(client, mk('d1', ['d1-p1', 'd1-p2'])),
+      applyDesired(other, mk('d2', ['d2-p1'])),
+    ]);
+    expect(results.map((r) => r.outcome)).toEqual(['applied', 'applied']);
+    await settle(client);
+    const names = (): string[] =>
+      client
+        .lookup('Port_Group', { name: 'shared_pg' })!
+        .ports.map((u) => client.get('Logical_Switch_Port', u)!.name)
+        .sort();
+    expect(names()).toEqual(['d1-p1', 'd1-p2', 'd2-p1']);
+    expect(client.lookup('Port_Group', { name: 'shared_pg' })!.external_ids).toEqual({});
+    // d1 drops one of its ports from the group: only that element goes.
+    await applyDesired(client, mk('d1', ['d1-p1']));
+    expect(names()).toEqual(['d1-p1', 'd2-p1']);
+  });
+
+  it('a writer changing a row between plan and apply trips the guard, and the re-plan wins', async () => {
+    const d = state('e1');
+    d.add('Logical_Switch', { name: 'e1-sw', other_config: { mode: 'a' } });
+    await applyDesired(client, d);
+    const sw = client.find('Logical_Switch', (r) => r.name === 'e1-sw')!;
+    const d2 = state('e1');
+    d2.add('Logical_Switch', { name: 'e1-sw', other_config: { mode: 'b' } });
+    // The first transaction the apply sends is preceded by another writer's change of the row.
+    let sent = 0;
+    const racing = Object.create(client, {
+      transact: {
+        value: async (...args: Parameters<DatabaseClient<NBTables>['transact']>) => {
+          if (sent++ === 0) {
+            await other.transact([
+              {
+                op: 'mutate',
+                table: 'Logical_Switch',
+                where: [['_uuid', '==', ['uuid', sw._uuid]]],
+                mutations: [['external_ids', 'insert', ['map', [['note', 'x']]]]],
+              },
+            ]);
+          }
+          return client.transact(...args);
+        },
+      },
+    }) as DatabaseClient<NBTables>;
+    const r = await applyDesired(racing, d2);
+    expect(r.outcome).toBe('applied');
+    expect(r.conflicts).toBe(1);
+    expect(r.attempts).toBe(2);
+    const row = client.find('Logical_Switch', (x) => x.name === 'e1-sw')!;
+    // The re-plan kept the other writer's pair (external_ids is not declared) and set other_config.
+    expect(row.other_config).toEqual({ mode: 'b' });
+    expect(row.external_ids).toEqual({ 'ovnkit-owner': 'e1', note: 'x' });
+  });
+
+  it('refuses bad desired states before sending anything', async () => {
+    const d = state('f1');
+    expect(() => d.add('Logical_Switch_Port', { name: 'f1-p' })).toThrow(/not a root table/);
+    const sw = d.add('Logical_Switch', { name: 'f1-sw' });
+    expect(() => d.add('Logical_Switch', { name: 'f1-sw' })).toThrow(/declared twice/);
+    d.add('Port_Group', { name: 'f1_pg', ports: [keyOf('Logical_Switch_Port', { name: 'nope' })] });
+    void sw;
+    expect(() => planDesired(client, d)).toThrow(/neither declared nor in the database/);
+    const bad = state('f1');
+    bad.add('Logical_Switch', { name: 'f1-sw2' });
+    bad.add('ACL', { direction: 'sideways', priority: 1, match: '1', action: 'allow' } as never, {
+      in: keyOf('Logical_Switch', { name: 'f1-sw2' }),
+    });
+    expect(() => planDesired(client, bad)).toThrow(DesiredStateError);
+    expect(client.find('Logical_Switch', (r) => r.name.startsWith('f1-'))).toBeUndefined();
+  });
+});
