@@ -24,15 +24,36 @@
  * {@link classifyFailure}): bad input is reported and left until the pod
  * changes; other failures are retried with the rate limiter's backoff, up
  * to `maxRetries` times, and then again at each periodic GC/resync pass.
+ *
+ * With `pools` (a `PoolReconciler`, see `pools/`), a new pod that asks for
+ * any address is served from its node's warm pool when it has an idle
+ * entry: the entry's port is claimed in the pod's transaction instead of a
+ * port being created; a deleted pod's claimed port goes back to its pool.
  * @module
  */
 
-import type { Nb } from '../../../src/nb/index.js';
-import { type AllocationStrategy, Ipam, OWNER_KEYS, type RestorePort } from '../ipam/ipam.js';
+import type { Tracer } from '@opentelemetry/api';
+import type { Nb, NbTxn } from '../../../src/nb/index.js';
+import {
+  type AddressRequest,
+  type Allocation,
+  type AllocationStrategy,
+  Ipam,
+  type Lease,
+  OWNER_KEYS,
+  type RestorePort,
+} from '../ipam/ipam.js';
 import { parsePodIntent } from './annotations.js';
 import { classifyFailure, type Failure } from './failure.js';
 import { KeyedLock } from './keyed-lock.js';
-import type { FailureEvent, LogRecord, LogSink } from './log.js';
+import {
+  type ControllerMetrics,
+  type FailureEvent,
+  type LogRecord,
+  type LogSink,
+  traced,
+  tracedSync,
+} from './log.js';
 import { type Pod, type PodKey, podKey } from './pod.js';
 import type { PodEvent, PodSource } from './pod-source.js';
 import { defaultControllerRateLimiter, type RateLimiter } from './rate-limiter.js';
@@ -68,6 +89,56 @@ export interface PodControllerOptions {
   readonly log?: LogSink | undefined;
   /** Failure events (they are also kept in {@link PodController.events}). */
   readonly onEvent?: ((event: FailureEvent) => void) | undefined;
+  /** Warm address pools to serve pod starts from (a `PoolReconciler`). */
+  readonly pools?: PodPools | undefined;
+  /** Metrics hooks (e.g. `controllerMetrics(promClient)`; default: none). */
+  readonly metrics?: ControllerMetrics | undefined;
+  /** Spans per reconcile, with IPAM and NB transaction children (default: none). */
+  readonly tracer?: Tracer | undefined;
+}
+
+/** What {@link PodPools.attach} hands over. */
+export interface PodPoolsContext {
+  /** The controller's IPAM (the pools allocate from it too). */
+  readonly ipam: Ipam;
+  /** The cluster router. */
+  readonly router: string;
+  /** DHCP lease time, s. */
+  readonly dhcpLeaseTime?: number | undefined;
+}
+
+/** An idle pool entry taken for a new pod (see {@link PodPools.take}). */
+export interface PoolTake {
+  /** The entry's port: the pod's transaction claims it. */
+  readonly uuid: string;
+  /** The entry's addresses, leased to the pod. */
+  readonly lease: Lease;
+  /** Add the claim guard to the pod's transaction (throws when the entry is gone). */
+  guard(t: NbTxn): void;
+  /** After the pod's transaction: committed, or failed (the lease is rolled back first). */
+  settle(committed: boolean): void;
+}
+
+/** A claimed port going back to its pool (see {@link PodPools.giveBack}). */
+export interface PoolGiveBack {
+  /** Add the idle entry's insert to the pod's delete transaction. */
+  build(t: NbTxn): void;
+  /** After the delete: the pod's released addresses, or undefined when it failed. */
+  settle(released: Allocation | undefined): void;
+}
+
+/** The hooks the controller calls on warm pools (`PoolReconciler` implements them). */
+export interface PodPools {
+  /** Called by the controller's constructor. */
+  attach(context: PodPoolsContext): void;
+  /** How `start` hands a port to `Ipam.restore`. */
+  restorePort(port: RestorePort): RestorePort;
+  /** Called by `start` once the IPAM is restored. */
+  restored(): void;
+  /** An idle entry for a new pod, leased to it; undefined: allocate on demand. */
+  take(pod: Pod, key: PodKey, subnet: string, request: AddressRequest): PoolTake | undefined;
+  /** How to return a deleted pod's port to its pool; undefined: delete it. */
+  giveBack(key: PodKey, portUuid: string | undefined): PoolGiveBack | undefined;
 }
 
 /** Where a pod stands. */
@@ -95,6 +166,8 @@ export interface ControllerStats {
   transactions: number;
   gcPasses: number;
   gcQueued: number;
+  /** Pod starts served from a warm pool. */
+  poolStarts: number;
   /** Sum of reconcile durations, ms. */
   reconcileMs: number;
 }
@@ -117,6 +190,7 @@ export class PodController {
     transactions: 0,
     gcPasses: 0,
     gcQueued: 0,
+    poolStarts: 0,
     reconcileMs: 0,
   };
   private readonly pods = new Map<PodKey, Pod>();
@@ -149,6 +223,13 @@ export class PodController {
       worker: (key) => this.process(key),
       onError: (key, e) => this.log('error', 'worker crashed', { pod: key, error: String(e) }),
     });
+    options.pools?.attach({
+      ipam: this.ipam,
+      router: this.router,
+      dhcpLeaseTime: topology.dhcpLeaseTime,
+    });
+    options.metrics?.watchQueue('pod', () => this.queue.size);
+    options.metrics?.watchIpam(this.ipam);
   }
 
   private log(level: LogRecord['level'], msg: string, fields: Record<string, unknown> = {}): void {
@@ -182,6 +263,7 @@ export class PodController {
     });
     this.stats.transactions++;
     const restored = this.ipam.restore(this.portsInNb());
+    this.options.pools?.restored();
     if (restored.conflicts.length > 0) {
       this.log('warn', 'NB has addresses on two ports', { conflicts: restored.conflicts });
     }
@@ -243,12 +325,13 @@ export class PodController {
       for (const u of ls.ports) {
         const p = client.get('Logical_Switch_Port', u);
         if (p === undefined) continue;
-        out.push({
+        const port = {
           name: p.name,
           switch: ls.name,
           addresses: p.addresses,
           externalIds: p.external_ids,
-        });
+        };
+        out.push(this.options.pools?.restorePort(port) ?? port);
         const pod = p.external_ids[OWNER_KEYS.pod];
         if (pod !== undefined && p.external_ids[OWNER_KEYS.vendor] === OWNER_KEYS.vendorName) {
           this.ports.set(pod, p._uuid);
@@ -312,11 +395,22 @@ export class PodController {
 
   private async process(key: PodKey): Promise<void> {
     const pod = this.pods.get(key);
+    const tracer = this.options.tracer;
+    if (tracer === undefined) return this.processOnce(key, pod, false);
+    const name = pod === undefined ? 'pod.delete' : 'pod.reconcile';
+    // A failure is handled in processOnce, and thrown again only for the span to record it.
+    await traced(tracer, name, { pod: key }, () => this.processOnce(key, pod, true)).catch(
+      () => {},
+    );
+  }
+
+  private async processOnce(key: PodKey, pod: Pod | undefined, rethrow: boolean): Promise<void> {
     const t0 = performance.now();
     try {
       if (pod === undefined) await this.deletePod(key, t0);
       else await this.reconcilePod(key, pod, t0);
       this.queue.forget(key);
+      this.options.metrics?.reconciled('pod', 'success', (performance.now() - t0) / 1000);
     } catch (e) {
       this.unsure.add(key);
       const failure = classifyFailure(e);
@@ -343,13 +437,23 @@ export class PodController {
         ms: Math.round(ms * 10) / 10,
       });
       if (retrying) this.queue.addRateLimited(key);
+      this.options.metrics?.reconciled('pod', 'failure', ms / 1000);
+      this.options.metrics?.failed('pod', failure.reason);
+      if (rethrow) throw e;
     }
   }
 
   private async reconcilePod(key: PodKey, pod: Pod, t0: number): Promise<void> {
     const intent = parsePodIntent(pod, this.defaultSubnet);
     const subnet = this.ipam.subnet(intent.subnet);
-    const lease = this.ipam.lease(key, subnet.name, intent.request);
+    const { take, lease } = tracedSync(this.options.tracer, 'ipam.lease', { pod: key }, (span) => {
+      const take =
+        this.ipam.allocationOf(key) === undefined
+          ? this.options.pools?.take(pod, key, subnet.name, intent.request)
+          : undefined;
+      span?.setAttribute('pool', take !== undefined);
+      return { take, lease: take?.lease ?? this.ipam.lease(key, subnet.name, intent.request) };
+    });
     const ipamMs = performance.now() - t0;
     let nbMs: number;
     const groups = new Set([namespacePortGroup(pod.namespace), nodePortGroup(pod.node)]);
@@ -357,16 +461,21 @@ export class PodController {
     const unlock = groups.size > 0 ? await this.creating.acquire([...groups]) : undefined;
     try {
       const t1 = performance.now();
-      const { value: port } = await this.nb.transact((t) =>
-        applyPod(t, {
-          portUuid: this.unsure.has(key) ? undefined : (this.ports.get(key) ?? null),
-          router: this.router,
-          subnet,
-          pod,
-          key,
-          intent,
-          allocation: lease.allocation,
-          dhcpLeaseTime: this.options.topology.dhcpLeaseTime,
+      const { value: port } = await traced(this.options.tracer, 'nb.transact', { pod: key }, () =>
+        this.nb.transact((t) => {
+          take?.guard(t);
+          return applyPod(t, {
+            portUuid:
+              take?.uuid ?? (this.unsure.has(key) ? undefined : (this.ports.get(key) ?? null)),
+            adopt: take !== undefined,
+            router: this.router,
+            subnet,
+            pod,
+            key,
+            intent,
+            allocation: lease.allocation,
+            dhcpLeaseTime: this.options.topology.dhcpLeaseTime,
+          });
         }),
       );
       nbMs = performance.now() - t1;
@@ -374,8 +483,11 @@ export class PodController {
       this.unsure.delete(key);
       this.stats.transactions++;
       lease.commit();
+      take?.settle(true);
+      if (take !== undefined) this.stats.poolStarts++;
     } catch (e) {
       lease.rollback();
+      take?.settle(false);
       throw e;
     } finally {
       unlock?.();
@@ -392,6 +504,7 @@ export class PodController {
       ips: lease.allocation.ips,
       mac: lease.allocation.mac,
       changed: lease.changed,
+      pool: take !== undefined,
       ms: Math.round(ms * 10) / 10,
       ipamMs: Math.round(ipamMs * 10) / 10,
       nbMs: Math.round(nbMs * 10) / 10,
@@ -402,13 +515,26 @@ export class PodController {
     const router = this.router;
     const portUuid = this.ports.get(key);
     const dry = this.nb.dryRun((t) => removePod(t, router, key, portUuid));
+    const back = dry.value ? this.options.pools?.giveBack(key, portUuid) : undefined;
     if (dry.value) {
-      await this.nb.transact((t) => removePod(t, router, key, portUuid));
+      try {
+        await traced(this.options.tracer, 'nb.transact', { pod: key }, () =>
+          this.nb.transact((t) => {
+            const removed = removePod(t, router, key, portUuid);
+            back?.build(t);
+            return removed;
+          }),
+        );
+      } catch (e) {
+        back?.settle(undefined);
+        throw e;
+      }
       this.stats.transactions++;
     }
     this.ports.delete(key);
     this.unsure.delete(key);
     const released = this.ipam.release(key);
+    back?.settle(released);
     this.stats.deleted++;
     const ms = performance.now() - t0;
     this.status.set(key, { key, state: 'deleted', attempts: 0, ms });
@@ -416,6 +542,7 @@ export class PodController {
       pod: key,
       released: released?.ips ?? [],
       nb: dry.value,
+      pool: back !== undefined,
       ms: Math.round(ms * 10) / 10,
     });
   }

@@ -3,9 +3,16 @@
  * delete and GC pass writes one {@link LogRecord} (with its timings); every
  * failure also gives a {@link FailureEvent}, the way a Kubernetes controller
  * records an event on the pod.
+ *
+ * Also the controllers' optional metrics hooks ({@link ControllerMetrics},
+ * implemented over prom-client by `pools/metrics.ts`) and tracing
+ * ({@link traced}: a span per step with an OpenTelemetry `Tracer` the user
+ * passes; nothing is loaded when there is none).
  * @module
  */
 
+import type { Attributes, Span, SpanStatusCode, Tracer } from '@opentelemetry/api';
+import type { Ipam } from '../ipam/ipam.js';
 import type { FailureReason } from './failure.js';
 import type { PodKey } from './pod.js';
 
@@ -39,4 +46,86 @@ export interface FailureEvent {
   readonly message: string;
   /** Whether the controller will try again by itself. */
   readonly retrying: boolean;
+}
+
+/** What a controller reconciles: a pod, or a node's pool. */
+export type ReconcileKind = 'pod' | 'pool';
+
+/** How a reconcile ended. */
+export type ReconcileResult = 'success' | 'failure';
+
+/** The size of one node's pool, as the metrics read it. */
+export interface PoolSize {
+  readonly node: string;
+  readonly idle: number;
+  readonly inUse: number;
+}
+
+/**
+ * The controllers' metrics hooks. A controller given no `metrics` option
+ * calls nothing; `controllerMetrics` (`pools/metrics.ts`) implements them
+ * over prom-client.
+ */
+export interface ControllerMetrics {
+  /** One reconcile ended. */
+  reconciled(kind: ReconcileKind, result: ReconcileResult, seconds: number): void;
+  /** One reconcile failed for `reason`. */
+  failed(kind: ReconcileKind, reason: string): void;
+  /** Read this queue's depth at each scrape. */
+  watchQueue(kind: ReconcileKind, depth: () => number): void;
+  /** Read the IPAM's usage per subnet at each scrape. */
+  watchIpam(ipam: Ipam): void;
+  /** Read the pools' sizes at each scrape. */
+  watchPools(sizes: () => Iterable<PoolSize>): void;
+}
+
+const ERROR: SpanStatusCode.ERROR = 2 as SpanStatusCode.ERROR;
+
+function fail(span: Span, e: unknown): void {
+  span.recordException(e instanceof Error ? e : String(e));
+  span.setStatus({ code: ERROR, message: e instanceof Error ? e.message : String(e) });
+}
+
+/**
+ * Run `fn` in an active span `name` (a child of the active span, if any):
+ * the span ends when `fn` settles, with error status and the exception
+ * recorded when it throws. Without a tracer, just `fn()`.
+ */
+export function traced<T>(
+  tracer: Tracer | undefined,
+  name: string,
+  attributes: Attributes,
+  fn: (span: Span | undefined) => Promise<T>,
+): Promise<T> {
+  if (tracer === undefined) return fn(undefined);
+  return tracer.startActiveSpan(name, { attributes }, async (span) => {
+    try {
+      return await fn(span);
+    } catch (e) {
+      fail(span, e);
+      throw e;
+    } finally {
+      span.end();
+    }
+  });
+}
+
+/** {@link traced} for a synchronous step. */
+export function tracedSync<T>(
+  tracer: Tracer | undefined,
+  name: string,
+  attributes: Attributes,
+  fn: (span: Span | undefined) => T,
+): T {
+  if (tracer === undefined) return fn(undefined);
+  return tracer.startActiveSpan(name, { attributes }, (span) => {
+    try {
+      return fn(span);
+    } catch (e) {
+      fail(span, e);
+      throw e;
+    } finally {
+      span.end();
+    }
+  });
 }

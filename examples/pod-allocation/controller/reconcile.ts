@@ -89,6 +89,11 @@ export interface ApplyPodInput {
    * else then fails the insert on the unique index); undefined: look it up.
    */
   readonly portUuid?: string | null | undefined;
+  /**
+   * `portUuid` is an idle pool entry to take over (renamed to the pod's
+   * port and enabled) rather than a port of the pod.
+   */
+  readonly adopt?: boolean | undefined;
 }
 
 interface WantedNat {
@@ -226,11 +231,12 @@ export function applyPod(t: NbTxn, input: ApplyPodInput): string {
     external_ids: podIds(key, input.subnet.name),
     dhcpv4_options: dhcp.v4 ?? null,
     dhcpv6_options: dhcp.v6 ?? null,
+    ...(input.adopt === true ? { name, enabled: true } : {}),
   };
   const known =
     typeof input.portUuid === 'string' ? t.get('Logical_Switch_Port', input.portUuid) : undefined;
   const existing =
-    known !== undefined && known.name === name
+    known !== undefined && (known.name === name || input.adopt === true)
       ? known
       : input.portUuid === null
         ? undefined
