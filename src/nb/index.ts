@@ -83,6 +83,7 @@ export {
   lrCoppAdd,
   lsCoppAdd,
 } from './copp.js';
+export { NB_KEYS, type NbDesiredStateOptions, nbDesiredState } from './desired.js';
 export {
   type DhcpOptionsCreateOptions,
   type DhcpOptionsPatch,

@@ -6,6 +6,7 @@
  */
 
 import type { DatabaseModel, InsertOf, TableMap, TableName } from '../../ovsdb/schema/model.js';
+import { defaultValue } from '../../ovsdb/values/datum.js';
 import type { Uuid } from '../../ovsdb/values/uuid.js';
 import { DesiredStateError } from './errors.js';
 import { type KeySpecs, type ResolvedKeys, resolveKeys } from './keys.js';
@@ -256,16 +257,33 @@ export class DesiredState<DB extends TableMap> {
         { table },
       );
     }
+    // A key column left out takes its default (a route's `policy`, say); at least one must be given.
     const key: Record<string, unknown> = {};
+    let given = 0;
     for (const c of spec.columns) {
-      if (!(c in r) || r[c] === undefined) {
+      const v = r[c];
+      if (v instanceof KeyRef || (Array.isArray(v) && v.some((e) => e instanceof KeyRef))) {
         throw new DesiredStateError(
-          'missing-key',
-          `${table}: the key column ${JSON.stringify(c)} is missing (the key is ${spec.columns.join(', ')})`,
-          { table, column: c },
+          'bad-row',
+          `${table}: the key column ${c} cannot hold a KeyRef`,
+          {
+            table,
+            column: c,
+          },
         );
       }
-      key[c] = r[c];
+      if (v === undefined) key[c] = defaultValue(schema.columns[c]!);
+      else {
+        key[c] = v;
+        given++;
+      }
+    }
+    if (given === 0) {
+      throw new DesiredStateError(
+        'missing-key',
+        `${table}: the key (${spec.columns.join(', ')}) is missing`,
+        { table, column: spec.columns[0] },
+      );
     }
     const parent = options.in;
     let parentColumn: string | undefined;

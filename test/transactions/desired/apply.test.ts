@@ -9,6 +9,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectDatabase, type DatabaseClient } from '../../../src/client/index.js';
 import { NB, type NBTables } from '../../../src/nb/generated/index.js';
+import { nbDesiredState } from '../../../src/nb/index.js';
 import {
   applyDesired,
   DesiredState,
@@ -238,6 +239,66 @@ describe.each(SERVER_KINDS)('desired state on %s', (kind) => {
     // The re-plan kept the other writer's pair (external_ids is not declared) and set other_config.
     expect(row.other_config).toEqual({ mode: 'b' });
     expect(row.external_ids).toEqual({ 'ovnkit-owner': 'e1', note: 'x' });
+  });
+
+  it('NB keys: a router with its port, NAT, routes and policies, changed by key', async () => {
+    const mk = (nat: string, nexthop: string): DesiredState<NBTables> => {
+      const d = nbDesiredState(NB, { owner: 'g1' });
+      const lr = d.add('Logical_Router', { name: 'g1-lr' });
+      d.add(
+        'Logical_Router_Port',
+        { name: 'g1-lrp', mac: '00:00:00:00:01:01', networks: ['10.9.0.1/24'] },
+        { in: lr },
+      );
+      d.add('NAT', { type: 'snat', logical_ip: '10.9.0.0/24', external_ip: nat }, { in: lr });
+      d.add('Logical_Router_Static_Route', { ip_prefix: '0.0.0.0/0', nexthop }, { in: lr });
+      d.add(
+        'Logical_Router_Policy',
+        { priority: 100, match: 'ip4.src == 10.9.0.0/24', action: 'allow' },
+        { in: lr },
+      );
+      return d;
+    };
+    const first = await applyDesired(client, mk('172.16.0.10', '172.16.0.1'));
+    expect(first.operations).toBe(5);
+    const lr = client.find('Logical_Router', (r) => r.name === 'g1-lr')!;
+    expect([lr.ports.length, lr.nat.length, lr.static_routes.length, lr.policies.length]).toEqual([
+      1, 1, 1, 1,
+    ]);
+    expect((await applyDesired(client, mk('172.16.0.10', '172.16.0.1'))).outcome).toBe('unchanged');
+    // A NAT with another external IP is another row (new key); the route's nexthop is its key too.
+    const plan = planDesired(client, mk('172.16.0.11', '172.16.0.1'));
+    expect(plan.counts).toEqual({ creates: 1, updates: 1, deletes: 1 });
+    expect(plan.operations).toBe(2); // insert the NAT; one mutate of the router's nat set (link + unlink)
+    await applyDesired(client, mk('172.16.0.11', '172.16.0.254'));
+    const lr2 = client.find('Logical_Router', (r) => r.name === 'g1-lr')!;
+    expect(client.get('NAT', lr2.nat[0]!)?.external_ip).toBe('172.16.0.11');
+    expect(client.get('Logical_Router_Static_Route', lr2.static_routes[0]!)?.nexthop).toBe(
+      '172.16.0.254',
+    );
+    expect(client.count('NAT')).toBe(1);
+    expect(() =>
+      nbDesiredState(NB, { owner: 'g1' }).add(
+        'ACL',
+        { direction: 'to-lport', priority: 1, match: 'tcp.dst == "443"', action: 'allow' },
+        { in: keyOf('Logical_Switch', { name: 'x' }) },
+      ),
+    ).toThrow(/ACL\.match: .*16-bit/);
+  });
+
+  it('batches: a 40-row state in batches of 7 commits in order, and a re-apply sends nothing', async () => {
+    const d = state('h1');
+    const sw = d.add('Logical_Switch', { name: 'h1-sw' });
+    const ports = [];
+    for (let i = 0; i < 38; i++)
+      ports.push(d.add('Logical_Switch_Port', { name: `h1-p${i}` }, { in: sw }));
+    d.add('Port_Group', { name: 'h1_pg', ports });
+    const r = await applyDesired(client, d, { batchSize: 7 });
+    expect(r.transactions).toBe(Math.ceil(40 / 7));
+    const swRow = client.find('Logical_Switch', (x) => x.name === 'h1-sw')!;
+    expect(swRow.ports.length).toBe(38);
+    expect(client.lookup('Port_Group', { name: 'h1_pg' })!.ports.length).toBe(38);
+    expect((await applyDesired(client, d, { batchSize: 7 })).outcome).toBe('unchanged');
   });
 
   it('refuses bad desired states before sending anything', async () => {
