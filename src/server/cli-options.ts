@@ -59,6 +59,8 @@ export interface CliOptions {
   /** `--max-connections=N`: most connections at once (0: no limit). */
   readonly maxConnections: string | undefined;
   readonly history: string | undefined;
+  /** `--metrics=[IP]:PORT`: serve Prometheus metrics over HTTP there. */
+  readonly metrics: string | undefined;
   readonly privateKey: string | undefined;
   readonly certificate: string | undefined;
   readonly caCert: string | undefined;
@@ -92,6 +94,7 @@ const OPTIONS: Readonly<Record<string, Spec>> = {
   'probe-interval': { arity: 'required' },
   'max-connections': { arity: 'required' },
   history: { arity: 'required' },
+  metrics: { arity: 'required' },
   'disable-file-column-diff': { arity: 'none' },
   'no-self-confinement': { arity: 'none' },
   help: { arity: 'none', short: 'h' },
@@ -249,6 +252,7 @@ export function parseCommandLine(args: readonly string[]): CliOptions {
     probeInterval: one('probe-interval'),
     maxConnections: one('max-connections'),
     history: one('history'),
+    metrics: one('metrics'),
     privateKey: tls('private-key'),
     certificate: tls('certificate'),
     caCert: tls('ca-cert'),

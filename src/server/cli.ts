@@ -38,6 +38,7 @@ import { SchemaError } from '../ovsdb/wire/errors.js';
 import { LogRouter } from './cli-log.js';
 import { absFileName, PROGRAM, parseCommandLine, runDir, UsageError } from './cli-options.js';
 import { detach, isDetachedChild, notifyStarted, Pidfile } from './daemon.js';
+import { type MetricsEndpoint, parseMetricsAddress, startMetricsEndpoint } from './metrics-http.js';
 import { createServer, type OvsdbServer } from './server.js';
 import { UnixctlServer } from './unixctl.js';
 
@@ -66,6 +67,10 @@ Database and remote options:
   --history=N             transactions kept for monitor_cond_since (default 100;
                           0: found false and all-zero ids, as a standalone
                           ovsdb-server)
+  --metrics=[IP]:PORT     serve Prometheus metrics at http://IP:PORT/metrics
+                          (sessions, transactions, monitors and process
+                          metrics; needs the prom-client package; :PORT: every
+                          interface, port 0: a free one, printed on stdout)
   -p, --private-key=FILE  TLS key for pssl: and wss: (PEM)
   -c, --certificate=FILE  TLS certificate for pssl: and wss: (PEM)
   -C, --ca-cert=FILE      CA that client certificates must chain to (PEM)
@@ -251,6 +256,7 @@ export async function startCli(args: readonly string[], io: CliIo): Promise<CliS
   }
   let server: OvsdbServer | undefined;
   let ctl: UnixctlServer | undefined;
+  let endpoint: MetricsEndpoint | undefined;
   try {
     if (options.dbFiles.length === 0 && options.schemas.length === 0) {
       throw new UsageError('give a database file (or --schema FILE)');
@@ -278,6 +284,15 @@ export async function startCli(args: readonly string[], io: CliIo): Promise<CliS
     const probeIntervalMs = nonNegative(options.probeInterval, '--probe-interval');
     const historyLength = nonNegative(options.history, '--history');
     const maxConnections = nonNegative(options.maxConnections, '--max-connections');
+    let metricsAddress: ReturnType<typeof parseMetricsAddress> | undefined;
+    if (options.metrics !== undefined) {
+      try {
+        metricsAddress = parseMetricsAddress(options.metrics);
+      } catch (e) {
+        throw new UsageError((e as Error).message);
+      }
+    }
+    if (metricsAddress !== undefined) endpoint = await startMetricsEndpoint(metricsAddress);
     const router = new LogRouter(options.vlog, options.logFile, (t) => io.stderr(t));
     let running: CliServer | undefined;
     let fatal: Error | undefined;
@@ -292,6 +307,7 @@ export async function startCli(args: readonly string[], io: CliIo): Promise<CliS
       tls,
       storage: { columnDiff: options.columnDiff },
       onLog: (line) => router.line(line),
+      metrics: endpoint?.metrics,
       onFatal: (e) => {
         fatal = e;
         void running?.stop(1);
@@ -314,6 +330,10 @@ export async function startCli(args: readonly string[], io: CliIo): Promise<CliS
         : Pidfile.create(options.pidfile, options.overwritePidfile);
     const s = server;
     const c = ctl;
+    const metricsEndpoint = endpoint;
+    if (metricsEndpoint !== undefined) {
+      s.log.write('metrics', 'INFO', `serving metrics on ${metricsEndpoint.url}`);
+    }
     let resolveExit: (code: number) => void = () => {};
     const exited = new Promise<number>((r) => {
       resolveExit = r;
@@ -329,6 +349,7 @@ export async function startCli(args: readonly string[], io: CliIo): Promise<CliS
           try {
             await s.close();
           } finally {
+            await metricsEndpoint?.close();
             await c?.close();
             pidfile?.remove();
             resolveExit(code);
@@ -342,11 +363,13 @@ export async function startCli(args: readonly string[], io: CliIo): Promise<CliS
     if (fatal !== undefined) void running.stop(1);
     if (!isDetachedChild()) {
       for (const remote of s.remotes) io.stdout(`listening on ${remote}\n`);
+      if (metricsEndpoint !== undefined) io.stdout(`metrics on ${metricsEndpoint.url}\n`);
     }
     return running;
   } catch (e) {
     await ctl?.close();
     await server?.close();
+    await endpoint?.close();
     io.stderr(`${PROGRAM}: ${(e as Error).message}\n`);
     return e instanceof UsageError ? 2 : 1;
   }

@@ -62,6 +62,7 @@
  * @module
  */
 
+import type { ServerMetrics, ServerMetricsRecorder } from '../ovsdb/metrics.js';
 import type { DatabaseSchema } from '../ovsdb/schema/schema-types.js';
 import { newUuid } from '../ovsdb/values/uuid.js';
 import type { Transport } from '../ovsdb/wire/transport.js';
@@ -72,6 +73,7 @@ import { shashOrder } from './engine/ovs-hash.js';
 import { createInProcessPair, type InProcessTransport } from './listeners/in-process-transport.js';
 import { type ConnectionLimitStats, ConnectionLimits } from './listeners/limits.js';
 import { type ListenAddress, Listeners, type ServerTlsOptions } from './listeners/listen.js';
+import { serverMetrics } from './metrics.js';
 import { MonitorHub } from './monitor/monitor-hub.js';
 import { asDatabase, DatabaseRegistry, type Served, type Trigger } from './registry.js';
 import type { SessionChannel } from './rpc/channel.js';
@@ -157,6 +159,12 @@ export interface CreateServerOptions {
   readonly logFile?: string | undefined;
   /** Also pass log lines to this function. */
   readonly onLog?: ((line: string) => void) | undefined;
+  /**
+   * Where to count the server's sessions, monitors and transactions:
+   * `prometheusMetrics(promClient)`, or any {@link ServerMetrics}. Default:
+   * none.
+   */
+  readonly metrics?: ServerMetrics | undefined;
 }
 
 /**
@@ -183,6 +191,7 @@ export class OvsdbServer implements SessionHost {
   private flushScheduled = false;
   private closing = false;
   private fatal: Error | undefined;
+  private readonly metrics: ServerMetricsRecorder | undefined;
 
   /** @internal Use {@link createServer}. */
   constructor(private readonly options: CreateServerOptions) {
@@ -190,11 +199,17 @@ export class OvsdbServer implements SessionHost {
     this.probeIntervalMs = options.probeIntervalMs ?? 5000;
     this.databases = new DatabaseRegistry(options.historyLength ?? 100);
     this.monitors = new MonitorHub(this.databases);
+    const metered = serverMetrics(options.metrics, {
+      sessionCount: () => this.sessions.size,
+      monitorCount: () => this.monitorCount(),
+    });
+    this.metrics = metered?.recorder;
     this.transactions = new Transactions({
       locks: this.locks,
       sessions: () => [...this.sessions],
       committed: (served, changes, durable) => this.committed(served, changes, durable),
       service: (s) => this.service(s),
+      transacted: metered?.transacted,
     });
     this.methods = {
       serverId: this.serverId,
@@ -438,9 +453,14 @@ export class OvsdbServer implements SessionHost {
         }
       }
     }
+    return { atoms, cells, monitors: this.monitorCount(), sessions: this.sessions.size };
+  }
+
+  /** The monitors of every session. */
+  private monitorCount(): number {
     let monitors = 0;
     for (const s of this.sessions) monitors += s.monitors().length;
-    return { atoms, cells, monitors, sessions: this.sessions.size };
+    return monitors;
   }
 
   /** The error that stopped the server, if a database file could not be written. */
@@ -662,6 +682,7 @@ export class OvsdbServer implements SessionHost {
   private async shutdown(abrupt: boolean, save = !abrupt): Promise<void> {
     if (this.closing) return;
     this.closing = true;
+    this.metrics?.close();
     const closing = this.listeners.close();
     for (const s of [...this.sessions]) {
       if (abrupt) s.abort();

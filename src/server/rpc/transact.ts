@@ -27,6 +27,10 @@ export interface TransactionHost {
   committed(served: Served, changes: TxnChanges, durable: boolean): void;
   /** Service session `s` in the main loop (flush its monitors unless it is backlogged). */
   service(s: Session): void;
+  /** Called with every transaction's results once it is answered (metrics), if set. */
+  readonly transacted?:
+    | ((served: Served, results: unknown[], committed: boolean) => void)
+    | undefined;
 }
 
 /** Runs the `transact` requests of one server and keeps the ones that wait. */
@@ -89,6 +93,7 @@ export class Transactions {
     }
     this.forget(t);
     if (out.changes !== null) this.host.committed(t.served, out.changes, out.durable);
+    this.host.transacted?.(t.served, out.results, out.changes !== null);
     return { results: out.results, committed: out.changes !== null };
   }
 
