@@ -7,6 +7,13 @@
  * StatefulSet, EIPs, SNAT, a north gateway, and some bad annotations),
  * deletes a few pods and runs GC, then prints the topology (`show`), a table
  * of the pods and a summary.
+ *
+ * The nodes of `nodes.json` keep warm address pools (a `PoolReconciler`):
+ * pods that ask for any address start from their node's pool; the demo
+ * prints each pool (idle, in use, bounds, failure) and how many pod starts
+ * the pools served. `--metrics HOST:PORT` serves the controllers' metrics
+ * (prom-client) at `/metrics`, and keeps serving after the demo until
+ * interrupted.
  * @module
  */
 
@@ -18,12 +25,22 @@ import { createNb, NB } from '../../src/nb/index.js';
 import { startMemoryServer } from '../../src/testing/index.js';
 import {
   type ClusterTopology,
+  type ControllerMetrics,
   type FailureReason,
   PodController,
   ProgrammaticPodSource,
   parsePodsFile,
   podKey,
 } from './controller/index.js';
+import {
+  controllerMetrics,
+  type MetricsServer,
+  type NodePoolStatus,
+  PoolReconciler,
+  ProgrammaticNodeSource,
+  parseNodesFile,
+  serveMetrics,
+} from './pools/index.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const NB_SCHEMA = join(HERE, '..', '..', 'schema', 'ovn-nb-7.18.0.ovsschema');
@@ -66,6 +83,10 @@ export interface DemoSummary {
     readonly portGroups: number;
     readonly dhcpOptions: number;
   };
+  /** Each node's pool, as last reported. */
+  readonly pools: readonly NodePoolStatus[];
+  /** Pod starts served from a warm pool. */
+  readonly poolStarts: number;
   readonly ms: {
     readonly start: number;
     readonly pods: number;
@@ -80,6 +101,10 @@ export interface DemoOptions {
   readonly remote?: string | undefined;
   /** The pods file (default `pods.json` next to this file). */
   readonly podsFile?: string | undefined;
+  /** The nodes file (default `nodes.json` next to this file). */
+  readonly nodesFile?: string | undefined;
+  /** Metrics hooks for both controllers (`--metrics`). */
+  readonly metrics?: ControllerMetrics | undefined;
   /** Where the report goes (default stdout). */
   readonly print?: ((text: string) => void) | undefined;
 }
@@ -105,12 +130,23 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoSummary> {
     remote === undefined ? await startMemoryServer({ schemaPath: NB_SCHEMA }) : undefined;
   const client = connectDatabase({ remotes: remote ?? server!.unixRemote, model: NB });
   const source = new ProgrammaticPodSource();
+  const nodes = new ProgrammaticNodeSource();
   let controller: PodController | undefined;
+  let pools: PoolReconciler | undefined;
   try {
     await client.ready;
     const nb = createNb(client);
     const podsFile = options.podsFile ?? join(HERE, 'pods.json');
     const pods = parsePodsFile(podsFile, readFileSync(podsFile, 'utf8'));
+    const nodesFile = options.nodesFile ?? join(HERE, 'nodes.json');
+    for (const n of parseNodesFile(nodesFile, readFileSync(nodesFile, 'utf8'))) nodes.add(n);
+    pools = new PoolReconciler({
+      nb,
+      nodes,
+      maxRetries: 1,
+      resyncIntervalMs: 0,
+      metrics: options.metrics,
+    });
     controller = new PodController({
       nb,
       source,
@@ -118,16 +154,28 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoSummary> {
       concurrency: 8,
       maxRetries: 2,
       gcIntervalMs: 0,
+      pools,
+      metrics: options.metrics,
     });
+    const c = controller;
+    const p = pools;
+    const settle = async () => {
+      do {
+        await c.idle();
+        await p.idle();
+      } while (c.queue.size > 0 || p.queue.size > 0);
+    };
     await controller.start();
+    await pools.start();
+    await settle();
     const tStarted = performance.now();
-    for (const p of pods) source.add(p);
-    await controller.idle();
+    for (const pod of pods) source.add(pod);
+    await settle();
     const tPods = performance.now();
     for (const key of DEMO_DELETED) source.delete(key);
-    await controller.idle();
+    await settle();
     await controller.gc();
-    await controller.idle();
+    await settle();
     const tEnd = performance.now();
 
     print(`# ovn-nbctl show\n${nb.show()}`);
@@ -163,6 +211,24 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoSummary> {
       if (controller.status.get(key)?.state === 'failed' && f !== undefined)
         print(`${key}: ${f.reason}: ${f.message}`);
     }
+    const poolRows: string[][] = [
+      ['NODE', 'SUBNET', 'IDLE', 'IN USE', 'MIN', 'MAX', 'BATCH', 'TTL', 'STATUS'],
+    ];
+    const poolStatus = [...nodes.statuses.values()].sort((a, b) => (a.node < b.node ? -1 : 1));
+    for (const st of poolStatus) {
+      poolRows.push([
+        st.node,
+        st.subnet ?? '-',
+        String(st.idle),
+        String(st.inUse),
+        String(st.minIdle),
+        String(st.maxIdle),
+        String(st.batchSize),
+        `${Math.round(st.idleTtlMs / 1000)}s`,
+        st.failure === undefined ? 'ready' : `failed: ${st.failure.reason}: ${st.failure.message}`,
+      ]);
+    }
+    print(`\n# pools\n${table(poolRows)}`);
     const isOurs = (ids: Readonly<Record<string, string>>) =>
       ids['vendor'] === 'ovnkit' && ids['pod'] !== undefined;
     const count = <T>(rows: Iterable<T>, f: (r: T) => boolean) => [...rows].filter(f).length;
@@ -182,6 +248,8 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoSummary> {
           (r) => r.external_ids['vendor'] === 'ovnkit',
         ),
       },
+      pools: poolStatus,
+      poolStarts: controller.stats.poolStarts,
       ms: {
         start: Math.round(tStarted - t0),
         pods: Math.round(tPods - tStarted),
@@ -199,6 +267,10 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoSummary> {
         `failures: ${reasons || 'none'}`,
         `NB: ${summary.nb.podPorts} pod ports, ${summary.nb.nat} NAT rules, ${summary.nb.policies} policies, ` +
           `${summary.nb.portGroups} port groups, ${summary.nb.dhcpOptions} DHCP options rows`,
+        `pools: ${poolStatus.filter((st) => st.failure === undefined).length} ready, ` +
+          `${poolStatus.filter((st) => st.failure !== undefined).length} failed; ` +
+          `${summary.poolStarts} pod starts from a warm pool, ${pools.stats.returned} ports returned to one; ` +
+          `NB: ${count(client.rows('Logical_Switch_Port'), (r) => r.external_ids['pool'] !== undefined)} idle entries`,
         `controller: ${controller.stats.reconciled} reconciles, ${controller.stats.deleted} deletes, ` +
           `${controller.stats.failures} failed attempts, ${controller.stats.transactions} transactions, ` +
           `${controller.stats.gcPasses} GC passes`,
@@ -210,14 +282,38 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoSummary> {
     );
     return summary;
   } finally {
+    await pools?.stop();
     await controller?.stop();
     await client.close();
     await server?.stop();
   }
 }
 
+/** `npm run demo [-- --metrics HOST:PORT]`. */
+async function main(argv: readonly string[]): Promise<void> {
+  const i = argv.indexOf('--metrics');
+  if (i < 0) {
+    await runDemo();
+    return;
+  }
+  const address = argv[i + 1];
+  if (address === undefined) throw new TypeError('--metrics needs HOST:PORT, e.g. 127.0.0.1:9464');
+  const prom = await import('prom-client');
+  const registry = new prom.Registry();
+  const metrics = controllerMetrics(prom, { registry });
+  const server: MetricsServer = await serveMetrics(registry, address);
+  process.stdout.write(`metrics: ${server.url}\n`);
+  await runDemo({ metrics });
+  process.stdout.write(`serving ${server.url} until interrupted\n`);
+  await new Promise<void>((resolve) => {
+    process.once('SIGINT', resolve);
+    process.once('SIGTERM', resolve);
+  });
+  await server.close();
+}
+
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  runDemo().then(
+  main(process.argv.slice(2)).then(
     () => process.exit(0),
     (e: unknown) => {
       console.error(e);

@@ -11,6 +11,7 @@ export * from './entry.js';
 export * from './failure.js';
 export * from './file-node-source.js';
 export * from './metrics.js';
+export * from './metrics-http.js';
 export * from './node.js';
 export * from './node-source.js';
 export * from './programmatic-node-source.js';

@@ -68,7 +68,13 @@ import {
   readEntry,
 } from './entry.js';
 import { classifyPoolFailure, NoSubnetError, type PoolFailure } from './failure.js';
-import { type PoolBounds, type PoolNode, poolBounds } from './node.js';
+import {
+  DEFAULT_BATCH_SIZE,
+  DEFAULT_IDLE_TTL_MS,
+  type PoolBounds,
+  type PoolNode,
+  poolBounds,
+} from './node.js';
 import type { NodeEvent, NodePoolStatus, NodeSource } from './node-source.js';
 
 /** Options of {@link PoolReconciler}. */
@@ -594,8 +600,8 @@ export class PoolReconciler implements PodPools {
       ...counts,
       minIdle: plan?.bounds.minIdle ?? node.minIdle ?? 0,
       maxIdle: plan?.bounds.maxIdle ?? node.maxIdle ?? node.minIdle ?? 0,
-      batchSize: plan?.bounds.batchSize ?? node.batchSize ?? 0,
-      idleTtlMs: plan?.bounds.idleTtlMs ?? node.idleTtlMs ?? 0,
+      batchSize: plan?.bounds.batchSize ?? node.batchSize ?? DEFAULT_BATCH_SIZE,
+      idleTtlMs: plan?.bounds.idleTtlMs ?? node.idleTtlMs ?? DEFAULT_IDLE_TTL_MS,
       ...(failure !== undefined
         ? { failure: { reason: failure.reason, message: failure.message } }
         : {}),
