@@ -12,7 +12,7 @@
 import type { TableMap } from '../../ovsdb/schema/model.js';
 import { TransactionError } from '../../ovsdb/wire/errors.js';
 import { clientExecutor, type TransactingClient } from '../client-executor.js';
-import { TransactionOutcomeError } from '../errors.js';
+import { DuplicateIndexError, TransactionOutcomeError } from '../errors.js';
 import { createTransactor } from '../transactor.js';
 import { BatchProgress, batches, commitBatch, emitBatch } from './emit.js';
 import { DesiredConflictError } from './errors.js';
@@ -67,11 +67,17 @@ export interface ApplyResult {
   readonly conflicts: number;
 }
 
-const CONFLICTS = new Set(['timed out', 'constraint violation', 'referential integrity violation']);
-
+/**
+ * Errors that mean "the database changed under the plan": a guard that
+ * tripped (`timed out`), a row with the same key created meanwhile (a
+ * duplicate index), a referenced row deleted meanwhile, or a reply lost.
+ */
 function isConflict(error: unknown): boolean {
   if (error instanceof TransactionOutcomeError) return error.outcome !== 'not committed';
-  return error instanceof TransactionError && CONFLICTS.has(error.error);
+  if (error instanceof DuplicateIndexError) return true;
+  if (!(error instanceof TransactionError)) return false;
+  if (error.error === 'timed out' || error.error === 'referential integrity violation') return true;
+  return error.error === 'constraint violation' && /identical values/.test(error.details ?? '');
 }
 
 function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {

@@ -118,13 +118,19 @@ function guard(tx: Tx, table: string, uuid: string, values: ReadonlyMap<string, 
   });
 }
 
-/** The mutations of one row, removals before insertions. */
-function mutations(m: Edit['mutate']): unknown[] {
+/**
+ * The mutations of one row. The server checks a column's size after each
+ * mutation: removals go first (room under a `max`), except in a set of at
+ * least one element, which gains its new elements before it loses the old.
+ */
+function mutations(schema: DatabaseSchema, table: string, m: Edit['mutate']): unknown[] {
   const out: unknown[] = [];
   for (const [c, { remove, insert }] of m) {
-    if (remove.length > 0) out.push([c, 'delete', remove]);
     const empty = Array.isArray(insert) ? insert.length === 0 : Object.keys(insert).length === 0;
-    if (!empty) out.push([c, 'insert', insert]);
+    const del = remove.length > 0 ? [c, 'delete', remove] : undefined;
+    const ins = empty ? undefined : [c, 'insert', insert];
+    const insertFirst = (schema.tables[table]?.columns[c]?.type.min ?? 0) >= 1;
+    for (const x of insertFirst ? [ins, del] : [del, ins]) if (x !== undefined) out.push(x);
   }
   return out;
 }
@@ -248,7 +254,7 @@ export function emitBatch(
   }
   for (const { edit, mutate } of edits.values()) {
     if (mutate.size === 0) continue;
-    tx.mutate(edit.table, edit.uuid as Uuid, mutations(mutate) as never);
+    tx.mutate(edit.table, edit.uuid as Uuid, mutations(schema, edit.table, mutate) as never);
     counts.operations++;
   }
   for (const d of batch.deletes) {

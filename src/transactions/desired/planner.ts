@@ -148,6 +148,33 @@ class Planner {
         if (ownerOf(row, this.ownerKey) === this.owner) this.owned.set(row._uuid, t);
       }
     }
+    // Child rows of tables without external_ids belong to the owner of the parent that holds them.
+    for (const t of this.markless()) {
+      for (const row of this.snap.table(t).values()) {
+        if (this.rowOwner(t, row) === this.owner) this.owned.set(row._uuid, t);
+      }
+    }
+  }
+
+  /** The monitored non-root tables without an external_ids column. */
+  private markless(): string[] {
+    return Object.keys(this.tables).filter((t) => {
+      const s = this.tables[t]!;
+      return !s.isRoot && s.columns['external_ids'] === undefined && this.snap.monitored(t);
+    });
+  }
+
+  /** The owner of a row: its mark, or for a child row without external_ids its holder's owner. */
+  private rowOwner(table: string, row: AnyRow, depth = 0): string | undefined {
+    if (this.tables[table]!.columns['external_ids'] !== undefined || depth > 8) {
+      return ownerOf(row, this.ownerKey);
+    }
+    for (const h of this.snap.holdersOf(table, row._uuid)) {
+      const p = this.snap.row(h.table, h.uuid);
+      const o = p === undefined ? undefined : this.rowOwner(h.table, p, depth + 1);
+      if (o !== undefined) return o;
+    }
+    return undefined;
   }
 
   private matchDeclared(): void {
@@ -155,7 +182,7 @@ class Planner {
       const found = this.snap.byIdentity(d.table, d.ref.id);
       let row: AnyRow | undefined;
       if (found.length > 1) {
-        const mine = found.filter((r) => ownerOf(r, this.ownerKey) === this.owner);
+        const mine = found.filter((r) => this.rowOwner(d.table, r) === this.owner);
         if (mine.length !== 1) {
           throw new DesiredStateError(
             'duplicate-key',
@@ -167,7 +194,7 @@ class Planner {
       } else row = found[0];
       if (row !== undefined) {
         if (!d.shared) {
-          const mark = ownerOf(row, this.ownerKey);
+          const mark = this.rowOwner(d.table, row);
           if (mark !== undefined && mark !== this.owner) {
             throw new DesiredStateError(
               'owned-by-other',
@@ -463,8 +490,8 @@ class Planner {
               { table: ref, key: this.keyText(ref, crow) },
             );
           }
-          if (crow !== undefined && ownerOf(crow, this.ownerKey) !== this.owner) {
-            const other = ownerOf(crow, this.ownerKey);
+          if (crow !== undefined && this.rowOwner(ref, crow) !== this.owner) {
+            const other = this.rowOwner(ref, crow);
             throw new DesiredStateError(
               'owned-by-other',
               `deleting ${this.keyText(table, row)} would delete ${this.keyText(ref, crow)}, which ${other === undefined ? 'carries no owner mark' : `is owned by ${JSON.stringify(other)}`}`,
@@ -655,7 +682,7 @@ class Planner {
       key: this.keyText(e.table, found.row),
       uuid: e.uuid,
       columns,
-      shared: declared?.shared === true || ownerOf(found.row, this.ownerKey) !== this.owner,
+      shared: declared?.shared === true || this.rowOwner(e.table, found.row) !== this.owner,
     };
   }
 }

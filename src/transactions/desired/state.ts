@@ -303,7 +303,7 @@ export class DesiredState<DB extends TableMap> {
     }
     const shared = options.shared === true;
     const ext = r['external_ids'];
-    if (!shared && schema.columns['external_ids'] === undefined) {
+    if (!shared && schema.isRoot && schema.columns['external_ids'] === undefined) {
       throw new DesiredStateError(
         'no-owner-column',
         `${table} has no external_ids column, so its rows cannot carry an owner mark: declare the row { shared: true }`,
