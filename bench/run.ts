@@ -19,6 +19,11 @@
  * `--quick`: every workload at a small size, one repetition; nothing is
  * asserted about speed, but the run fails (exit 1) when a workload breaks.
  *
+ * `--observability`: W1 and W2's ovnkit rows with metrics and tracing on
+ * vs off (workload WO, `bench/workloads/wo-observability.ts`), in place of
+ * W1 and W2 (`--only W1,W2 --observability`), or alone. `--only WO` also
+ * selects it; a run without either leaves it out.
+ *
  * `--scale`: the scaling bench instead (`bench/scale.ts`): per-transaction
  * costs and RSS of ovsdb-server and ovnkit-server at 10k, 100k and 500k ports.
  * @module
@@ -40,8 +45,11 @@ import { w6 } from './workloads/w6-pod-controller.js';
 import { w7 } from './workloads/w7-memory-server.js';
 import { w8 } from './workloads/w8-northd.js';
 import { w9 } from './workloads/w9-durability.js';
+import { wo } from './workloads/wo-observability.js';
 
-const WORKLOADS: readonly Workload[] = [w1, w2, w3, w4, w5, w6, w7, w8, w9];
+const WORKLOADS: readonly Workload[] = [w1, w2, w3, w4, w5, w6, w7, w8, w9, wo];
+/** Run only when asked for (`--only WO`, `--observability`). */
+const ON_REQUEST = new Set(['WO']);
 
 const ROOT = resolve(import.meta.dirname, '..');
 
@@ -54,18 +62,28 @@ function argValue(name: string): string | undefined {
 
 async function main(): Promise<number> {
   const quick = process.argv.includes('--quick');
-  const only = argValue('--only')
+  const observability = process.argv.includes('--observability');
+  let only = argValue('--only')
     ?.split(',')
     .map((s) => s.trim().toUpperCase())
     .filter((s) => s !== '');
+  if (observability) {
+    // WO measures W1 and W2's ovnkit rows on vs off: it replaces them.
+    only = [...(only ?? []).filter((id) => id !== 'W1' && id !== 'W2'), 'WO'];
+  }
   const reps = Number(argValue('--reps') ?? (quick ? 1 : 5));
   const out = resolve(
-    argValue('--out') ?? join(ROOT, 'bench/results', quick ? 'quick.json' : 'latest.json'),
+    argValue('--out') ??
+      join(
+        ROOT,
+        'bench/results',
+        `${process.argv.includes('--observability') ? 'observability-' : ''}${quick ? 'quick' : 'latest'}.json`,
+      ),
   );
   const unknown = only?.filter((id) => !WORKLOADS.some((w) => w.id === id)) ?? [];
   if (unknown.length > 0 || !Number.isInteger(reps) || reps < 1) {
     console.error(
-      `usage: bench/run.ts [--quick] [--only W1,W3] [--reps N] [--out FILE]` +
+      `usage: bench/run.ts [--quick] [--only W1,W3] [--observability] [--reps N] [--out FILE]` +
         (unknown.length > 0 ? `\nunknown workload(s): ${unknown.join(', ')}` : ''),
     );
     return 2;
@@ -89,7 +107,7 @@ async function main(): Promise<number> {
   const results: WorkloadResult[] = [];
   const failures: { id: string; error: string }[] = [];
   for (const w of WORKLOADS) {
-    if (only && !only.includes(w.id)) continue;
+    if (only ? !only.includes(w.id) : ON_REQUEST.has(w.id)) continue;
     const loadStart = loadAverage();
     ctx.log(`${w.id} starting, load ${loadStart.join(' ')}`);
     const t0 = performance.now();
