@@ -1,0 +1,187 @@
+/**
+ * W10: declarative desired state at 10,000 ports (20 switches × 500, one
+ * owner), applied once; then each repetition changes 1 % (100 ports' addresses)
+ * and makes the database match, once per subject, the subjects interleaved
+ * (order rotated per repetition) against one ovsdb-server (NB 7.18.0):
+ * - `W10.plan`: `planDesired` alone (no I/O), with the operations and guards
+ *   it plans, and `W10.declare`, the `add` calls of the 10,000 rows;
+ * - `W10.apply`: `applyDesired` until it resolves (plan, guarded
+ *   transaction, the replica showing the commit), with its client CPU;
+ * - `W10.raw-changed`: the raw client sending only the 100 updates,
+ *   pre-serialized, in one transaction, until the reply; `W10.raw-changed-rw`
+ *   the same on a raw client that monitors the ports, until the reply and
+ *   the update notification (read-your-writes, as `applyDesired` waits);
+ * - `W10.naive-ovnkit` / `W10.naive-raw`: read all, write all, an update of
+ *   every one of the 10,000 rows (from the replica through the typed
+ *   builder; after a `select` of every port on the raw client).
+ * Each subject has its own connection, opened (and synced) before its timed
+ * section, so no other client shares the process while it is measured.
+ * Every change is checked: the plan holds exactly the changed rows, and
+ * after every subject the desired state plans empty.
+ * `--quick`: 4 × 250 ports, 1 % changed.
+ * @module
+ */
+
+import { applyDesired, planDesired } from '../../src/transactions/index.js';
+import { DB } from '../lib/nb-data.js';
+import { openOvnkit } from '../lib/ovnkit-side.js';
+import { RawClient } from '../lib/raw-client.js';
+import { emptyResult, figure, ratio } from '../lib/results.js';
+import { startBenchServer } from '../lib/servers.js';
+import type { BenchContext, Workload, WorkloadResult } from '../lib/types.js';
+import {
+  type DesiredSample,
+  desiredSample,
+  naiveOvnkitSample,
+  naiveRawSample,
+  rawChangedSample,
+  W10Topology,
+} from './w10-subjects.js';
+
+/** W10's sizes. */
+export function w10Sizes(quick: boolean): { switches: number; perSwitch: number } {
+  return quick ? { switches: 4, perSwitch: 250 } : { switches: 20, perSwitch: 500 };
+}
+
+type Subject = 'desired' | 'raw-changed' | 'raw-changed-rw' | 'naive-ovnkit' | 'naive-raw';
+const SUBJECTS: readonly Subject[] = [
+  'desired',
+  'raw-changed',
+  'raw-changed-rw',
+  'naive-ovnkit',
+  'naive-raw',
+];
+
+/** W10. */
+export const w10: Workload = {
+  id: 'W10',
+  async run(ctx: BenchContext): Promise<WorkloadResult> {
+    const { switches, perSwitch } = w10Sizes(ctx.quick);
+    const topo = new W10Topology(switches, perSwitch, Math.max(1, (switches * perSwitch) / 100));
+    const result = emptyResult(
+      'W10',
+      `desired state, ${topo.ports} ports (${switches} switches × ${perSwitch}), ${topo.changed} changed per repetition, ovsdb-server NB 7.18.0`,
+    );
+    const server = await startBenchServer('ovsdb-server', ctx.root);
+    try {
+      const setup = await openOvnkit(server.remote);
+      try {
+        const first = await applyDesired(setup.client, topo.desired());
+        if (first.operations !== topo.ports + switches) {
+          throw new Error(`W10: the first apply sent ${first.operations} operations`);
+        }
+      } finally {
+        await setup.close();
+      }
+      const samples = new Map<string, number[]>();
+      const push = (k: string, v: number) => {
+        const list = samples.get(k) ?? [];
+        list.push(v);
+        samples.set(k, list);
+      };
+      let last: DesiredSample | undefined;
+      for (let rep = 0; rep < ctx.reps; rep++) {
+        for (let k = 0; k < SUBJECTS.length; k++) {
+          const subject = SUBJECTS[(k + rep) % SUBJECTS.length]!;
+          let ms: number;
+          if (subject === 'desired' || subject === 'naive-ovnkit') {
+            const s = await openOvnkit(server.remote);
+            try {
+              if (subject === 'desired') {
+                const d = await desiredSample(s.client, topo);
+                push('W10.declare', d.declareMs);
+                push('W10.plan', d.planMs);
+                push('W10.apply.cpu', d.applyCpuMs);
+                last = d;
+                ms = d.applyMs;
+              } else {
+                ms = await naiveOvnkitSample(s.client, s.db, topo);
+              }
+            } finally {
+              await s.close();
+            }
+          } else {
+            const c = await RawClient.open(server.socketPath);
+            try {
+              if (subject === 'raw-changed-rw') {
+                await c.request('monitor_cond', [
+                  DB,
+                  'w10',
+                  { Logical_Switch_Port: [{ columns: ['name', 'addresses'] }] },
+                ]);
+              }
+              ms =
+                subject === 'naive-raw'
+                  ? await naiveRawSample(c, topo)
+                  : await rawChangedSample(c, topo, subject === 'raw-changed-rw');
+            } finally {
+              c.close();
+            }
+          }
+          push(subject === 'desired' ? 'W10.apply' : `W10.${subject}`, ms);
+          ctx.log(`W10 rep ${rep + 1}/${ctx.reps} ${subject}: ${ms.toFixed(1)} ms`);
+          // Every subject leaves the database matching the desired state.
+          const check = await openOvnkit(server.remote);
+          try {
+            const plan = planDesired(check.client, topo.desired());
+            if (!plan.empty) {
+              throw new Error(
+                `W10: after ${subject}, the plan holds ${plan.changes.length} changes`,
+              );
+            }
+          } finally {
+            await check.close();
+          }
+        }
+      }
+      const f = (id: string, subject: string, note?: string) =>
+        figure(id, subject, 'ms', samples.get(id)!, { higherIsBetter: false, note });
+      const apply = f('W10.apply', 'applyDesired (plan + guarded transaction + replica)');
+      const raw = f('W10.raw-changed', 'raw client, only the changed updates, until the reply');
+      const rawRw = f(
+        'W10.raw-changed-rw',
+        'raw client, only the changed updates, until the reply and the update notification',
+      );
+      const naiveOvnkit = f(
+        'W10.naive-ovnkit',
+        'read all, write all: typed builder over the replica',
+      );
+      const naiveRaw = f('W10.naive-raw', 'read all, write all: raw select + an update per port');
+      const plan = f(
+        'W10.plan',
+        'planDesired alone',
+        last === undefined ? undefined : `${last.operations} operations, ${last.guards} guards`,
+      );
+      result.figures.push(
+        f('W10.declare', `declaring the ${topo.ports} rows (nbDesiredState add)`),
+        plan,
+        apply,
+        figure('W10.apply.cpu', 'applyDesired: client CPU', 'ms', samples.get('W10.apply.cpu')!, {
+          higherIsBetter: false,
+          cpuOf: 'W10.apply',
+        }),
+        raw,
+        rawRw,
+        naiveOvnkit,
+        naiveRaw,
+      );
+      if (last !== undefined) {
+        result.figures.push(
+          figure('W10.operations', 'operations planned per change', 'ops', [last.operations], {
+            higherIsBetter: false,
+            note: `${last.guards} guards (wait) beside them`,
+          }),
+        );
+      }
+      result.ratios.push(
+        ratio('apply/raw-changed', apply, raw, '<=', 1.5),
+        ratio('apply/raw-changed-rw', apply, rawRw, '<=', 1.5),
+        ratio('naive-ovnkit/apply', naiveOvnkit, apply, '>=', 1),
+        ratio('naive-raw/apply', naiveRaw, apply, '>=', 1),
+      );
+      return result;
+    } finally {
+      await server.stop();
+    }
+  },
+};

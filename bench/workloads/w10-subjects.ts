@@ -1,0 +1,232 @@
+/**
+ * W10's data and subjects: a desired state of `switches × perSwitch` ports
+ * owned by one owner, whose addresses carry a version per port; a change
+ * bumps the version of 1 % of the ports. Each subject makes the database
+ * match the new versions its own way and returns its times:
+ * `applyDesired` (and `planDesired` alone before it), the raw client
+ * sending only the changed updates (reply only, or reply and the update
+ * notification of a monitoring raw client), and a naive reconcile that
+ * writes every row (ovnkit's typed builder over the replica, and the raw
+ * client after a `select` of every port).
+ * @module
+ */
+
+import { performance } from 'node:perf_hooks';
+import type { DatabaseClient } from '../../src/client/client.js';
+import { NB, type NBTables } from '../../src/nb/generated/model.js';
+import { nbDesiredState } from '../../src/nb/index.js';
+import {
+  applyDesired,
+  type DesiredState,
+  type KeyRef,
+  planDesired,
+  type Transactor,
+} from '../../src/transactions/index.js';
+import { DB, transactText } from '../lib/nb-data.js';
+import type { RawClient } from '../lib/raw-client.js';
+import { cpuClock } from '../lib/variants.js';
+
+/** The owner of W10's rows. */
+export const W10_OWNER = 'w10-ctl';
+
+const hex = (n: number): string => (n & 255).toString(16).padStart(2, '0');
+
+/** W10's ports and their current address versions. */
+export class W10Topology {
+  /** The address version of each port. */
+  readonly version: Int32Array;
+  /** The number of changes made so far (picks the next ports to change). */
+  private round = 0;
+
+  constructor(
+    readonly switches: number,
+    readonly perSwitch: number,
+    /** Ports changed per change (1 %). */
+    readonly changed: number,
+  ) {
+    this.version = new Int32Array(switches * perSwitch);
+  }
+
+  /** The number of ports. */
+  get ports(): number {
+    return this.version.length;
+  }
+
+  /** Port `i`'s name. */
+  name(i: number): string {
+    return `w10-s${Math.floor(i / this.perSwitch)}-p${i % this.perSwitch}`;
+  }
+
+  /** Port `i`'s address at its current version. */
+  address(i: number): string {
+    const v = this.version[i]!;
+    return `0a:${hex(v)}:00:${hex(i >> 16)}:${hex(i >> 8)}:${hex(i)} 10.${(v % 200) + 1}.${(i >> 8) & 255}.${i & 255}`;
+  }
+
+  /** Bump the versions of the next `changed` ports (spread over every switch); returns them. */
+  change(): number[] {
+    const n = this.ports;
+    const stride = Math.floor(n / this.changed);
+    const r = this.round++;
+    const out: number[] = [];
+    for (let k = 0; k < this.changed; k++) {
+      const i = (k * stride + (r % stride)) % n;
+      this.version[i]! += 1;
+      out.push(i);
+    }
+    return out;
+  }
+
+  /** The whole desired state at the current versions. */
+  desired(): DesiredState<NBTables> {
+    const d = nbDesiredState(NB, { owner: W10_OWNER });
+    for (let s = 0; s < this.switches; s++) {
+      const sw: KeyRef = d.add('Logical_Switch', { name: `w10-sw${s}` });
+      for (let p = 0; p < this.perSwitch; p++) {
+        const i = s * this.perSwitch + p;
+        d.add(
+          'Logical_Switch_Port',
+          { name: this.name(i), addresses: [this.address(i)] },
+          { in: sw },
+        );
+      }
+    }
+    return d;
+  }
+}
+
+/** The times (ms) of one `applyDesired` sample and what its plan held. */
+export interface DesiredSample {
+  /** Declaring the desired state (the `add` calls), ms. */
+  readonly declareMs: number;
+  /** `planDesired` alone, ms. */
+  readonly planMs: number;
+  /** `applyDesired` until it resolved (its own plan included), ms. */
+  readonly applyMs: number;
+  /** Client CPU (user + system) during `applyDesired`, ms. */
+  readonly applyCpuMs: number;
+  /** Write operations and guards the plan held. */
+  readonly operations: number;
+  readonly guards: number;
+}
+
+/** Change 1 %, declare, plan, then apply; checks the plan and the result. */
+export async function desiredSample(
+  client: DatabaseClient<NBTables>,
+  topo: W10Topology,
+): Promise<DesiredSample> {
+  topo.change();
+  const t0 = performance.now();
+  const d = topo.desired();
+  const t1 = performance.now();
+  const plan = planDesired(client, d);
+  const planMs = performance.now() - t1;
+  if (plan.operations !== topo.changed || plan.counts.updates !== topo.changed) {
+    throw new Error(
+      `W10: the plan holds ${plan.operations} operations and ${plan.counts.updates} updates, not ${topo.changed}`,
+    );
+  }
+  const cpu = cpuClock();
+  const t2 = performance.now();
+  const r = await applyDesired(client, d);
+  const applyMs = performance.now() - t2;
+  const applyCpuMs = cpu() / 1000;
+  if (r.operations !== topo.changed || r.attempts !== 1) {
+    throw new Error(`W10: apply sent ${r.operations} operations in ${r.attempts} attempts`);
+  }
+  return {
+    declareMs: t1 - t0,
+    planMs,
+    applyMs,
+    applyCpuMs,
+    operations: plan.operations,
+    guards: plan.guards,
+  };
+}
+
+/** The wire `update` of port `uuid`'s addresses. */
+function updateOp(uuid: string, address: string): Record<string, unknown> {
+  return {
+    op: 'update',
+    table: 'Logical_Switch_Port',
+    where: [['_uuid', '==', ['uuid', uuid]]],
+    row: { addresses: address },
+  };
+}
+
+/** Every port's UUID by name, by a raw `select` (untimed). */
+async function portUuids(c: RawClient): Promise<Map<string, string>> {
+  const [sel] = (await c.request('transact', [
+    DB,
+    { op: 'select', table: 'Logical_Switch_Port', where: [], columns: ['_uuid', 'name'] },
+  ])) as [{ rows: { _uuid: [string, string]; name: string }[] }];
+  return new Map(sel.rows.map((r) => [r.name, r._uuid[1]]));
+}
+
+/**
+ * Change 1 % and send only the changed updates, pre-serialized, as one
+ * transaction on the raw client `c`; time until its reply, or with
+ * `monitored` (`c` monitors the ports) until its reply and the update
+ * notification (which ovsdb-server sends before the reply).
+ */
+export async function rawChangedSample(
+  c: RawClient,
+  topo: W10Topology,
+  monitored: boolean,
+): Promise<number> {
+  const uuids = await portUuids(c);
+  const changed = topo.change();
+  const text = transactText(
+    changed.map((i) => updateOp(uuids.get(topo.name(i))!, topo.address(i))),
+    `w10-${Math.random().toString(36).slice(2)}`,
+  );
+  await c.request('echo', []); // every earlier notification is in
+  const base = c.count;
+  const t0 = performance.now();
+  c.write(text);
+  await c.until(base + (monitored ? 2 : 1));
+  return performance.now() - t0;
+}
+
+/** Change 1 %, then write every port through ovnkit's typed builder (uuids from the replica). */
+export async function naiveOvnkitSample(
+  client: DatabaseClient<NBTables>,
+  db: Transactor<NBTables>,
+  topo: W10Topology,
+): Promise<number> {
+  topo.change();
+  const rows: { name: string; address: string }[] = [];
+  for (let i = 0; i < topo.ports; i++) rows.push({ name: topo.name(i), address: topo.address(i) });
+  const t0 = performance.now();
+  await db.transact((tx) => {
+    for (const r of rows) {
+      const row = client.lookup('Logical_Switch_Port', { name: r.name });
+      if (row === undefined) throw new Error(`W10: ${r.name} is not in the replica`);
+      tx.update('Logical_Switch_Port', row._uuid, { addresses: [r.address] });
+    }
+  });
+  return performance.now() - t0;
+}
+
+/** Change 1 %, then `select` every port on the raw client and send an update of each. */
+export async function naiveRawSample(c: RawClient, topo: W10Topology): Promise<number> {
+  topo.change();
+  const want = new Map<string, string>();
+  for (let i = 0; i < topo.ports; i++) want.set(topo.name(i), topo.address(i));
+  const t0 = performance.now();
+  const [sel] = (await c.request('transact', [
+    DB,
+    { op: 'select', table: 'Logical_Switch_Port', where: [], columns: ['_uuid', 'name'] },
+  ])) as [{ rows: { _uuid: [string, string]; name: string }[] }];
+  const ops: Record<string, unknown>[] = [];
+  for (const row of sel.rows) {
+    const a = want.get(row.name);
+    if (a !== undefined) ops.push(updateOp(row._uuid[1], a));
+  }
+  if (ops.length !== topo.ports)
+    throw new Error(`W10: select found ${ops.length} of ${topo.ports} ports`);
+  const reply = (await c.request('transact', [DB, ...ops])) as { error?: unknown }[];
+  const ms = performance.now() - t0;
+  if (reply.some((r) => r?.error !== undefined)) throw new Error(`W10: naive raw write failed`);
+  return ms;
+}
