@@ -12,8 +12,9 @@
  * controller.status.get('default/web-0'); // { state: 'ready', annotations: { 'ovn.kubernetes.io/ip_address': '10.16.0.2,fd00:10:16::2', … } }
  * ```
  *
- * On `start` the controller makes sure the cluster router and the subnets
- * exist, rebuilds its IPAM from NB's ports (NB is the source of truth),
+ * On `start` the controller applies the topology (the cluster router and
+ * the subnets, as desired state: see `topology.ts`; again at each GC pass),
+ * rebuilds its IPAM from NB's ports (NB is the source of truth),
  * lists the pods, queues them all and runs a GC pass. Each pod key is then
  * processed by the work queue (one worker per key at a time): a pod that
  * exists is reconciled ({@link applyPod}, one transaction), one that does
@@ -64,7 +65,7 @@ import {
   removePod,
   resultAnnotations,
 } from './reconcile.js';
-import { type ClusterTopology, DEFAULT_ROUTER, ensureSubnet } from './topology.js';
+import { applyTopology, type ClusterTopology, DEFAULT_ROUTER } from './topology.js';
 import { WorkQueue } from './work-queue.js';
 
 /** Options of {@link PodController}. */
@@ -256,12 +257,7 @@ export class PodController {
     const t0 = performance.now();
     const client = this.nb.client;
     await client.whenSynced?.();
-    const subnets = this.ipam.listSubnets();
-    const leaseTime = this.options.topology.dhcpLeaseTime;
-    await this.nb.transact((t) => {
-      for (const s of subnets) ensureSubnet(t, this.router, s, leaseTime);
-    });
-    this.stats.transactions++;
+    await this.applyTopology();
     const restored = this.ipam.restore(this.portsInNb());
     this.options.pools?.restored();
     if (restored.conflicts.length > 0) {
@@ -349,6 +345,7 @@ export class PodController {
    */
   async gc(): Promise<number> {
     const t0 = performance.now();
+    await this.applyTopology();
     const alive = new Set(this.pods.keys());
     for (const pod of await this.options.source.list()) alive.add(podKey(pod));
     const owned = new Set<PodKey>();
@@ -378,6 +375,14 @@ export class PodController {
     this.stats.gcQueued += queued;
     this.log('info', 'gc', { ms: Math.round(performance.now() - t0), orphans: queued, resynced });
     return queued;
+  }
+
+  /** Make NB hold the router and the subnets (desired state: nothing is sent when it does). */
+  private async applyTopology(): Promise<void> {
+    const { dhcpLeaseTime } = this.options.topology;
+    const r = await applyTopology(this.nb, this.router, this.ipam.listSubnets(), dhcpLeaseTime);
+    this.stats.transactions += r.transactions;
+    if (r.outcome === 'applied') this.log('info', 'topology applied', { ...r.plan.counts });
   }
 
   private setStatus(key: PodKey, patch: Partial<Omit<PodStatus, 'key'>>): void {

@@ -1,8 +1,8 @@
 /**
  * What one pod means in NB, as DSL calls inside one transaction:
- * {@link applyPod} creates or updates everything for a pod (subnet switch
- * and router connection, the port with addresses, port security and
- * `external_ids`, DHCP options, namespace and node port groups, EIP and
+ * {@link applyPod} creates or updates everything for a pod (the port, on
+ * its subnet's switch, with addresses, port security, `external_ids` and the
+ * subnet's DHCP options; namespace and node port groups, EIP and
  * SNAT rules, the north-gateway policy) and removes what the pod no longer
  * asks for; {@link removePod} undoes all of it. Both only build operations:
  * the caller runs them with `nb.transact`, so a pod's change commits whole or
@@ -30,7 +30,7 @@ import { type Allocation, OWNER_KEYS } from '../ipam/ipam.js';
 import type { Subnet } from '../ipam/subnet.js';
 import { ANNOTATIONS, BadAnnotationError, type PodIntent } from './annotations.js';
 import { type Pod, type PodKey, portName } from './pod.js';
-import { ensureSubnet, VENDOR_IDS } from './topology.js';
+import { subnetRows, VENDOR_IDS } from './topology.js';
 
 /** Priority of north-gateway reroute policies. */
 export const NORTH_GATEWAY_PRIORITY = 29250;
@@ -220,7 +220,7 @@ function syncPolicy(t: NbTxn, router: NbRow<'Logical_Router'>, input: ApplyPodIn
  */
 export function applyPod(t: NbTxn, input: ApplyPodInput): string {
   const { allocation, intent, key } = input;
-  const { switch: sw, dhcp } = ensureSubnet(t, input.router, input.subnet, input.dhcpLeaseTime);
+  const { switch: sw, dhcp } = subnetRows(t, input.router, input.subnet);
   const name = portName(key);
   const vips = intent.vips.map((v) => canonicalAddress(v) ?? v);
   const columns = {
