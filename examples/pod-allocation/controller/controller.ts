@@ -404,9 +404,9 @@ export class PodController {
     if (tracer === undefined) return this.processOnce(key, pod, false);
     const name = pod === undefined ? 'pod.delete' : 'pod.reconcile';
     // A failure is handled in processOnce, and thrown again only for the span to record it.
-    await traced(tracer, name, { pod: key }, () => this.processOnce(key, pod, true)).catch(
-      () => {},
-    );
+    await traced(tracer, name, { root: true, attributes: { pod: key } }, () =>
+      this.processOnce(key, pod, true),
+    ).catch(() => {});
   }
 
   private async processOnce(key: PodKey, pod: Pod | undefined, rethrow: boolean): Promise<void> {
@@ -451,14 +451,19 @@ export class PodController {
   private async reconcilePod(key: PodKey, pod: Pod, t0: number): Promise<void> {
     const intent = parsePodIntent(pod, this.defaultSubnet);
     const subnet = this.ipam.subnet(intent.subnet);
-    const { take, lease } = tracedSync(this.options.tracer, 'ipam.lease', { pod: key }, (span) => {
-      const take =
-        this.ipam.allocationOf(key) === undefined
-          ? this.options.pools?.take(pod, key, subnet.name, intent.request)
-          : undefined;
-      span?.setAttribute('pool', take !== undefined);
-      return { take, lease: take?.lease ?? this.ipam.lease(key, subnet.name, intent.request) };
-    });
+    const { take, lease } = tracedSync(
+      this.options.tracer,
+      'ipam.lease',
+      { attributes: { pod: key } },
+      (span) => {
+        const take =
+          this.ipam.allocationOf(key) === undefined
+            ? this.options.pools?.take(pod, key, subnet.name, intent.request)
+            : undefined;
+        span?.setAttribute('pool', take !== undefined);
+        return { take, lease: take?.lease ?? this.ipam.lease(key, subnet.name, intent.request) };
+      },
+    );
     const ipamMs = performance.now() - t0;
     let nbMs: number;
     const groups = new Set([namespacePortGroup(pod.namespace), nodePortGroup(pod.node)]);
@@ -466,22 +471,26 @@ export class PodController {
     const unlock = groups.size > 0 ? await this.creating.acquire([...groups]) : undefined;
     try {
       const t1 = performance.now();
-      const { value: port } = await traced(this.options.tracer, 'nb.transact', { pod: key }, () =>
-        this.nb.transact((t) => {
-          take?.guard(t);
-          return applyPod(t, {
-            portUuid:
-              take?.uuid ?? (this.unsure.has(key) ? undefined : (this.ports.get(key) ?? null)),
-            adopt: take !== undefined,
-            router: this.router,
-            subnet,
-            pod,
-            key,
-            intent,
-            allocation: lease.allocation,
-            dhcpLeaseTime: this.options.topology.dhcpLeaseTime,
-          });
-        }),
+      const { value: port } = await traced(
+        this.options.tracer,
+        'nb.transact',
+        { attributes: { pod: key } },
+        () =>
+          this.nb.transact((t) => {
+            take?.guard(t);
+            return applyPod(t, {
+              portUuid:
+                take?.uuid ?? (this.unsure.has(key) ? undefined : (this.ports.get(key) ?? null)),
+              adopt: take !== undefined,
+              router: this.router,
+              subnet,
+              pod,
+              key,
+              intent,
+              allocation: lease.allocation,
+              dhcpLeaseTime: this.options.topology.dhcpLeaseTime,
+            });
+          }),
       );
       nbMs = performance.now() - t1;
       this.ports.set(key, port);
@@ -523,7 +532,7 @@ export class PodController {
     const back = dry.value ? this.options.pools?.giveBack(key, portUuid) : undefined;
     if (dry.value) {
       try {
-        await traced(this.options.tracer, 'nb.transact', { pod: key }, () =>
+        await traced(this.options.tracer, 'nb.transact', { attributes: { pod: key } }, () =>
           this.nb.transact((t) => {
             const removed = removePod(t, router, key, portUuid);
             back?.build(t);

@@ -11,7 +11,7 @@
  * @module
  */
 
-import type { Attributes, Span, SpanStatusCode, Tracer } from '@opentelemetry/api';
+import type { Span, SpanOptions, SpanStatusCode, Tracer } from '@opentelemetry/api';
 import type { Ipam } from '../ipam/ipam.js';
 import type { FailureReason } from './failure.js';
 import type { PodKey } from './pod.js';
@@ -87,18 +87,19 @@ function fail(span: Span, e: unknown): void {
 }
 
 /**
- * Run `fn` in an active span `name` (a child of the active span, if any):
- * the span ends when `fn` settles, with error status and the exception
- * recorded when it throws. Without a tracer, just `fn()`.
+ * Run `fn` in an active span `name` (a child of the active span, if any,
+ * unless `options.root`): the span ends when `fn` settles, with error
+ * status and the exception recorded when it throws. Without a tracer, just
+ * `fn()`.
  */
 export function traced<T>(
   tracer: Tracer | undefined,
   name: string,
-  attributes: Attributes,
+  options: SpanOptions,
   fn: (span: Span | undefined) => Promise<T>,
 ): Promise<T> {
   if (tracer === undefined) return fn(undefined);
-  return tracer.startActiveSpan(name, { attributes }, async (span) => {
+  return tracer.startActiveSpan(name, options, async (span) => {
     try {
       return await fn(span);
     } catch (e) {
@@ -114,11 +115,11 @@ export function traced<T>(
 export function tracedSync<T>(
   tracer: Tracer | undefined,
   name: string,
-  attributes: Attributes,
+  options: SpanOptions,
   fn: (span: Span | undefined) => T,
 ): T {
   if (tracer === undefined) return fn(undefined);
-  return tracer.startActiveSpan(name, { attributes }, (span) => {
+  return tracer.startActiveSpan(name, options, (span) => {
     try {
       return fn(span);
     } catch (e) {

@@ -35,7 +35,7 @@
  */
 
 import type { Tracer } from '@opentelemetry/api';
-import type { Nb } from '../../../src/nb/index.js';
+import { findNamed, type Nb } from '../../../src/nb/index.js';
 import type {
   PodPools,
   PodPoolsContext,
@@ -51,7 +51,6 @@ import {
 } from '../controller/log.js';
 import type { Pod, PodKey } from '../controller/pod.js';
 import { defaultControllerRateLimiter, type RateLimiter } from '../controller/rate-limiter.js';
-import { DEFAULT_ROUTER, ensureSubnet } from '../controller/topology.js';
 import { WorkQueue } from '../controller/work-queue.js';
 import type { AddressRequest, Ipam, Lease, RestorePort } from '../ipam/ipam.js';
 import type { Subnet } from '../ipam/subnet.js';
@@ -85,8 +84,6 @@ export interface PoolReconcilerOptions {
   readonly nodes: NodeSource;
   /** The IPAM (default: that of the `PodController` this is the `pools` of). */
   readonly ipam?: Ipam | undefined;
-  /** The cluster router (default: the controller's, else `ovnkit-cluster`). */
-  readonly router?: string | undefined;
   /** The subnet of nodes that name none (default: none, such a node fails with `NoSubnet`). */
   readonly defaultSubnet?: string | undefined;
   /** Where entry ages are read (default {@link systemClock}). */
@@ -175,8 +172,6 @@ export class PoolReconciler implements PodPools {
   private readonly clock: Clock;
   private readonly maxRetries: number;
   private ipamRef: Ipam | undefined;
-  private router: string;
-  private dhcpLeaseTime: number | undefined;
   private attached = false;
   private ipamRestored = false;
   private running = false;
@@ -186,7 +181,6 @@ export class PoolReconciler implements PodPools {
   /** @param options - see {@link PoolReconcilerOptions}. */
   constructor(private readonly options: PoolReconcilerOptions) {
     this.ipamRef = options.ipam;
-    this.router = options.router ?? DEFAULT_ROUTER;
     this.clock = options.clock ?? systemClock;
     this.maxRetries = options.maxRetries ?? 5;
     this.queue = new WorkQueue<string>({
@@ -239,8 +233,6 @@ export class PoolReconciler implements PodPools {
   attach(context: PodPoolsContext): void {
     this.attached = true;
     this.ipamRef ??= context.ipam;
-    if (this.options.router === undefined) this.router = context.router;
-    this.dhcpLeaseTime = context.dhcpLeaseTime;
   }
 
   /** {@inheritDoc PodPools.restorePort} */
@@ -374,7 +366,7 @@ export class PoolReconciler implements PodPools {
     const tracer = this.options.tracer;
     if (tracer === undefined) return this.processOnce(name, false);
     // A failure is handled in processOnce, and thrown again only for the span to record it.
-    await traced(tracer, 'pool.reconcile', { node: name }, () =>
+    await traced(tracer, 'pool.reconcile', { root: true, attributes: { node: name } }, () =>
       this.processOnce(name, true),
     ).catch(() => {});
   }
@@ -460,19 +452,24 @@ export class PoolReconciler implements PodPools {
     count: number,
     idle: Map<string, PoolEntry>,
   ): Promise<void> {
-    const leases = tracedSync(this.options.tracer, 'ipam.lease', { node, count }, () => {
-      const out: { name: string; lease: Lease }[] = [];
-      try {
-        for (let i = 0; i < count; i++) {
-          const name = newEntryName();
-          out.push({ name, lease: this.ipam.lease(entryOwner(name), subnet.name) });
+    const leases = tracedSync(
+      this.options.tracer,
+      'ipam.lease',
+      { attributes: { node, count } },
+      () => {
+        const out: { name: string; lease: Lease }[] = [];
+        try {
+          for (let i = 0; i < count; i++) {
+            const name = newEntryName();
+            out.push({ name, lease: this.ipam.lease(entryOwner(name), subnet.name) });
+          }
+        } catch (e) {
+          for (const l of out) l.lease.rollback();
+          throw e;
         }
-      } catch (e) {
-        for (const l of out) l.lease.rollback();
-        throw e;
-      }
-      return out;
-    });
+        return out;
+      },
+    );
     const since = this.clock.now();
     const entries = leases.map(({ name, lease }) => ({
       name,
@@ -484,11 +481,20 @@ export class PoolReconciler implements PodPools {
     }));
     let uuids: readonly string[];
     try {
-      const result = await traced(this.options.tracer, 'nb.transact', { node, count }, () =>
-        this.nb.transact((t) => {
-          const { switch: sw } = ensureSubnet(t, this.router, subnet, this.dhcpLeaseTime);
-          return entries.map((e) => insertEntry(t, sw, e));
-        }),
+      const result = await traced(
+        this.options.tracer,
+        'nb.transact',
+        { attributes: { node, count } },
+        () =>
+          this.nb.transact((t) => {
+            const sw = findNamed(t, 'Logical_Switch', subnet.name);
+            if (sw === undefined) {
+              throw new Error(
+                `node ${node}: logical switch ${subnet.name} is not in NB (the topology is not applied)`,
+              );
+            }
+            return entries.map((e) => insertEntry(t, sw._uuid, e));
+          }),
       );
       uuids = result.value;
     } catch (e) {
@@ -548,13 +554,17 @@ export class PoolReconciler implements PodPools {
     const idle = this.idleEntries.get(node);
     for (const e of entries) idle?.delete(e.uuid);
     try {
-      await traced(this.options.tracer, 'nb.transact', { node, count: entries.length }, () =>
-        this.nb.transact((t) =>
-          deleteEntries(
-            t,
-            entries.map((e) => e.uuid),
+      await traced(
+        this.options.tracer,
+        'nb.transact',
+        { attributes: { node, count: entries.length } },
+        () =>
+          this.nb.transact((t) =>
+            deleteEntries(
+              t,
+              entries.map((e) => e.uuid),
+            ),
           ),
-        ),
       );
     } catch (e) {
       for (const entry of entries) idle?.set(entry.uuid, entry);
