@@ -1,13 +1,14 @@
 /**
  * WO: what metrics and tracing cost on W1 and W2's ovnkit rows. Each of
  * W1a (sequential one-port transactions), W1b (the same, all at once) and
- * W2 (batches of 1,000 ports, each awaited) runs twice per repetition,
- * interleaved: with neither the `metrics` nor the `tracer` option (`off`),
- * and with both (`on`: `prometheusMetrics` into a registry of its own, and
- * a tracer of the OpenTelemetry SDK, `BasicTracerProvider` with a
+ * W2 (batches of 1,000 ports, each awaited) runs three times per
+ * repetition, interleaved: with neither the `metrics` nor the `tracer`
+ * option (`off`), with `metrics` only (`metrics`: `prometheusMetrics` into a
+ * registry of its own), and with both (`on`: those metrics, and a tracer
+ * of the OpenTelemetry SDK, `BasicTracerProvider` with a
  * `BatchSpanProcessor` whose exporter drops the spans, under an
- * `AsyncLocalStorageContextManager`). The ratios on/off are paired per
- * repetition (median, min–max). `npm run bench -- --observability` (or
+ * `AsyncLocalStorageContextManager`). The ratios metrics/off and on/off
+ * are paired per repetition (median, min–max). `npm run bench -- --observability` (or
  * `--only WO`) runs it; `--only W1,W2 --observability` runs it in place of
  * W1 and W2.
  *
@@ -31,10 +32,10 @@ import { cpuClock, measureVariants, type Variant } from '../lib/variants.js';
 import { type CpuSink, withCpu } from './w1-single-port.js';
 import { w2Sizes } from './w2-batched.js';
 
-/** The `metrics` and `tracer` options of the `on` rows. */
+/** The `metrics` and `tracer` options of the `on` rows (`tracer` undefined: metrics only). */
 interface Observability {
   readonly metrics: ClientMetrics;
-  readonly tracer: Tracer;
+  readonly tracer: Tracer | undefined;
   /**
    * Register a fresh context manager for one `on` sample; returns the
    * function that unregisters it (so that the `off` samples run without
@@ -91,7 +92,8 @@ async function openClient(remote: string, observe: Observability | undefined) {
   const client = connectDatabase({
     remotes: remote,
     model: NB,
-    ...(observe === undefined ? {} : { metrics: observe.metrics, tracer: observe.tracer }),
+    ...(observe === undefined ? {} : { metrics: observe.metrics }),
+    ...(observe?.tracer === undefined ? {} : { tracer: observe.tracer }),
   });
   await client.ready;
   return { client, db: createTransactor(clientExecutor(client)) };
@@ -106,7 +108,7 @@ async function singlePort(
   onCpu: CpuSink,
 ): Promise<number> {
   const c = await openWithSwitch(s.socketPath);
-  const leave = observe?.enter();
+  const leave = observe?.tracer === undefined ? undefined : observe.enter();
   const { client, db } = await openClient(s.remote, observe);
   try {
     const ports = portData(0, n);
@@ -133,7 +135,7 @@ async function batched(
   onCpu: CpuSink,
 ): Promise<number> {
   const c = await openWithSwitch(s.socketPath);
-  const leave = observe?.enter();
+  const leave = observe?.tracer === undefined ? undefined : observe.enter();
   const { client, db } = await openClient(s.remote, observe);
   try {
     const batches: ReturnType<typeof portData>[] = [];
@@ -162,6 +164,7 @@ export const wo: Workload = {
       `metrics + tracing on vs off: W1 (${n} one-port transactions, sequential and pipelined) and W2 (${ports} LSPs in transactions of ${batch}), ovnkit's rows, ovsdb-server NB 7.18.0`,
     );
     const observe = await setUpObservability();
+    const metricsOnly: Observability = { ...observe, tracer: undefined };
     try {
       // Each pair is adjacent, so that its two samples of a repetition are close in time.
       const variants: Variant[] = [
@@ -169,15 +172,27 @@ export const wo: Workload = {
           key: 'WO1a.off',
           sample: (s) => withCpu(n, (k) => singlePort(s, n, false, undefined, k)),
         },
+        {
+          key: 'WO1a.metrics',
+          sample: (s) => withCpu(n, (k) => singlePort(s, n, false, metricsOnly, k)),
+        },
         { key: 'WO1a.on', sample: (s) => withCpu(n, (k) => singlePort(s, n, false, observe, k)) },
         {
           key: 'WO1b.off',
           sample: (s) => withCpu(n, (k) => singlePort(s, n, true, undefined, k)),
         },
+        {
+          key: 'WO1b.metrics',
+          sample: (s) => withCpu(n, (k) => singlePort(s, n, true, metricsOnly, k)),
+        },
         { key: 'WO1b.on', sample: (s) => withCpu(n, (k) => singlePort(s, n, true, observe, k)) },
         {
           key: 'WO2.off',
           sample: (s) => withCpu(ports, (k) => batched(s, ports, batch, undefined, k)),
+        },
+        {
+          key: 'WO2.metrics',
+          sample: (s) => withCpu(ports, (k) => batched(s, ports, batch, metricsOnly, k)),
         },
         {
           key: 'WO2.on',
@@ -199,15 +214,27 @@ export const wo: Workload = {
         const f = (key: string, subject: string): Figure =>
           figure(key, subject, 'LSP/s', samples.get(key) ?? []);
         const off = f(`${w}.off`, `ovnkit ${what}, no metrics or tracer`);
+        const met = f(`${w}.metrics`, `ovnkit ${what}, prometheusMetrics only`);
         const on = f(`${w}.on`, `ovnkit ${what}, prometheusMetrics + OpenTelemetry tracer`);
-        result.figures.push(off, on);
-        const cpuOff = cpuFigure(off, samples.cpu.get(off.id));
-        const cpuOn = cpuFigure(on, samples.cpu.get(on.id));
-        if (cpuOff) result.figures.push(cpuOff);
-        if (cpuOn) result.figures.push(cpuOn);
-        result.ratios.push(ratio('on/off', on, off, '>=', 0.9, 'throughput with both, paired'));
-        if (cpuOff && cpuOn) {
-          result.ratios.push(ratio('cpu on/off', cpuOn, cpuOff, '<=', 1.25, 'client CPU per LSP'));
+        const cpu = new Map<Figure, Figure>();
+        for (const x of [off, met, on]) {
+          result.figures.push(x);
+          const c = cpuFigure(x, samples.cpu.get(x.id));
+          if (c) {
+            result.figures.push(c);
+            cpu.set(x, c);
+          }
+        }
+        result.ratios.push(
+          ratio('metrics/off', met, off, '>=', 0.95, 'throughput with metrics, paired'),
+          ratio('on/off', on, off, '>=', 0.9, 'throughput with metrics and tracing, paired'),
+        );
+        const [cOff, cMet, cOn] = [cpu.get(off), cpu.get(met), cpu.get(on)];
+        if (cOff && cMet && cOn) {
+          result.ratios.push(
+            ratio('cpu metrics/off', cMet, cOff, '<=', 1.1, 'client CPU per LSP'),
+            ratio('cpu on/off', cOn, cOff, '<=', 1.25, 'client CPU per LSP'),
+          );
         }
       }
       return result;
