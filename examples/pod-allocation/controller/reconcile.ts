@@ -262,7 +262,7 @@ export function applyPod(t: NbTxn, input: ApplyPodInput): string {
     }
     if (Object.keys(changed).length > 0) t.update('Logical_Switch_Port', port, changed as never);
   }
-  syncPortGroups(t, port, input, existing === undefined);
+  syncPortGroups(t, port, input, existing === undefined || input.adopt === true);
   const router = findNamed(t, 'Logical_Router', input.router)!;
   syncNat(t, router, input);
   syncPolicy(t, t.get('Logical_Router', router._uuid)!, input);

@@ -87,7 +87,6 @@ export function takeEntry(
     pools.log('warn', 'pool entry not leasable', { entry: taken.name, error: String(e) });
     return undefined;
   }
-  pools.touch(pod.node); // refill meanwhile
   return {
     uuid: taken.uuid,
     lease,

@@ -327,9 +327,13 @@ export class PoolReconciler implements PodPools {
     return queued.size;
   }
 
-  /** Queue a node (after a claim or a release changed its pool). */
+  /**
+   * Queue a node (after a claim or a release changed its pool), on a timer
+   * of 1 ms, so that its reconcile (a scan of NB's ports) does not run
+   * inside the pod's reconcile that claimed or released.
+   */
   touch(node: string): void {
-    if (this.running) this.queue.add(node);
+    if (this.running) this.queue.addAfter(node, 1);
   }
 
   private onNodeEvent(event: NodeEvent): void {
