@@ -50,10 +50,17 @@ export function identity(
   key: Readonly<Record<string, unknown>>,
   parentId: string | undefined,
 ): string {
-  const parts = Object.keys(key)
-    .sort()
-    .map((c) => [c, normalizeKeyValue(key[c])]);
-  return `${table}\u0000${JSON.stringify(parts, bigintJson)}${parentId === undefined ? '' : `\u0000${parentId}`}`;
+  const cols = Object.keys(key);
+  if (cols.length > 1) cols.sort();
+  // Normalized values are JSON-safe unless a value is an object (a map): only then the replacer.
+  let plain = true;
+  const parts = cols.map((c) => {
+    const v = normalizeKeyValue(key[c]);
+    if (v !== null && typeof v === 'object' && !Array.isArray(v)) plain = false;
+    return [c, v];
+  });
+  const text = plain ? JSON.stringify(parts) : JSON.stringify(parts, bigintJson);
+  return `${table}\u0000${text}${parentId === undefined ? '' : `\u0000${parentId}`}`;
 }
 
 /** Key values compare as sets where they are arrays (order does not matter). */

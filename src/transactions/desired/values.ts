@@ -42,6 +42,13 @@ function atomsEqual(a: unknown, b: unknown): boolean {
   return false;
 }
 
+/** True when two lists hold the same atoms in the same order: then they are the same set. */
+function sameList(a: readonly unknown[], b: readonly unknown[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
 /** True when `a` and `b` are the same value of `column`. */
 export function valuesEqual(column: ColumnSchema, a: unknown, b: unknown): boolean {
   switch (column.type.kind) {
@@ -50,6 +57,7 @@ export function valuesEqual(column: ColumnSchema, a: unknown, b: unknown): boole
     case 'optional':
       return (a ?? null) === null ? (b ?? null) === null : (b ?? null) !== null && atomsEqual(a, b);
     case 'set': {
+      if (Array.isArray(a) && Array.isArray(b) && sameList(a, b)) return true;
       const x = setAtoms(a);
       const y = setAtoms(b);
       return x.length === y.length && x.every((e, i) => compareAtoms(e, y[i]!) === 0);
