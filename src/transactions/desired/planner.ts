@@ -484,6 +484,10 @@ class Planner {
           if (holders.some((h) => !this.dying.has(h.uuid))) continue;
           const crow = this.snap.row(ref, cu);
           if (crow !== undefined && this.matched.has(cu)) {
+            // A declared child whose declared parent lives moves there (linked in the same plan).
+            const decl = this.declOfUuid.get(cu);
+            const to = decl?.parent === undefined ? undefined : this.uuidOf.get(decl.parent.id);
+            if (to !== undefined && !this.dying.has(to)) continue;
             throw new DesiredStateError(
               'dangling-reference',
               `${this.keyText(ref, crow)} is declared, but its parent ${this.keyText(table, row)} is not and is deleted`,
