@@ -97,6 +97,7 @@ class Planner {
     for (const d of this.state.declared.values()) this.planRow(d);
     this.planDeletes();
     this.planSharedContributions();
+    this.weakRefsToDying();
     this.addParentGuards();
     const updates: PlannedChange[] = [];
     for (const e of this.edits.values()) {
@@ -575,16 +576,36 @@ class Planner {
         e.mutate.set(h.column, m);
       }
     }
-    // Weak references to dying rows are dropped by the server: do not remove them ourselves.
+    for (const uuid of this.dying) this.edits.delete(uuid);
+  }
+
+  /**
+   * Weak references to rows this plan deletes. The server drops them from a
+   * row the transaction does not otherwise write, so there they cost no
+   * operation; but a row the transaction writes keeps them (ovsdb-server
+   * leaves a weak reference to a row deleted in the same transaction in a
+   * row that transaction modifies), so a row written anyway has them
+   * removed in its own mutate.
+   */
+  private weakRefsToDying(): void {
     for (const e of this.edits.values()) {
       const schema = this.tables[e.table]!;
+      const dead = new Map<string, unknown[]>();
       for (const [col, m] of e.mutate) {
         if (schema.columns[col]!.type.key.refType !== 'weak') continue;
+        const gone = m.remove.filter((u) => this.dying.has(u as string));
+        if (gone.length === 0) continue;
+        dead.set(col, gone);
         m.remove = m.remove.filter((u) => !this.dying.has(u as string));
         if (m.remove.length === 0 && (m.insert as unknown[]).length === 0) e.mutate.delete(col);
       }
+      if (dead.size === 0 || (e.set.size === 0 && e.mutate.size === 0)) continue;
+      for (const [col, gone] of dead) {
+        const m = e.mutate.get(col) ?? { remove: [], insert: [] };
+        m.remove.push(...gone);
+        e.mutate.set(col, m);
+      }
     }
-    for (const uuid of this.dying) this.edits.delete(uuid);
   }
 
   private readonly cascaded = new Set<string>();
@@ -638,7 +659,7 @@ class Planner {
           );
           const drop: string[] = [];
           for (const u of setAtoms(row[c]) as string[]) {
-            if (this.owned.has(u) && !keep.has(u) && !this.dying.has(u)) drop.push(u);
+            if (this.owned.has(u) && !keep.has(u)) drop.push(u);
           }
           if (drop.length === 0) continue;
           const e = this.edit(table, row._uuid);
