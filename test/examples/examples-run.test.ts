@@ -13,7 +13,9 @@
  * - `examples/port-group-watcher/main.ts`: `test/examples/port-group-watcher.test.ts`
  *   (its CLI in a child process while ovn-nbctl changes ports, on both servers);
  * - `examples/sb-agent/main.ts`: `test/examples/sb-agent.test.ts` (its CLI in a
- *   child process on SB, with ovn-northd, on both servers).
+ *   child process on SB, with ovn-northd, on both servers);
+ * - `examples/desired-state/main.ts`: `test/examples/desired-state.test.ts`
+ *   (its CLI in a child process, on both servers and on its own in-memory one).
  *
  * The first test checks that every other `.ts` file under `examples/` is
  * imported, directly or not, by one of those entry points or by a test file,
@@ -41,6 +43,7 @@ const ENTRIES = [
   'tenant-network/main.ts',
   'port-group-watcher/main.ts',
   'sb-agent/main.ts',
+  'desired-state/main.ts',
 ].map((p) => join(EXAMPLES, p));
 
 function tsFiles(dir: string): string[] {
