@@ -336,21 +336,22 @@ async function waitForRefresh<DB extends TableMap>(
  *   was lost (see its `outcome`); RequestTimeoutError, the signal's reason,
  *   or the executor's error when nothing was sent.
  */
-export async function transact<DB extends TableMap, R>(
+export function transact<DB extends TableMap, R>(
   executor: TransactionExecutor<DB>,
   build: TransactionCallback<DB, R>,
   options: TransactOptions & { readonly dryRun: true },
 ): Promise<DryRunResult<R>>;
-export async function transact<DB extends TableMap, R>(
+export function transact<DB extends TableMap, R>(
   executor: TransactionExecutor<DB>,
   build: TransactionCallback<DB, R>,
   options?: TransactOptions,
 ): Promise<TransactionResult<Resolved<R>>>;
-export async function transact<DB extends TableMap, R>(
+export function transact<DB extends TableMap, R>(
   executor: TransactionExecutor<DB>,
   build: TransactionCallback<DB, R>,
   options: TransactOptions = {},
 ): Promise<TransactionResult<Resolved<R>> | DryRunResult<R>> {
+  // Without metrics or a tracer: straight to the run, no extra promise.
   const observe = (executor as ObservedExecutor).observability;
   if (observe === undefined || options.dryRun === true) {
     return runTransact(executor, build, options, undefined);
