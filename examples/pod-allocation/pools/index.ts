@@ -16,3 +16,4 @@ export * from './node.js';
 export * from './node-source.js';
 export * from './programmatic-node-source.js';
 export * from './reconciler.js';
+export * from './reconciler-options.js';

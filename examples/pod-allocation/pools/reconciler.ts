@@ -1,6 +1,6 @@
 /**
  * {@link PoolReconciler}: per-node warm address pools, in the style of
- * Terway's multi-IP node controller. Each node of a {@link NodeSource} keeps
+ * Terway's multi-IP node controller. Each node of a `NodeSource` keeps
  * idle, pre-created ports (see `entry.ts`) so that a pod starts without
  * waiting for an allocation; the reconciler keeps each pool between its
  * bounds:
@@ -34,7 +34,6 @@
  * @module
  */
 
-import type { Tracer } from '@opentelemetry/api';
 import { findNamed, type Nb } from '../../../src/nb/index.js';
 import type {
   PodPools,
@@ -42,15 +41,9 @@ import type {
   PoolGiveBack,
   PoolTake,
 } from '../controller/controller.js';
-import {
-  type ControllerMetrics,
-  type LogRecord,
-  type LogSink,
-  traced,
-  tracedSync,
-} from '../controller/log.js';
+import { type LogRecord, traced, tracedSync } from '../controller/log.js';
 import type { Pod, PodKey } from '../controller/pod.js';
-import { defaultControllerRateLimiter, type RateLimiter } from '../controller/rate-limiter.js';
+import { defaultControllerRateLimiter } from '../controller/rate-limiter.js';
 import { WorkQueue } from '../controller/work-queue.js';
 import type { AddressRequest, Ipam, Lease, RestorePort } from '../ipam/ipam.js';
 import type { Subnet } from '../ipam/subnet.js';
@@ -74,65 +67,8 @@ import {
   type PoolNode,
   poolBounds,
 } from './node.js';
-import type { NodeEvent, NodePoolStatus, NodeSource } from './node-source.js';
-
-/** Options of {@link PoolReconciler}. */
-export interface PoolReconcilerOptions {
-  /** The Northbound DSL over a connected client. */
-  readonly nb: Nb;
-  /** Where nodes come from. */
-  readonly nodes: NodeSource;
-  /** The IPAM (default: that of the `PodController` this is the `pools` of). */
-  readonly ipam?: Ipam | undefined;
-  /** The subnet of nodes that name none (default: none, such a node fails with `NoSubnet`). */
-  readonly defaultSubnet?: string | undefined;
-  /** Where entry ages are read (default {@link systemClock}). */
-  readonly clock?: Clock | undefined;
-  /** Nodes reconciled at once (default 4). */
-  readonly concurrency?: number | undefined;
-  /** Retry delays (default `defaultControllerRateLimiter()`). */
-  readonly rateLimiter?: RateLimiter | undefined;
-  /** Retries of a retryable failure before waiting for the next resync (default 5). */
-  readonly maxRetries?: number | undefined;
-  /** Interval of full resyncs, ms (default 30 000; 0: only at start). */
-  readonly resyncIntervalMs?: number | undefined;
-  /** Structured logs (default: none). */
-  readonly log?: LogSink | undefined;
-  /** Failure events (also kept in {@link PoolReconciler.events}). */
-  readonly onEvent?: ((event: PoolFailureEvent) => void) | undefined;
-  /** Metrics hooks (default: none). */
-  readonly metrics?: ControllerMetrics | undefined;
-  /** A span per node reconcile, with IPAM and NB transaction children (default: none). */
-  readonly tracer?: Tracer | undefined;
-}
-
-/** A failure of one node's pool. */
-export interface PoolFailureEvent extends PoolFailure {
-  readonly time: string;
-  readonly node: string;
-  /** Whether the reconciler will try again by itself. */
-  readonly retrying: boolean;
-}
-
-/** Counters since start. */
-export interface PoolStats {
-  reconciles: number;
-  failures: number;
-  /** Entries created by refills. */
-  created: number;
-  /** Idle entries released beyond `maxIdle`, or moved off a node's old subnet. */
-  released: number;
-  /** Entries of nodes that are gone, deleted. */
-  collected: number;
-  /** Entries claimed by pods. */
-  claimed: number;
-  /** Claimed ports returned to a pool. */
-  returned: number;
-  /** Status writes (`NodeSource.reportStatus` calls). */
-  statusWrites: number;
-  transactions: number;
-  resyncs: number;
-}
+import type { NodeEvent, NodePoolStatus } from './node-source.js';
+import type { PoolFailureEvent, PoolReconcilerOptions, PoolStats } from './reconciler-options.js';
 
 /** A node's valid configuration. */
 interface NodePlan {

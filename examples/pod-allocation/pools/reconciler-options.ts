@@ -1,0 +1,72 @@
+/**
+ * The options, failure events and counters of {@link PoolReconciler}.
+ * @module
+ */
+
+import type { Tracer } from '@opentelemetry/api';
+import type { Nb } from '../../../src/nb/index.js';
+import type { ControllerMetrics, LogSink } from '../controller/log.js';
+import type { RateLimiter } from '../controller/rate-limiter.js';
+import type { Ipam } from '../ipam/ipam.js';
+import type { Clock } from './clock.js';
+import type { PoolFailure } from './failure.js';
+import type { NodeSource } from './node-source.js';
+import type { PoolReconciler } from './reconciler.js';
+
+/** Options of {@link PoolReconciler}. */
+export interface PoolReconcilerOptions {
+  /** The Northbound DSL over a connected client. */
+  readonly nb: Nb;
+  /** Where nodes come from. */
+  readonly nodes: NodeSource;
+  /** The IPAM (default: that of the `PodController` this is the `pools` of). */
+  readonly ipam?: Ipam | undefined;
+  /** The subnet of nodes that name none (default: none, such a node fails with `NoSubnet`). */
+  readonly defaultSubnet?: string | undefined;
+  /** Where entry ages are read (default `systemClock`). */
+  readonly clock?: Clock | undefined;
+  /** Nodes reconciled at once (default 4). */
+  readonly concurrency?: number | undefined;
+  /** Retry delays (default `defaultControllerRateLimiter()`). */
+  readonly rateLimiter?: RateLimiter | undefined;
+  /** Retries of a retryable failure before waiting for the next resync (default 5). */
+  readonly maxRetries?: number | undefined;
+  /** Interval of full resyncs, ms (default 30 000; 0: only at start). */
+  readonly resyncIntervalMs?: number | undefined;
+  /** Structured logs (default: none). */
+  readonly log?: LogSink | undefined;
+  /** Failure events (also kept in {@link PoolReconciler.events}). */
+  readonly onEvent?: ((event: PoolFailureEvent) => void) | undefined;
+  /** Metrics hooks (default: none). */
+  readonly metrics?: ControllerMetrics | undefined;
+  /** A span per node reconcile, with IPAM and NB transaction children (default: none). */
+  readonly tracer?: Tracer | undefined;
+}
+
+/** A failure of one node's pool. */
+export interface PoolFailureEvent extends PoolFailure {
+  readonly time: string;
+  readonly node: string;
+  /** Whether the reconciler will try again by itself. */
+  readonly retrying: boolean;
+}
+
+/** Counters since start. */
+export interface PoolStats {
+  reconciles: number;
+  failures: number;
+  /** Entries created by refills. */
+  created: number;
+  /** Idle entries released beyond `maxIdle`, or moved off a node's old subnet. */
+  released: number;
+  /** Entries of nodes that are gone, deleted. */
+  collected: number;
+  /** Entries claimed by pods. */
+  claimed: number;
+  /** Claimed ports returned to a pool. */
+  returned: number;
+  /** Status writes (`NodeSource.reportStatus` calls). */
+  statusWrites: number;
+  transactions: number;
+  resyncs: number;
+}
