@@ -6,8 +6,10 @@
  * text format, and checked against the controllers' own counts.
  */
 
-import { spawn } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { pathToFileURL } from 'node:url';
+import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import type { ClusterTopology } from '../../../examples/pod-allocation/controller/index.js';
 import { controllerMetrics, serveMetrics } from '../../../examples/pod-allocation/pools/index.js';
@@ -302,4 +304,52 @@ describe('the demo with --metrics', () => {
     expect(await exited).toBe(0);
     expect(err).toBe('');
   }, 60_000);
+});
+
+/** Run the demo (pods, pools, controllers) in a fresh process; the module files it loaded. */
+async function demoLoads(observe: boolean): Promise<string[]> {
+  const hook = pathToFileURL('test/packaging/consumer/resolve-hook.mjs').href;
+  const demo = pathToFileURL('examples/pod-allocation/demo.ts').href;
+  const code = `
+    import { createRequire, register } from 'node:module';
+    import { MessageChannel } from 'node:worker_threads';
+    const urls = [];
+    const { port1, port2 } = new MessageChannel();
+    port1.on('message', (u) => urls.push(u));
+    port1.unref();
+    register(${JSON.stringify(hook)}, import.meta.url, { data: { port: port2 }, transferList: [port2] });
+    const { runDemo } = await import(${JSON.stringify(demo)});
+    const require = createRequire(import.meta.url);
+    let metrics;
+    if (${observe}) {
+      const { controllerMetrics } = await import(${JSON.stringify(pathToFileURL('examples/pod-allocation/pools/index.ts').href)});
+      metrics = controllerMetrics(require('prom-client'));
+    }
+    const s = await runDemo({ print: () => {}, metrics });
+    if (s.ready !== 37) throw new Error('demo: ' + s.ready + ' ready');
+    await new Promise((r) => setTimeout(r, 100));
+    process.stdout.write(JSON.stringify([...urls, ...Object.keys(require.cache)]));
+  `;
+  const env = { ...process.env };
+  delete env['OVN_NB_DB'];
+  const { stdout } = await promisify(execFile)(
+    process.execPath,
+    ['--import', 'tsx', '--input-type=module', '-e', code],
+    { env, timeout: 60_000, maxBuffer: 64 * 1024 * 1024 },
+  );
+  return JSON.parse(stdout) as string[];
+}
+
+describe('without metrics', () => {
+  const OBSERVABILITY = /\/node_modules\/(prom-client|@opentelemetry\/[^/]+)\//;
+  it('the demo, its controllers and pools load neither prom-client nor @opentelemetry', async () => {
+    const files = await demoLoads(false);
+    expect(files.some((f) => f.endsWith('/examples/pod-allocation/pools/reconciler.ts'))).toBe(
+      true,
+    );
+    expect(files.filter((f) => OBSERVABILITY.test(f))).toEqual([]);
+    // The check sees them when they are used.
+    const observed = await demoLoads(true);
+    expect(observed.some((f) => /\/node_modules\/prom-client\//.test(f))).toBe(true);
+  }, 120_000);
 });
