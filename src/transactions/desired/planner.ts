@@ -99,6 +99,7 @@ class Planner {
     this.planSharedContributions();
     this.weakRefsToDying();
     this.addParentGuards();
+    this.guardMutations();
     const updates: PlannedChange[] = [];
     for (const e of this.edits.values()) {
       if (e.set.size === 0 && e.mutate.size === 0) continue;
@@ -668,6 +669,26 @@ class Planner {
           e.mutate.set(c, m);
         }
       }
+    }
+  }
+
+  /**
+   * A row of the owner's that the plan mutates is guarded on the columns it
+   * mutates (the values read), as on the scalars it overwrites, so that a
+   * concurrent writer's change to them (another applier of the same owner)
+   * trips the guard and the plan is made again, instead of two sets of
+   * element changes mixing. Shared rows take contributions from several
+   * owners and are guarded on their existence only.
+   */
+  private guardMutations(): void {
+    for (const e of this.edits.values()) {
+      if (e.mutate.size === 0) continue;
+      const found = this.findRow(e.uuid);
+      if (found === undefined) continue;
+      const d = this.declOfUuid.get(e.uuid);
+      const mine = d === undefined ? this.rowOwner(e.table, found.row) === this.owner : !d.shared;
+      if (!mine) continue;
+      for (const c of e.mutate.keys()) if (!e.guard.has(c)) e.guard.set(c, found.row[c]);
     }
   }
 
