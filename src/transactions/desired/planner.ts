@@ -181,7 +181,7 @@ class Planner {
 
   private matchDeclared(): void {
     for (const d of this.state.declared.values()) {
-      const found = this.snap.byIdentity(d.table, d.ref.id);
+      const found = this.snap.byKey(d.ref);
       let row: AnyRow | undefined;
       if (found.length > 1) {
         const mine = found.filter((r) => this.rowOwner(d.table, r) === this.owner);
@@ -274,7 +274,7 @@ class Planner {
         },
       );
     }
-    const rows = this.snap.byIdentity(ref.table, ref.id);
+    const rows = this.snap.byKey(ref);
     if (rows.length === 0) {
       throw new DesiredStateError(
         'dangling-reference',
@@ -302,15 +302,27 @@ class Planner {
 
   private resolveValue(v: unknown, d: Declared, column: string): unknown {
     if (v instanceof KeyRef) return this.resolve(v, d, column);
-    if (Array.isArray(v))
-      return v.map((e) => (e instanceof KeyRef ? this.resolve(e, d, column) : e));
-    return v;
+    if (!Array.isArray(v) || !v.some((e) => e instanceof KeyRef)) return v;
+    return v.map((e) => (e instanceof KeyRef ? this.resolve(e, d, column) : e));
   }
 
+  /**
+   * The edit of an existing row, made on first use. A declared row the
+   * owner holds is guarded on its owner mark (the `external_ids` the plan
+   * read).
+   */
   private edit(table: string, uuid: string): Edit {
     let e = this.edits.get(uuid);
     if (e === undefined) {
       e = { table, uuid, set: new Map(), mutate: new Map(), guard: new Map() };
+      const d = this.declOfUuid.get(uuid);
+      if (
+        d !== undefined &&
+        !d.shared &&
+        this.tables[table]!.columns['external_ids'] !== undefined
+      ) {
+        e.guard.set('external_ids', this.existingOf.get(d.ref.id)!['external_ids']);
+      }
       this.edits.set(uuid, e);
     }
     return e;
@@ -365,11 +377,14 @@ class Planner {
     }
     if (!d.shared && schema.columns['external_ids'] !== undefined) {
       // Declared external_ids are the whole map; otherwise the row keeps its pairs and gains the mark.
+      const declared = values['external_ids'] as Record<string, string> | undefined;
       const ext =
-        (values['external_ids'] as Record<string, string> | undefined) ??
-        (existing?.['external_ids'] as Record<string, string> | undefined) ??
-        {};
-      values['external_ids'] = { ...ext, [this.ownerKey]: this.owner };
+        declared ?? (existing?.['external_ids'] as Record<string, string> | undefined) ?? {};
+      // An existing row that already carries the mark keeps its map as it is (nothing to copy).
+      values['external_ids'] =
+        declared === undefined && existing !== undefined && ext[this.ownerKey] === this.owner
+          ? ext
+          : { ...ext, [this.ownerKey]: this.owner };
     }
     if (existing === undefined) {
       const spec = this.state.keys.get(d.table)!;
@@ -415,12 +430,14 @@ class Planner {
     if (parentUuid !== undefined) {
       this.addChild(parentUuid, d.parentColumn!, uuid);
     }
-    const e = this.edit(d.table, uuid);
+    // Made only when a column differs: most rows of a large state are unchanged.
+    let e: Edit | undefined;
     for (const c of Object.keys(values)) {
       const column = schema.columns[c]!;
       const want = values[c];
       const have = existing[c];
       if (d.shared) {
+        e ??= this.edit(d.table, uuid);
         this.contribute(e, column, have, want);
         continue;
       }
@@ -432,6 +449,7 @@ class Planner {
           { table: d.table, column: c, key: d.ref.toString() },
         );
       }
+      e ??= this.edit(d.table, uuid);
       if (column.type.kind === 'scalar' || column.type.kind === 'optional') {
         e.set.set(c, want);
         e.guard.set(c, have);
@@ -443,9 +461,7 @@ class Planner {
         e.mutate.set(c, { remove, insert });
       }
     }
-    if (!d.shared && schema.columns['external_ids'] !== undefined) {
-      e.guard.set('external_ids', existing['external_ids']);
-    }
+    if (d.shared) this.edit(d.table, uuid);
   }
 
   /** A shared row: add the declared elements; scalars count only at creation. */
@@ -541,10 +557,11 @@ class Planner {
       });
     }
     // Children links of existing parents: add new children, move children held elsewhere.
+    const created = new Map(this.creates.map((c) => [c.uuid, c]));
     for (const [parent, cols] of this.children) {
       if (!this.matched.has(parent) && !this.isExisting(parent)) {
         // A new parent: its children go into its insert.
-        const create = this.creates.find((c) => c.uuid === parent)!;
+        const create = created.get(parent)!;
         for (const [col, set] of cols) {
           const cur = setAtoms(create.row[col]);
           setMember(create.row, col, setAtoms([...cur, ...set]));
@@ -553,7 +570,10 @@ class Planner {
       }
       const prow = this.findRow(parent)!;
       for (const [col, set] of cols) {
-        const have = new Set(setAtoms(prow.row[col]) as string[]);
+        const cur = prow.row[col];
+        const have = new Set<unknown>(
+          Array.isArray(cur) ? cur : cur === null || cur === undefined ? [] : [cur],
+        );
         const add = [...set].filter((u) => !have.has(u));
         if (add.length === 0) continue;
         const e = this.edit(prow.table, parent);
@@ -734,5 +754,13 @@ class Planner {
 }
 
 function setMember(obj: Record<string, unknown>, key: string, value: unknown): void {
-  Object.defineProperty(obj, key, { value, enumerable: true, writable: true, configurable: true });
+  // A plain assignment, except for a key that would set the prototype instead of a member.
+  if (key !== '__proto__') obj[key] = value;
+  else
+    Object.defineProperty(obj, key, {
+      value,
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
 }

@@ -8,7 +8,18 @@ import type { TableMap, TableName } from '../../ovsdb/schema/model.js';
 import type { DatabaseSchema } from '../../ovsdb/schema/schema-types.js';
 import { DesiredStateError } from './errors.js';
 import type { ResolvedKeys } from './keys.js';
-import { identity } from './state.js';
+import { identity, type KeyRef } from './state.js';
+
+/** The key value of a null or missing key column, in a single-column index. */
+const NULL_KEY = Symbol('null key');
+
+/** A key column's value as a single-column index holds it (as `identity` normalizes it), or undefined when it is not a plain atom. */
+function plainKey(v: unknown): string | boolean | symbol | undefined {
+  if (typeof v === 'string' || typeof v === 'boolean') return v;
+  if (typeof v === 'number' || typeof v === 'bigint') return String(v);
+  if (v === null || v === undefined) return NULL_KEY;
+  return undefined;
+}
 
 /** What a plan reads: the replica's rows. A `DatabaseClient` or `DatabaseHandle` is one. */
 export interface DesiredReader<DB extends TableMap> {
@@ -34,6 +45,8 @@ export class Snapshot {
   private readonly keyed = new Map<string, Map<string, AnyRow[]>>();
   private readonly holders = new Map<string, Map<string, Holder[]>>();
   private readonly ids = new Map<string, string | null>();
+  /** Single-column unscoped keys: rows by key value (null: the table has a value that is not a plain atom). */
+  private readonly single = new Map<string, Map<string | boolean | symbol, AnyRow[]> | null>();
 
   constructor(
     private readonly reader: DesiredReader<TableMap>,
@@ -118,6 +131,40 @@ export class Snapshot {
       if (pid !== undefined) out.push(identity(table, key, pid));
     }
     return out;
+  }
+
+  /**
+   * The rows with the key of `ref`: through a map of the key column's
+   * values for a table keyed by one column outside any parent (no identity
+   * strings built), otherwise by identity.
+   */
+  byKey(ref: KeyRef): readonly AnyRow[] {
+    const table = ref.table;
+    const spec = this.keys.get(table);
+    const column = spec?.columns.length === 1 && !spec.scoped ? spec.columns[0]! : undefined;
+    const names = Object.keys(ref.key);
+    const want =
+      column === undefined || names.length !== 1 || names[0] !== column
+        ? undefined
+        : plainKey(ref.key[column]);
+    if (column === undefined || want === undefined) return this.byIdentity(table, ref.id);
+    let m = this.single.get(table);
+    if (m === undefined) {
+      m = new Map();
+      for (const row of this.table(table).values()) {
+        const k = plainKey(row[column]);
+        if (k === undefined) {
+          m = null;
+          break;
+        }
+        const list = m.get(k);
+        if (list === undefined) m.set(k, [row]);
+        else list.push(row);
+      }
+      this.single.set(table, m);
+    }
+    if (m === null) return this.byIdentity(table, ref.id);
+    return m.get(want) ?? [];
   }
 
   /** The rows of `table` with identity `id`. */
