@@ -12,15 +12,15 @@
  * pods that ask for any address start from their node's pool; the demo
  * prints each pool (idle, in use, bounds, failure) and how many pod starts
  * the pools served. `--metrics HOST:PORT` serves the controllers' metrics
- * (prom-client) at `/metrics`, and keeps serving after the demo until
- * interrupted.
+ * (prom-client) and the database client's (`prometheusMetrics`) at
+ * `/metrics`, and keeps serving after the demo until interrupted.
  * @module
  */
 
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { connectDatabase } from '../../src/client/index.js';
+import { type ClientMetrics, connectDatabase } from '../../src/client/index.js';
 import { createNb, NB } from '../../src/nb/index.js';
 import { startMemoryServer } from '../../src/testing/index.js';
 import {
@@ -105,6 +105,8 @@ export interface DemoOptions {
   readonly nodesFile?: string | undefined;
   /** Metrics hooks for both controllers (`--metrics`). */
   readonly metrics?: ControllerMetrics | undefined;
+  /** Metrics hooks for the database client (`--metrics`: `prometheusMetrics`). */
+  readonly clientMetrics?: ClientMetrics | undefined;
   /** Where the report goes (default stdout). */
   readonly print?: ((text: string) => void) | undefined;
 }
@@ -128,7 +130,11 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoSummary> {
   const remote = options.remote ?? process.env['OVN_NB_DB'];
   const server =
     remote === undefined ? await startMemoryServer({ schemaPath: NB_SCHEMA }) : undefined;
-  const client = connectDatabase({ remotes: remote ?? server!.unixRemote, model: NB });
+  const client = connectDatabase({
+    remotes: remote ?? server!.unixRemote,
+    model: NB,
+    ...(options.clientMetrics !== undefined ? { metrics: options.clientMetrics } : {}),
+  });
   const source = new ProgrammaticPodSource();
   const nodes = new ProgrammaticNodeSource();
   let controller: PodController | undefined;
@@ -301,9 +307,11 @@ async function main(argv: readonly string[]): Promise<void> {
   const prom = await import('prom-client');
   const registry = new prom.Registry();
   const metrics = controllerMetrics(prom, { registry });
+  const { prometheusMetrics } = await import('../../src/ovsdb/index.js');
+  const clientMetrics = prometheusMetrics(prom, { registry });
   const server: MetricsServer = await serveMetrics(registry, address);
   process.stdout.write(`metrics: ${server.url}\n`);
-  await runDemo({ metrics });
+  await runDemo({ metrics, clientMetrics });
   process.stdout.write(`serving ${server.url} until interrupted\n`);
   await new Promise<void>((resolve) => {
     process.once('SIGINT', resolve);

@@ -296,6 +296,11 @@ describe('the demo with --metrics', () => {
       expect(
         value(f, 'ovnkit_controller_failures_total', { kind: 'pool', reason: 'BadBounds' }),
       ).toBe(1);
+      // The database client's metrics too (the SDK's prometheusMetrics).
+      expect(f.get('ovnkit_client_transactions_total')?.type).toBe('counter');
+      expect(
+        f.get('ovnkit_client_transactions_total')!.samples.reduce((a, x) => a + x.value, 0),
+      ).toBeGreaterThan(0);
       const starts = Number(/(\d+) pod starts from a warm pool/.exec(out)?.[1]);
       expect(starts).toBeGreaterThan(0);
     } finally {
