@@ -1,0 +1,291 @@
+/**
+ * `applyDesired` racing, on the real ovsdb-server and on the ovnkit-server
+ * program, each client on its own connection:
+ * - two owners contributing ports to one shared port group at once, at
+ *   several sizes: both contributions survive, and each owner's shrink
+ *   takes out only its own ports;
+ * - two appliers of the same owner with different desired sets at once:
+ *   the database ends as the desired set of the apply that finished last,
+ *   with no element lost and no row twice;
+ * - a writer outside the reconciler changing a row between plan and
+ *   apply: the guard trips, the re-plan wins, and the writer's change to
+ *   columns the desired state leaves out survives.
+ */
+
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { DatabaseClient } from '../../../src/client/index.js';
+import { NB, type NBTables } from '../../../src/nb/generated/index.js';
+import { nbDesiredState } from '../../../src/nb/index.js';
+import {
+  type ApplyResult,
+  applyDesired,
+  type DesiredState,
+  keyOf,
+} from '../../../src/transactions/index.js';
+import {
+  connectNb,
+  countingClient,
+  dump,
+  KINDS,
+  keysOfDump,
+  type NbServer,
+  ownerOfWire,
+  settle,
+  startNbServer,
+  wireAtom,
+  wireMap,
+  wireSet,
+} from './helpers.js';
+
+const range = (prefix: string, from: number, to: number): string[] =>
+  Array.from({ length: Math.max(0, to - from) }, (_, i) => `${prefix}${from + i}`);
+
+/** Each result: applied, with one plan per conflict plus the last. */
+function checkResult(r: ApplyResult): void {
+  expect(r.attempts).toBe(r.conflicts + 1);
+  expect(r.transactions).toBeGreaterThanOrEqual(r.outcome === 'applied' ? 1 : 0);
+}
+
+describe.each(KINDS)('desired state under concurrency on %s', (kind) => {
+  let server: NbServer;
+  let c1: DatabaseClient<NBTables>;
+  let c2: DatabaseClient<NBTables>;
+  beforeAll(async () => {
+    server = await startNbServer(kind);
+    c1 = await connectNb(server.remote);
+    c2 = await connectNb(server.remote);
+  }, 60_000);
+  afterAll(async () => {
+    await c1?.close();
+    await c2?.close();
+    await server?.stop();
+  });
+
+  /** The port names in port group `name`, sorted, as `ovsdb-client dump` shows them. */
+  const groupPorts = async (name: string): Promise<string[]> => {
+    const tables = await dump(server.remote, ['Port_Group', 'Logical_Switch_Port']);
+    const groups = tables.get('Port_Group')!.rows.filter((r) => r['name'] === name);
+    expect(groups.length).toBe(1);
+    expect(wireMap(groups[0]!['external_ids'])).toEqual({});
+    const names = new Map(
+      tables.get('Logical_Switch_Port')!.rows.map((r) => [wireAtom(r['_uuid']), r['name']]),
+    );
+    return (wireSet(groups[0]!['ports']) as string[]).map((u) => String(names.get(u))).sort();
+  };
+
+  it('two owners contribute to one shared port group at once; each shrink takes only its own', async () => {
+    for (const n of [1, 3, 8, 20]) {
+      const pg = `shared_${n}`;
+      const mk = (owner: string, ports: readonly string[]): DesiredState<NBTables> => {
+        const d = nbDesiredState(NB, { owner });
+        const sw = d.add('Logical_Switch', { name: `${owner}-sw` });
+        for (const p of ports) d.add('Logical_Switch_Port', { name: p }, { in: sw });
+        d.add(
+          'Port_Group',
+          { name: pg, ports: ports.map((p) => keyOf('Logical_Switch_Port', { name: p })) },
+          { shared: true },
+        );
+        return d;
+      };
+      const A = `sa${n}`;
+      const B = `sb${n}`;
+      const pa = range(`${A}-p`, 0, n);
+      const pb = range(`${B}-p`, 0, n);
+      const first = await Promise.all([applyDesired(c1, mk(A, pa)), applyDesired(c2, mk(B, pb))]);
+      for (const r of first) {
+        expect(r.outcome).toBe('applied');
+        checkResult(r);
+      }
+      expect(await groupPorts(pg)).toEqual([...pa, ...pb].sort());
+
+      // A shrinks alone: B's ports stay.
+      await settle(c1);
+      const half = pa.slice(0, Math.ceil(n / 2));
+      checkResult(await applyDesired(c1, mk(A, half)));
+      expect(await groupPorts(pg)).toEqual([...half, ...pb].sort());
+
+      // Both shrink at once, to different sizes, each from its own client.
+      await settle(c2);
+      const bKeep = pb.slice(0, Math.floor(n / 2));
+      const second = await Promise.all([
+        applyDesired(c1, mk(A, [])),
+        applyDesired(c2, mk(B, bKeep)),
+      ]);
+      for (const r of second) checkResult(r);
+      expect(await groupPorts(pg)).toEqual(bKeep);
+      // A's ports are gone with its desired set; B's left ones are B's.
+      const lsp = (await dump(server.remote, ['Logical_Switch_Port'])).get('Logical_Switch_Port')!;
+      const byOwner = (o: string): string[] =>
+        lsp.rows
+          .filter((r) => ownerOfWire(r) === o)
+          .map((r) => String(r['name']))
+          .sort();
+      expect(byOwner(A)).toEqual([]);
+      expect(byOwner(B)).toEqual(bKeep);
+    }
+  }, 120_000);
+
+  it('two appliers of one owner race with different sets: the last to finish wins, nothing lost or doubled', async () => {
+    const owner = 'race';
+    interface Want {
+      readonly ports: readonly string[];
+      readonly group: readonly string[];
+      readonly acls: readonly number[];
+      readonly config: string;
+    }
+    const mk = (w: Want): DesiredState<NBTables> => {
+      const d = nbDesiredState(NB, { owner });
+      const sw = d.add('Logical_Switch', { name: 'race-sw', other_config: { round: w.config } });
+      for (const p of w.ports) {
+        d.add('Logical_Switch_Port', { name: p, addresses: ['unknown'] }, { in: sw });
+      }
+      const pg = d.add('Port_Group', {
+        name: 'race_pg',
+        ports: w.group.map((p) => keyOf('Logical_Switch_Port', { name: p })),
+      });
+      for (const prio of w.acls) {
+        d.add(
+          'ACL',
+          { direction: 'to-lport', priority: prio, match: 'ip4', action: 'allow' },
+          { in: pg },
+        );
+      }
+      return d;
+    };
+    /** The state, from `ovsdb-client dump`, in the form of a Want. */
+    const read = async (): Promise<Want> => {
+      const t = await dump(server.remote);
+      const { byUuid } = keysOfDump(t);
+      const mine = (table: string) => t.get(table)!.rows.filter((r) => ownerOfWire(r) === owner);
+      const sws = mine('Logical_Switch');
+      const pgs = mine('Port_Group');
+      expect(sws.length).toBe(1);
+      expect(pgs.length).toBe(1);
+      const acls = mine('ACL');
+      // Every ACL of the owner is in its group, once; no two have the same key.
+      const held = (wireSet(pgs[0]!['acls']) as string[]).map((u) => byUuid.get(u));
+      expect(new Set(held).size).toBe(held.length);
+      expect(held.length).toBe(acls.length);
+      const ports = mine('Logical_Switch_Port').map((r) => String(r['name']));
+      const swPorts = (wireSet(sws[0]!['ports']) as string[]).map((u) => byUuid.get(u)!.slice(4));
+      expect(swPorts.sort()).toEqual([...ports].sort());
+      return {
+        ports: ports.sort(),
+        group: (wireSet(pgs[0]!['ports']) as string[]).map((u) => byUuid.get(u)!.slice(4)).sort(),
+        acls: acls.map((r) => Number(r['priority'])).sort((a, b) => a - b),
+        config: String(wireMap(sws[0]!['other_config'])['round']),
+      };
+    };
+    const norm = (w: Want): Want => ({
+      ports: [...w.ports].sort(),
+      group: [...w.group].sort(),
+      acls: [...w.acls].sort((a, b) => a - b),
+      config: w.config,
+    });
+    const base: Want = {
+      ports: range('r-p', 0, 4),
+      group: ['r-p0', 'r-p1'],
+      acls: [1, 2],
+      config: 'base',
+    };
+    await applyDesired(c1, mk(base));
+    expect(await read()).toEqual(norm(base));
+
+    // Rounds: both appliers change the switch's ports and config and the group's ports;
+    // in even rounds both also create ACLs in the group, in odd ones the ACLs stay.
+    for (let i = 0; i < 10; i++) {
+      const now = await read();
+      const xs = range(`r${i}x-p`, 0, 2 + (i % 3));
+      const ys = range(`r${i}y-p`, 0, 3);
+      const x: Want = {
+        ports: ['r-p0', ...xs],
+        group: ['r-p0', xs[0]!],
+        acls: i % 2 === 0 ? [10 + i, 2] : now.acls,
+        config: `x${i}`,
+      };
+      const y: Want = {
+        ports: ['r-p1', ...ys],
+        group: [ys[0]!, ys[1]!],
+        acls: i % 2 === 0 ? [30 + i] : now.acls,
+        config: `y${i}`,
+      };
+      await settle(c1);
+      await settle(c2);
+      const finished: string[] = [];
+      const run = async (
+        name: string,
+        c: DatabaseClient<NBTables>,
+        w: Want,
+      ): Promise<ApplyResult> => {
+        const r = await applyDesired(c, mk(w));
+        finished.push(name);
+        return r;
+      };
+      const runX = (): Promise<ApplyResult> => run('x', c1, x);
+      const runY = (): Promise<ApplyResult> => run('y', c2, y);
+      // Which applier starts first alternates.
+      const [rx, ry] =
+        i % 4 < 2
+          ? await Promise.all([runX(), runY()])
+          : await Promise.all([runY(), runX()]).then(([b, a]) => [a, b] as const);
+      checkResult(rx);
+      checkResult(ry);
+      const last = finished[1] === 'x' ? x : y;
+      expect(await read()).toEqual(norm(last));
+      // The winner's replica agrees: nothing left to do.
+      const winner = finished[1] === 'x' ? c1 : c2;
+      await settle(winner);
+      const counted = countingClient(winner);
+      expect((await applyDesired(counted.client, mk(last))).outcome).toBe('unchanged');
+      expect(counted.count()).toBe(0);
+    }
+  }, 120_000);
+
+  it('an outside writer between plan and apply trips the guard; the re-plan wins and keeps its other columns', async () => {
+    const owner = 'guard';
+    const mk = (addresses: string[], mode: string): DesiredState<NBTables> => {
+      const d = nbDesiredState(NB, { owner });
+      const sw = d.add('Logical_Switch', { name: 'guard-sw', other_config: { mode } });
+      d.add('Logical_Switch_Port', { name: 'guard-p1', addresses }, { in: sw });
+      return d;
+    };
+    await applyDesired(c1, mk(['unknown'], 'a'));
+    await settle(c2);
+    const sw = c2.find('Logical_Switch', (r) => r.name === 'guard-sw')!;
+    const port = c2.lookup('Logical_Switch_Port', { name: 'guard-p1' })!;
+    // Before the first transaction of the apply: another client writes columns the desired
+    // state leaves out (the switch's external_ids, the port's options) and one it declares.
+    const racing = countingClient(c1, async () => {
+      await c2.transact([
+        {
+          op: 'mutate',
+          table: 'Logical_Switch',
+          where: [['_uuid', '==', ['uuid', sw._uuid]]],
+          mutations: [['external_ids', 'insert', ['map', [['note', 'outside']]]]],
+        },
+        {
+          op: 'update',
+          table: 'Logical_Switch_Port',
+          where: [['_uuid', '==', ['uuid', port._uuid]]],
+          row: {
+            options: ['map', [['requested-chassis', 'hv1']]],
+            addresses: ['set', ['unknown', 'router']],
+          },
+        },
+      ]);
+    });
+    const r = await applyDesired(racing.client, mk(['0a:00:00:00:00:07 10.0.0.7'], 'b'));
+    expect(r.outcome).toBe('applied');
+    expect(r.conflicts).toBeGreaterThanOrEqual(1);
+    expect(r.attempts).toBe(r.conflicts + 1);
+    expect(racing.count()).toBe(r.attempts);
+    const t = await dump(server.remote, ['Logical_Switch', 'Logical_Switch_Port']);
+    const swRow = t.get('Logical_Switch')!.rows.find((x) => x['name'] === 'guard-sw')!;
+    const pRow = t.get('Logical_Switch_Port')!.rows.find((x) => x['name'] === 'guard-p1')!;
+    expect(wireMap(swRow['other_config'])).toEqual({ mode: 'b' });
+    expect(wireMap(swRow['external_ids'])).toEqual({ note: 'outside', 'ovnkit-owner': owner });
+    expect(wireMap(pRow['options'])).toEqual({ 'requested-chassis': 'hv1' });
+    expect(wireSet(pRow['addresses'])).toEqual(['0a:00:00:00:00:07 10.0.0.7']);
+    expect(wireMap(pRow['external_ids'])).toEqual({ 'ovnkit-owner': owner });
+  }, 60_000);
+});
