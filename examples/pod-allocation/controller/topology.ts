@@ -115,21 +115,13 @@ export function declareTopology(
       },
       { in: ls },
     );
-    for (const range of subnet.ranges) {
-      const protocol = range.family === 4 ? 'IPv4' : 'IPv6';
-      const options =
-        range.family === 4
-          ? {
-              server_id: range.gatewayText,
-              server_mac: mac,
-              lease_time: leaseTime,
-              router: range.gatewayText,
-            }
-          : { server_id: mac };
+    for (const r of subnet.ranges) {
+      const gw = r.gatewayText;
+      const v4 = { server_id: gw, server_mac: mac, lease_time: leaseTime, router: gw };
       d.add('DHCP_Options', {
-        cidr: range.cidr.text,
-        options: encodeDhcpOptions(range.cidr.text, options),
-        external_ids: { ...VENDOR_IDS, subnet: subnet.name, protocol },
+        cidr: r.cidr.text,
+        options: encodeDhcpOptions(r.cidr.text, r.family === 4 ? v4 : { server_id: mac }),
+        external_ids: { ...VENDOR_IDS, subnet: subnet.name, protocol: `IPv${r.family}` },
       });
     }
   }
