@@ -51,6 +51,7 @@ function sameList(a: readonly unknown[], b: readonly unknown[]): boolean {
 
 /** True when `a` and `b` are the same value of `column`. */
 export function valuesEqual(column: ColumnSchema, a: unknown, b: unknown): boolean {
+  if (a === b) return true;
   switch (column.type.kind) {
     case 'scalar':
       return atomsEqual(a, b);
