@@ -125,7 +125,7 @@ const rawState = fc.record({
   shared: opt(fc.subarray([0, 1, 2, 3, 4])),
   acls: fc.array(
     fc.record({
-      inPg: fc.boolean(),
+      in: fc.constantFrom('pg', 'sw', 'shared'),
       at: fc.nat(2),
       direction: fc.constantFrom('from-lport', 'to-lport'),
       priority: fc.constantFrom(100, 1000),
@@ -178,7 +178,7 @@ function declared(
 }
 
 /** The Spec of `raw` for owner `p` (its rows' names start with `p`), sharing port group `shared`. */
-function materialize(raw: RawState, p: string, shared: string): Spec {
+function materialize(raw: RawState, p: string, shared: string, salt: number): Spec {
   const rows: SpecRow[] = [];
   const seen = new Set<string>();
   const push = (r: SpecRow): void => {
@@ -236,11 +236,15 @@ function materialize(raw: RawState, p: string, shared: string): Spec {
       shared: true,
     });
   }
+  const sharedId = keyText('Port_Group', { name: shared });
   for (const a of raw.acls) {
-    const holders = a.inPg ? pgs : sws;
+    const holders =
+      a.in === 'pg' ? pgs : a.in === 'sw' ? sws : raw.shared === undefined ? [] : [sharedId];
     if (holders.length === 0) continue;
     const parent = holders[a.at % holders.length]!;
-    const key = { direction: a.direction, priority: a.priority, match: a.match };
+    // In the shared group each owner's ACLs have priorities of their own (keys do not collide).
+    const priority = a.in === 'shared' ? a.priority + salt : a.priority;
+    const key = { direction: a.direction, priority, match: a.match };
     push({
       table: 'ACL',
       id: keyText('ACL', key, parent),
@@ -460,7 +464,10 @@ function minimalOps(d1: Spec, d2: Spec, sharedBefore: boolean): number {
     const s2 = s2row?.ports ?? [];
     const adds = s2.some((n) => !s1.includes(n));
     const drops = s1.some((n) => !s2.includes(n) && !dyingPorts.has(n));
-    if (adds || drops) ops++;
+    // A's ACLs in the group: new ones linked, undeclared ones unlinked, in the same mutate.
+    const id = d1.find((r) => r.shared === true)?.id ?? s2row?.id;
+    const acls = (d: Spec): string[] => (id === undefined ? [] : childrenOf(d, id, 'ACL'));
+    if (adds || drops || !sameSet(acls(d1), acls(d2))) ops++;
   }
   return ops;
 }
@@ -487,9 +494,9 @@ describe.each(KINDS)('desired state properties on %s', (kind) => {
         const A = `a${run}`;
         const B = `b${run}`;
         const shared = `shared_${run}`;
-        const d1 = materialize(a1, A, shared);
-        const d2 = materialize(a2, A, shared);
-        const e1 = materialize(b1, B, shared);
+        const d1 = materialize(a1, A, shared, 0);
+        const d2 = materialize(a2, A, shared, 0);
+        const e1 = materialize(b1, B, shared, 1);
         try {
           const r1 = await applyDesired(client, build(d1, A));
           expect(r1.conflicts).toBe(0);
@@ -521,6 +528,12 @@ describe.each(KINDS)('desired state properties on %s', (kind) => {
               want.map((n) => `LSP:${n}`).sort(),
             );
             expect(wireMap(pg!['external_ids'])).toEqual({});
+            const sharedAcls = [...d2, ...e1]
+              .filter((x) => x.table === 'ACL' && x.parent === `PG:${shared}`)
+              .map((x) => x.id);
+            expect((wireSet(pg!['acls']) as string[]).map((u) => byUuid.get(u)).sort()).toEqual(
+              sharedAcls.sort(),
+            );
           } else expect(pg).toBeUndefined();
 
           const counted = countingClient(client);
