@@ -207,17 +207,3 @@ export function subnetRows(
   if (sw === undefined) throw new TopologyMissingError('Logical_Switch', subnet.name);
   return { switch: sw._uuid, dhcp: findSubnetDhcp(t, subnet.name) };
 }
-
-/**
- * The rows of `subnet` (see {@link subnetRows}); the lease time is the
- * topology's and is not used here.
- * @deprecated The topology is applied by {@link applyTopology}; use {@link subnetRows}.
- */
-export function ensureSubnet(
-  t: NbTxn,
-  router: string,
-  subnet: Subnet,
-  _leaseTime?: number,
-): { readonly switch: Uuid<'Logical_Switch'>; readonly dhcp: SubnetDhcp } {
-  return subnetRows(t, router, subnet);
-}
