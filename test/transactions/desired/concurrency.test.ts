@@ -192,7 +192,9 @@ describe.each(KINDS)('desired state under concurrency on %s', (kind) => {
     expect(await read()).toEqual(norm(base));
 
     // Rounds: both appliers change the switch's ports and config and the group's ports;
-    // in even rounds both also create ACLs in the group, in odd ones the ACLs stay.
+    // in even rounds both also create ACLs in the group, in odd ones the ACLs stay. The
+    // rows that change are children and columns of rows both appliers read, which their
+    // guards cover; a root row one applier creates is not in a row the other one reads.
     for (let i = 0; i < 10; i++) {
       const now = await read();
       const xs = range(`r${i}x-p`, 0, 2 + (i % 3));
