@@ -14,10 +14,13 @@
  * not. Between repetitions the pods are deleted (warm ones' ports go back
  * to the pool) and both queues settle.
  *
+ * `--existing N` first starts N more pods on the same subnet (a third node,
+ * no pool), so that the subnet's switch already has N ports.
+ *
  * Reported per repetition: the median latency of each kind and their ratio
  * (warm / cold); then the ratio's median and min–max over the repetitions.
  *
- * Run: `npm run bench:pools -- [--reps 10] [--pods 20] [--memory | --remote R]`.
+ * Run: `npm run bench:pools -- [--reps 10] [--pods 20] [--existing 0] [--memory | --remote R]`.
  * @module
  */
 
@@ -67,6 +70,7 @@ class TimedPodSource extends ProgrammaticPodSource {
 async function main(): Promise<void> {
   const reps = Number(arg('--reps') ?? 10);
   const perRep = Number(arg('--pods') ?? 20);
+  const existing = Number(arg('--existing') ?? 0);
   const remoteArg = arg('--remote');
   const memory = process.argv.includes('--memory');
   const server =
@@ -105,6 +109,8 @@ async function main(): Promise<void> {
   try {
     await controller.start();
     await pools.start();
+    await settle();
+    for (let i = 0; i < existing; i++) source.add({ namespace: 'bg', name: `bg-${i}`, node: 'bg' });
     await settle();
     // One warm-up round of each kind (JIT, port groups of both nodes).
     for (const node of ['warm', 'cold']) {
@@ -150,7 +156,8 @@ async function main(): Promise<void> {
   }
   const f = (x: number) => x.toFixed(2);
   console.log(
-    `pod start latency, ${perRep} warm + ${perRep} cold pods per repetition, one at a time ` +
+    `pod start latency, ${perRep} warm + ${perRep} cold pods per repetition, one at a time, ` +
+      `${existing} other ports on the switch ` +
       `(${remoteArg ?? (memory ? 'in-memory server' : 'ovsdb-server')})`,
   );
   console.log('rep  warm median ms  cold median ms  warm/cold');
