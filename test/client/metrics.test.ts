@@ -263,3 +263,59 @@ describe('outcome labels', () => {
     expect(outcomeLabel(new Error('closed'))).toBe('not_committed');
   });
 });
+
+describe('prometheusMetrics', () => {
+  it('shares one registry between adapters, each with its client label', async () => {
+    const registry = new promClient.Registry();
+    const a = prometheusMetrics(promClient, { registry, client: 'a' }).forClient({
+      db: 'X',
+      queueLength: () => 2,
+    });
+    const b = prometheusMetrics(promClient, { registry, client: 'b' }).forClient({
+      db: 'X',
+      queueLength: () => 5,
+    });
+    a.transaction('committed', 0.001);
+    b.transaction('committed', 0.002);
+    b.transaction('conflict', 0.003);
+    let s = parseMetrics(await registry.metrics());
+    expect(series(s, `${P}transactions_total`)).toEqual([
+      'client=a,db=X,outcome=committed 1',
+      'client=b,db=X,outcome=committed 1',
+      'client=b,db=X,outcome=conflict 1',
+    ]);
+    expect(series(s, `${P}event_queue_length`)).toEqual(['client=a,db=X 2', 'client=b,db=X 5']);
+    a.close();
+    s = parseMetrics(await registry.metrics());
+    expect(series(s, `${P}event_queue_length`)).toEqual(['client=b,db=X 5']);
+  });
+
+  it('takes a prefix, and refuses a registry whose metric of that name has another type', async () => {
+    const registry = new promClient.Registry();
+    prometheusMetrics(promClient, { registry, prefix: 'app_' })
+      .forClient({ db: 'X', queueLength: () => 0 })
+      .reconnect('probe');
+    const s = parseMetrics(await registry.metrics());
+    expect(series(s, 'app_client_reconnects_total')).toEqual(['db=X,reason=probe 1']);
+    const clash = new promClient.Registry();
+    new promClient.Gauge({
+      name: 'ovnkit_client_transactions_total',
+      help: 'x',
+      registers: [clash],
+    });
+    expect(() =>
+      prometheusMetrics(promClient, { registry: clash }).forClient({
+        db: 'X',
+        queueLength: () => 0,
+      }),
+    ).toThrow(
+      /the registry already has a metric ovnkit_client_transactions_total of type gauge, not counter/,
+    );
+  });
+
+  it("refuses anything but prom-client's module", () => {
+    expect(() =>
+      prometheusMetrics({} as unknown as Parameters<typeof prometheusMetrics>[0]),
+    ).toThrow(/the first argument must be prom-client's module/);
+  });
+});
