@@ -102,10 +102,6 @@ export interface PodControllerOptions {
 export interface PodPoolsContext {
   /** The controller's IPAM (the pools allocate from it too). */
   readonly ipam: Ipam;
-  /** The cluster router. */
-  readonly router: string;
-  /** DHCP lease time, s. */
-  readonly dhcpLeaseTime?: number | undefined;
 }
 
 /** An idle pool entry taken for a new pod (see {@link PodPools.take}). */
@@ -224,11 +220,7 @@ export class PodController {
       worker: (key) => this.process(key),
       onError: (key, e) => this.log('error', 'worker crashed', { pod: key, error: String(e) }),
     });
-    options.pools?.attach({
-      ipam: this.ipam,
-      router: this.router,
-      dhcpLeaseTime: topology.dhcpLeaseTime,
-    });
+    options.pools?.attach({ ipam: this.ipam });
     options.metrics?.watchQueue('pod', () => this.queue.size);
     options.metrics?.watchIpam(this.ipam);
   }
