@@ -90,9 +90,15 @@ export type WithKeyRefs<V> =
       ? readonly WithKeyRefs<E>[]
       : V;
 
-/** A desired row of table `T`: the insert type, with references by key allowed. */
+/**
+ * A desired row of table `T`: the columns of its insert type, each optional
+ * (an existing row keeps what is not declared; the children of a parent are
+ * declared with `{ in }`, not in its column), with references by key
+ * allowed. A new row must still give the columns without a valid default:
+ * the plan refuses it otherwise.
+ */
 export type DesiredRow<DB extends TableMap, T extends TableName<DB>> = {
-  readonly [C in keyof InsertOf<DB, T>]: WithKeyRefs<InsertOf<DB, T>[C]>;
+  readonly [C in keyof InsertOf<DB, T>]?: WithKeyRefs<InsertOf<DB, T>[C]>;
 };
 
 /** Options of {@link DesiredState.add}. */
