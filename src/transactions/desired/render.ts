@@ -46,7 +46,8 @@ export function renderPlan(plan: Plan): string {
   for (const c of plan.changes) {
     if (c.action === 'create') {
       lines.push(
-        `  + ${c.key}${c.parent === undefined ? '' : ` in ${c.parent.table} ${c.parent.uuid}`}`,
+        // A key scoped to its parent already names it.
+        `  + ${c.key}${c.parent === undefined || c.key.includes(' in ') ? '' : ` in ${c.parent.table} ${c.parent.uuid}`}`,
       );
       for (const col of Object.keys(c.row).sort()) lines.push(`      ${col} = ${text(c.row[col])}`);
     } else if (c.action === 'update') {
