@@ -9,13 +9,18 @@
  * length while a handler holds it.
  */
 
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type * as PromClient from 'prom-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { connectDatabase } from '../../src/client/client.js';
 import { connect } from '../../src/ovsdb/connection/connect.js';
 import type { OvsdbConnection } from '../../src/ovsdb/connection/connection.js';
 import { prometheusMetrics } from '../../src/ovsdb/metrics-prometheus.js';
 import { TransactionError } from '../../src/ovsdb/wire/errors.js';
 import type { Operation } from '../../src/ovsdb/wire/wire.js';
+import { createServer } from '../../src/server/server.js';
 import {
   type OvsdbServerHandle,
   requireOvsdbServer,
@@ -32,6 +37,7 @@ import {
 import { outcomeLabel } from '../../src/transactions/metrics.js';
 import { DB, TEST_SCHEMA } from '../helpers/server.js';
 import { TEST_MODEL, type TestTables } from './helpers/fixtures.js';
+import { OvsdbProxy } from './helpers/proxy.js';
 import { requirePackage } from './metrics-require.js';
 import { parseMetrics, type Scrape, sampleValue, series } from './metrics-text.js';
 
@@ -247,6 +253,113 @@ describe('client metrics (prometheusMetrics) against ovsdb-server', () => {
     await db.close();
     const s = await scrape();
     expect(sampleValue(s, `${P}event_queue_length`, L)).toBeUndefined();
+  });
+});
+
+describe('client metrics against the in-memory server, behind a proxy', () => {
+  it('counts a resume the server could not serve (found: false) and a method fallback', async () => {
+    // Two transactions of history: three missed ones are beyond it.
+    const server = await createServer({
+      databases: [TEST_SCHEMA],
+      listen: ['ptcp:0:127.0.0.1'],
+      historyLength: 2,
+    });
+    const sock = join(mkdtempSync(join(tmpdir(), 'ovnkit-metrics-')), 'db.sock');
+    await server.listen(`punix:${sock}`);
+    const proxy = await OvsdbProxy.start(`unix:${sock}`);
+    const writer = await connect(server.remotes[0]!);
+    const registry = new promClient.Registry();
+    const client = connectDatabase({
+      remotes: proxy.remote,
+      model: TEST_MODEL,
+      metrics: prometheusMetrics(promClient, { registry }),
+      backoff: { initialDelayMs: 20, maxDelayMs: 100 },
+    });
+    try {
+      await client.ready;
+      await writer.transact(DB, [
+        { op: 'insert', table: 'Item', row: { name: 'first', n: 0 } } as Operation,
+      ]);
+      await client.waitFor('Item', (r) => r.name === 'first', { timeout: 10_000 });
+      const resynced = new Promise<void>((resolve) => {
+        const off = client.onStatus((e) => {
+          if (e.type === 'resynced') {
+            off();
+            resolve();
+          }
+        });
+      });
+      proxy.cut();
+      for (let i = 0; i < 3; i++) {
+        await writer.transact(DB, [
+          { op: 'insert', table: 'Item', row: { name: `missed-${i}`, n: i } } as Operation,
+        ]);
+      }
+      // The next connection does not know monitor_cond_since: the client falls back.
+      proxy.refuseMethods(['monitor_cond_since']);
+      proxy.restore();
+      await resynced;
+      const s = parseMetrics(await registry.metrics());
+      const L0 = { db: DB };
+      expect(series(s, `${P}reconnects_total`)).toEqual(['db=Test,reason=closed_by_server 1']);
+      expect(series(s, `${P}rpc_errors_total`)).toEqual([
+        'db=Test,kind=unknown_method,method=monitor_cond_since 1',
+      ]);
+      // monitor_cond has no resume: a full dump, and no resume asked.
+      expect(series(s, `${P}monitor_syncs_total`)).toEqual(['db=Test,kind=full 2']);
+      expect(series(s, `${P}resumes_total`)).toEqual([]);
+      expect(client.count('Item')).toBe(4);
+      expect(sampleValue(s, `${P}monitor_updates_total`, L0)).toBe(1);
+
+      // Once more with monitor_cond_since allowed, after more than the history: found false.
+      proxy.refuseMethods([]);
+      const again = new Promise<void>((resolve) => {
+        const off = client.onStatus((e) => {
+          if (e.type === 'resynced') {
+            off();
+            resolve();
+          }
+        });
+      });
+      client.reconnect('test');
+      await again;
+      await writer.transact(DB, [
+        { op: 'insert', table: 'Item', row: { name: 'second', n: 10 } } as Operation,
+      ]);
+      await client.waitFor('Item', (r) => r.name === 'second', { timeout: 10_000 });
+      const last = new Promise<void>((resolve) => {
+        const off = client.onStatus((e) => {
+          if (e.type === 'resynced') {
+            off();
+            resolve();
+          }
+        });
+      });
+      proxy.cut();
+      for (let i = 0; i < 3; i++) {
+        await writer.transact(DB, [
+          {
+            op: 'insert',
+            table: 'Item',
+            row: { name: `missed-again-${i}`, n: 20 + i },
+          } as Operation,
+        ]);
+      }
+      proxy.restore();
+      await last;
+      const t = parseMetrics(await registry.metrics());
+      expect(series(t, `${P}resumes_total`)).toEqual(['db=Test,found=false 1']);
+      expect(series(t, `${P}reconnects_total`)).toEqual([
+        'db=Test,reason=closed_by_server 2',
+        'db=Test,reason=requested 1',
+      ]);
+      expect(client.count('Item')).toBe(8);
+    } finally {
+      await client.close();
+      writer.close();
+      await proxy.close();
+      await server.close();
+    }
   });
 });
 
