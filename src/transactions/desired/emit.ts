@@ -56,7 +56,11 @@ function refsIn(v: unknown, into: string[]): void {
   else if (Array.isArray(v)) for (const e of v) if (typeof e === 'string') into.push(e);
 }
 
-/** The plan's items split into batches of at most `size` items (`Infinity`: one batch). */
+/**
+ * The plan's items split into batches of at most `size` items (`Infinity`: one
+ * batch); the edits that move children between parents go in one batch, even
+ * past `size`.
+ */
 export function batches(plan: Plan, schema: DatabaseSchema, size: number): Batch[] {
   const newRows = new Map(plan.creates.map((c) => [c.uuid, c]));
   const ordered: Create[] = [];
@@ -85,23 +89,50 @@ export function batches(plan: Plan, schema: DatabaseSchema, size: number): Batch
     ordered.push(c);
   };
   if (size !== Number.POSITIVE_INFINITY) for (const c of plan.creates) visit(c);
-  const items: (Create | Edit | Delete)[] = [
-    ...(size === Number.POSITIVE_INFINITY ? plan.creates : ordered),
-    ...plan.edits.values(),
-    ...plan.deletes,
+  // The edits that move an existing child from one parent to another go out together:
+  // apart, the unlink could commit first and the server would delete the child, held by
+  // no parent until the link.
+  const moved = new Set<string>();
+  for (const e of plan.edits.values()) {
+    for (const [col, m] of e.mutate) {
+      if (!isChildColumn(schema, e.table, col) || !Array.isArray(m.insert)) continue;
+      for (const u of m.insert as string[]) if (!newRows.has(u)) moved.add(u);
+    }
+  }
+  const moves: Edit[] = [];
+  const edits: Edit[] = [];
+  for (const e of plan.edits.values()) {
+    let moving = false;
+    for (const [col, m] of e.mutate) {
+      if (!isChildColumn(schema, e.table, col)) continue;
+      const touched = [...m.remove, ...(Array.isArray(m.insert) ? m.insert : [])] as string[];
+      if (touched.some((u) => moved.has(u))) moving = true;
+    }
+    (moving ? moves : edits).push(e);
+  }
+  const groups: (Create | Edit | Delete)[][] = [
+    ...(size === Number.POSITIVE_INFINITY ? plan.creates : ordered).map((c) => [c]),
+    ...(moves.length > 0 ? [moves] : []),
+    ...edits.map((e) => [e]),
+    ...plan.deletes.map((d) => [d]),
   ];
   const out: Batch[] = [];
-  const n = size === Number.POSITIVE_INFINITY ? Math.max(items.length, 1) : size;
   const creates = new Set(plan.creates);
   const deletes = new Set(plan.deletes);
-  for (let i = 0; i < items.length; i += n) {
-    const chunk = items.slice(i, i + n);
+  let chunk: (Create | Edit | Delete)[] = [];
+  const flush = (): void => {
     out.push({
       creates: chunk.filter((x): x is Create => creates.has(x as Create)),
       deletes: chunk.filter((x): x is Delete => deletes.has(x as Delete)),
       edits: chunk.filter((x): x is Edit => !creates.has(x as Create) && !deletes.has(x as Delete)),
     });
+    chunk = [];
+  };
+  for (const g of groups) {
+    if (chunk.length > 0 && chunk.length + g.length > size) flush();
+    chunk.push(...g);
   }
+  if (chunk.length > 0) flush();
   return out;
 }
 
