@@ -708,7 +708,14 @@ class Planner {
       const d = this.declOfUuid.get(e.uuid);
       const mine = d === undefined ? this.rowOwner(e.table, found.row) === this.owner : !d.shared;
       if (!mine) continue;
-      for (const c of e.mutate.keys()) if (!e.guard.has(c)) e.guard.set(c, found.row[c]);
+      for (const [c, m] of e.mutate) {
+        if (e.guard.has(c)) continue;
+        // A weak reference to a row this plan deletes can go before the batch that writes
+        // this row (the server drops it): such a column is not guarded.
+        const weak = this.tables[e.table]!.columns[c]!.type.key.refType === 'weak';
+        if (weak && m.remove.some((u) => this.dying.has(u as string))) continue;
+        e.guard.set(c, found.row[c]);
+      }
     }
   }
 
