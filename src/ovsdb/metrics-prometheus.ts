@@ -147,7 +147,7 @@ export function prometheusMetrics<R extends PromRegistryLike>(
     typeof promClient.Histogram !== 'function'
   ) {
     throw new TypeError(
-      "prometheusMetrics: the first argument must be prom-client's module (import * as promClient from 'prom-client')",
+      'prometheusMetrics: the first argument must be the module of prom-client (import * as promClient from "prom-client")',
     );
   }
   const registry = options.registry ?? promClient.register;

@@ -429,6 +429,6 @@ describe('prometheusMetrics', () => {
   it("refuses anything but prom-client's module", () => {
     expect(() =>
       prometheusMetrics({} as unknown as Parameters<typeof prometheusMetrics>[0]),
-    ).toThrow(/the first argument must be prom-client's module/);
+    ).toThrow(/the first argument must be the module of prom-client/);
   });
 });
