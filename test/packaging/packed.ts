@@ -213,6 +213,7 @@ interface PackageManifest {
   version: string;
   dependencies?: Record<string, string>;
   peerDependencies?: Record<string, string>;
+  peerDependenciesMeta?: Record<string, { optional?: boolean }>;
   bin?: object;
 }
 
@@ -265,6 +266,9 @@ function consumerManifests(
       integrity,
       ...(pkg.dependencies === undefined ? {} : { dependencies: pkg.dependencies }),
       ...(pkg.peerDependencies === undefined ? {} : { peerDependencies: pkg.peerDependencies }),
+      ...(pkg.peerDependenciesMeta === undefined
+        ? {}
+        : { peerDependenciesMeta: pkg.peerDependenciesMeta }),
       ...(pkg.bin === undefined ? {} : { bin: pkg.bin }),
     };
   }
