@@ -10,7 +10,9 @@
  * - B's rows print exactly as before A:D2;
  * - the D1→D2 apply sends as many operations as a minimal diff, counted
  *   here from D1 and D2 alone;
- * - applying D2 again sends no transaction.
+ * - applying D2 again sends no transaction;
+ * and the same applied in batches of 1 to 6 row changes, which must meet no
+ * conflict (no guard trips on what an earlier batch of the same plan did).
  * A failure prints fast-check's seed and path (`FC_SEED=<seed>` replays it).
  */
 
