@@ -155,17 +155,27 @@ describe('dependencies', () => {
     version: string;
     dependencies?: Record<string, string>;
     peerDependencies?: Record<string, string>;
+    peerDependenciesMeta?: Record<string, { optional?: boolean }>;
   }
   const manifest = (dir: string): Manifest =>
     JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as Manifest;
 
-  it('of ovnkit are exactly the packages the shipped code imports: ws and zod', () => {
+  it('of ovnkit are exactly the packages the shipped code imports: ws and zod (prom-client and OTel optional peers, never imported)', () => {
     const dir = join(installed.consumer, 'node_modules/ovnkit');
     const pkg = manifest(dir);
     const used = importedPackages(join(dir, 'dist'));
     expect([...used].sort()).toEqual(Object.keys(pkg.dependencies ?? {}).sort());
     expect(Object.keys(pkg.dependencies ?? {}).sort()).toEqual(['ws', 'zod']);
-    expect(pkg.peerDependencies).toBeUndefined();
+    // prom-client and @opentelemetry/api are optional peers: the shipped code never imports them
+    // (the caller passes the prom-client module and an OTel tracer).
+    expect(pkg.peerDependencies).toEqual({
+      '@opentelemetry/api': '>=1.3.0 <2',
+      'prom-client': '>=14 <16',
+    });
+    expect(pkg.peerDependenciesMeta).toEqual({
+      '@opentelemetry/api': { optional: true },
+      'prom-client': { optional: true },
+    });
   });
 
   it('of ovnkit-codegen are exactly the packages its shipped code imports: ts-morph, and ovnkit as a peer', () => {
