@@ -260,3 +260,19 @@ export function keysOfDump(tables: Map<string, DumpedTable>): {
   }
   return { byUuid, holders };
 }
+
+/** `table uuid _version` of each row of `owner` in `client`'s replica, sorted. */
+export function ownedVersions(client: DatabaseClient<NBTables>, owner: string): string[] {
+  return TABLES.flatMap((t) =>
+    [...client.rows(t)]
+      .filter(
+        (x) =>
+          (x as { external_ids?: Record<string, string> }).external_ids?.['ovnkit-owner'] === owner,
+      )
+      .map((x) => {
+        const v = (x as { _version?: unknown })._version;
+        if (typeof v !== 'string') throw new Error(`${t} ${x._uuid}: no _version in the replica`);
+        return `${t} ${x._uuid} ${v}`;
+      }),
+  ).sort();
+}

@@ -36,6 +36,7 @@ import {
   keyText,
   type NbServer,
   ownedLines,
+  ownedVersions,
   ownerOfWire,
   startNbServer,
   TABLES,
@@ -488,20 +489,6 @@ describe.each(KINDS)('desired state properties on %s', (kind) => {
     await server?.stop();
   });
 
-  /** `table uuid _version` of each row of `owner` in the client's replica. */
-  const versions = (owner: string): string[] =>
-    TABLES.flatMap((t) =>
-      [...client.rows(t)]
-        .filter(
-          (x) => (x as { external_ids?: Record<string, string> }).external_ids?.[MARK] === owner,
-        )
-        .map((x) => {
-          const v = (x as { _version?: unknown })._version;
-          expect(typeof v, `${t} _version`).toBe('string');
-          return `${t} ${x._uuid} ${String(v)}`;
-        }),
-    ).sort();
-
   let run = 0;
   /** One case: A:D1, B:E1, then A:D2 (in batches of `batchSize`, when given). */
   const check = async (
@@ -524,14 +511,14 @@ describe.each(KINDS)('desired state properties on %s', (kind) => {
       await applyDesired(client, build(e1, B));
       const before = await dump(server.remote);
       expect(dumpedRows(before, A)).toEqual(expectedRows([], d1, A));
-      const versionsBefore = versions(B);
+      const versionsBefore = ownedVersions(client, B);
 
       const r = await applyDesired(client, build(d2, A), { batchSize });
       const after = await dump(server.remote);
       expect(dumpedRows(after, A)).toEqual(expectedRows(d1, d2, A));
       expect(ownedLines(after, B)).toEqual(ownedLines(before, B));
       // Not even written: the replica's row versions of B's rows are the same.
-      expect(versions(B)).toEqual(versionsBefore);
+      expect(ownedVersions(client, B)).toEqual(versionsBefore);
       expect(ownedLines(before, B).length).toBe(e1.filter((x) => x.shared !== true).length);
       const sharedBefore = d1.some((x) => x.shared === true) || e1.some((x) => x.shared === true);
       // No other writer: no guard trips, not even on what an earlier batch of the same plan did.
