@@ -71,29 +71,47 @@ export type NbDesiredStateOptions<DB extends TableMap> = DesiredStateOptions<DB>
 
 const MATCH_TABLES: ReadonlySet<string> = new Set(['ACL', 'QoS', 'Logical_Router_Policy']);
 
+/**
+ * Match expressions and port addresses already found valid. The checks are
+ * pure, so a controller that declares the same rows on every pass checks
+ * each text once; bounded (cleared when full).
+ */
+const VALID = new Set<string>();
+const VALID_MAX = 200_000;
+
+function checkText(kind: 'match' | 'address', text: string, check: (t: string) => unknown): void {
+  const key = `${kind}\u0000${text}`;
+  if (VALID.has(key)) return;
+  check(text);
+  if (VALID.size >= VALID_MAX) VALID.clear();
+  VALID.add(key);
+}
+
+function badValue(table: string, column: string, error: unknown): never {
+  throw new DesiredStateError(
+    'bad-value',
+    `${table}.${column}: ${error instanceof Error ? error.message : String(error)}`,
+    { table, column },
+    { cause: error },
+  );
+}
+
 /** The DSL's checks of a declared NB row: match expressions and port addresses. */
 function checkNbRow(table: string, row: Readonly<Record<string, unknown>>): void {
-  const fail = (column: string, error: unknown): never => {
-    throw new DesiredStateError(
-      'bad-value',
-      `${table}.${column}: ${error instanceof Error ? error.message : String(error)}`,
-      { table, column },
-      { cause: error },
-    );
-  };
   if (MATCH_TABLES.has(table) && typeof row['match'] === 'string') {
     try {
-      parseMatch(row['match']);
+      checkText('match', row['match'], parseMatch);
     } catch (e) {
-      fail('match', e);
+      badValue(table, 'match', e);
     }
   }
   if (table === 'Logical_Switch_Port' && Array.isArray(row['addresses'])) {
     for (const a of row['addresses'] as unknown[]) {
       try {
-        parseLspAddress(a as string);
+        if (typeof a === 'string') checkText('address', a, parseLspAddress);
+        else parseLspAddress(a as string);
       } catch (e) {
-        fail('addresses', e);
+        badValue(table, 'addresses', e);
       }
     }
   }
