@@ -98,6 +98,8 @@ export interface Create {
     | undefined;
   /** The parent is new in this plan. */
   readonly parentNew: boolean;
+  /** The row's key, as text. */
+  readonly key: string;
 }
 
 /** @internal A root row to delete. */

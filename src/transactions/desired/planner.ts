@@ -6,6 +6,7 @@
 
 import type { TableMap } from '../../ovsdb/schema/model.js';
 import type { ColumnSchema, TableSchema } from '../../ovsdb/schema/schema-types.js';
+import { defaultValue } from '../../ovsdb/values/datum.js';
 import { newUuid } from '../../ovsdb/values/uuid.js';
 import { columnValueProblem } from '../../ovsdb/values/validators.js';
 import { DesiredStateError } from './errors.js';
@@ -96,6 +97,7 @@ class Planner {
     this.checkChildrenColumns();
     for (const d of this.state.declared.values()) this.planRow(d);
     this.planDeletes();
+    this.checkRequired();
     this.planSharedContributions();
     this.weakRefsToDying();
     this.addParentGuards();
@@ -218,6 +220,24 @@ class Planner {
         this.declOfUuid.set(row._uuid, d);
       } else {
         this.uuidOf.set(d.ref.id, newUuid());
+      }
+    }
+  }
+
+  /** A new row gives every column whose default its own constraints refuse (an ACL's action, say). */
+  private checkRequired(): void {
+    for (const c of this.creates) {
+      const schema = this.tables[c.table]!;
+      for (const name of schema.columnNames) {
+        if (c.row[name] !== undefined) continue;
+        const column = schema.columns[name]!;
+        const problem = columnValueProblem(column, defaultValue(column));
+        if (problem === undefined) continue;
+        throw new DesiredStateError(
+          'bad-value',
+          `${c.key} is new and does not give ${name}, whose default is refused (${problem})`,
+          { table: c.table, column: name, key: c.key },
+        );
       }
     }
   }
@@ -395,6 +415,7 @@ class Planner {
       }
       const parentNew = parentUuid !== undefined && !this.matched.has(parentUuid);
       const create: Create = {
+        key: d.ref.toString(),
         table: d.table,
         uuid,
         row: values,

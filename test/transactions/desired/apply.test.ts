@@ -315,6 +315,12 @@ describe.each(SERVER_KINDS)('desired state on %s', (kind) => {
       in: keyOf('Logical_Switch', { name: 'f1-sw2' }),
     });
     expect(() => planDesired(client, bad)).toThrow(DesiredStateError);
+    const missing = state('f1');
+    const sw3 = missing.add('Logical_Switch', { name: 'f1-sw3' });
+    missing.add('ACL', { direction: 'to-lport', priority: 1, match: '1' }, { in: sw3 });
+    expect(() => planDesired(client, missing)).toThrow(
+      /ACL\{.*\} in Logical_Switch\{name="f1-sw3"\} is new and does not give action/,
+    );
     expect(client.find('Logical_Switch', (r) => r.name.startsWith('f1-'))).toBeUndefined();
   });
 });
