@@ -70,14 +70,14 @@ function expectOutput(stdout: string): void {
   const [first, second, third] = sections(stdout);
   expect(first).toMatch(/^plan 1: the tenant ==\n/);
   expect(first).toContain(
-    'Plan for owner "tenant-ds": 13 to create, 0 to update, 0 to delete (13 operations, 2 guards)',
+    'Plan for owner "tenant-ds": 13 to create, 0 to update, 0 to delete (13 operations, 6 guards)',
   );
   expect(first!.match(/^ {2}\+ /gm)).toHaveLength(13);
-  expect(first).toContain('applied: 1 transaction, 13 operations, 2 guards');
+  expect(first).toContain('applied: 1 transaction, 13 operations, 6 guards');
 
   expect(second).toMatch(/^plan 2: the change ==\n/);
   expect(second).toContain(
-    'Plan for owner "tenant-ds": 1 to create, 5 to update, 1 to delete (6 operations, 5 guards)',
+    'Plan for owner "tenant-ds": 1 to create, 5 to update, 1 to delete (6 operations, 9 guards)',
   );
   expect(second).toContain('  + Logical_Switch_Port{name="ds-web-3"} in Logical_Switch ');
   expect(second).toContain('      log: false → true');
@@ -86,7 +86,7 @@ function expectOutput(stdout: string): void {
   expect(second).toContain(
     '  - NAT{type="snat", external_ip="172.16.50.10", logical_ip="10.50.1.0/24"} in Logical_Router{name="ds-router"} (unlink)',
   );
-  expect(second).toContain('applied: 1 transaction, 6 operations, 5 guards');
+  expect(second).toContain('applied: 1 transaction, 6 operations, 9 guards');
 
   expect(third).toBe(
     'plan 3: again ==\nPlan for owner "tenant-ds": no changes.\nnothing sent\n\n' +
@@ -188,7 +188,7 @@ describe.each(SERVER_KINDS)('examples/desired-state on %s', (kind) => {
     const again = await runMain(server.unixRemote);
     const [back, forward, none] = sections(again.stdout);
     expect(back).toContain(
-      'Plan for owner "tenant-ds": 1 to create, 4 to update, 1 to delete (5 operations, 4 guards)',
+      'Plan for owner "tenant-ds": 1 to create, 4 to update, 1 to delete (5 operations, 8 guards)',
     );
     expect(back).toMatch(/^ {2}\+ NAT\{type="snat"/m);
     expect(back).toMatch(/^ {2}- Logical_Switch_Port\{name="ds-web-3"\} \(unlink\)$/m);

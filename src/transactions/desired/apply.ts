@@ -34,9 +34,10 @@ export interface ApplyOptions extends PlanOptions {
   /**
    * Send the plan in transactions of at most this many row changes (a
    * create, an update or a delete each; a child goes with its link to its
-   * parent). Default: the whole plan in one transaction. Each batch is
-   * atomic; when one fails, the batches before it have committed, and the
-   * next attempt plans from there.
+   * parent; a child that moves between parents takes its unlink and its
+   * link into one transaction, which may exceed the size). Default: the
+   * whole plan in one transaction. Each batch is atomic; when one fails, the
+   * batches before it have committed, and the next attempt plans from there.
    */
   readonly batchSize?: number | undefined;
   /** Plans made again after a conflict, at most (default 5). */
@@ -126,6 +127,9 @@ export async function applyDesired<DB extends TableMap>(
   const size = options.batchSize ?? Number.POSITIVE_INFINITY;
   if (size !== Number.POSITIVE_INFINITY && (!Number.isSafeInteger(size) || size < 1)) {
     throw new RangeError(`apply: batchSize must be a positive integer, got ${String(size)}`);
+  }
+  if (options.guardReads === true && options.batchSize !== undefined) {
+    throw new RangeError('apply: guardReads guards one transaction: it cannot go with batchSize');
   }
   const transactor = createTransactor(clientExecutor(client as TransactingClient<DB>));
   const schema = state.model.schema;

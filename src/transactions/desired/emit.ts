@@ -26,6 +26,8 @@ export interface Batch {
 export class BatchProgress {
   /** New rows committed by earlier batches. */
   readonly done = new Set<string>();
+  /** Root rows deleted by earlier batches. */
+  readonly deleted = new Set<string>();
   /** Children linked by earlier batches: parent UUID → column → child UUIDs. */
   readonly linked = new Map<string, Map<string, string[]>>();
 
@@ -244,6 +246,34 @@ export function emitBatch(
     guarded.add(uuid);
     counts.guards++;
   }
+  // With guardReads (one transaction): the owner's rows of each table, with the versions read.
+  for (const [table, read] of plan.readGuards ?? []) {
+    tx.wait(table, [['external_ids', 'includes', { [plan.ownerKey]: plan.owner }]] as never, {
+      columns: ['_uuid', '_version'] as never[],
+      until: '==',
+      rows: read.map(([u, v]) => ({ _uuid: u, _version: v })) as never[],
+      timeout: 0,
+    });
+    counts.guards++;
+  }
+  // The owner's set of rows of each root table, as the plan read it (and earlier batches changed it).
+  for (const [table, read] of plan.readGuards === undefined ? plan.ownedRoots : []) {
+    const rows = read.filter((u) => !progress.deleted.has(u));
+    for (const c of plan.creates) {
+      const ext = c.row['external_ids'] as Readonly<Record<string, string>> | undefined;
+      // Shared rows carry no mark, so they are not among the owner's rows.
+      if (c.table === table && progress.done.has(c.uuid) && ext?.[plan.ownerKey] === plan.owner) {
+        rows.push(c.uuid);
+      }
+    }
+    tx.wait(table, [['external_ids', 'includes', { [plan.ownerKey]: plan.owner }]] as never, {
+      columns: ['_uuid'] as never[],
+      until: '==',
+      rows: rows.map((u) => ({ _uuid: u })) as never[],
+      timeout: 0,
+    });
+    counts.guards++;
+  }
   for (const c of batch.creates) {
     if (c.absentKey === undefined) continue;
     tx.wait(c.table, c.absentKey as never, { columns: [], until: '==', rows: [], timeout: 0 });
@@ -309,4 +339,5 @@ export function commitBatch(plan: Plan, batch: Batch, progress: BatchProgress): 
     }
   }
   for (const c of batch.creates) progress.done.add(c.uuid);
+  for (const d of batch.deletes) progress.deleted.add(d.uuid);
 }

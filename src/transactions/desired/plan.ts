@@ -19,7 +19,9 @@
  *   overwrites; a parent's children, where it creates a child whose key is
  *   scoped to that parent; or only the row's existence, for a shared row or
  *   a parent it links to), and a new row whose key is not a schema index by
- *   a `wait` that no row with that key exists.
+ *   a `wait` that no row with that key exists; and for each root table the
+ *   owner has or declares rows of, one `wait` that the owner's rows of it are
+ *   the ones the plan read.
  * @module
  */
 
@@ -118,6 +120,16 @@ export interface PlanOptions {
    * these tables and of the tables the declarations name.
    */
   readonly tables?: readonly string[] | undefined;
+  /**
+   * Guard every row of the owner's that the plan read, not only the ones it
+   * writes: one `wait` per table that the owner's rows of it have the
+   * `_version`s the plan read. Any change to the owner's rows between plan
+   * and commit then makes the apply plan again, so that two appliers of one
+   * owner racing end exactly at the desired set of the one that commits
+   * last. It costs a `wait` listing every owned row of each table; one
+   * transaction only (not with `batchSize`). Default false.
+   */
+  readonly guardReads?: boolean | undefined;
 }
 
 /** The JSON form of a {@link Plan}. */
@@ -155,12 +167,28 @@ export class Plan {
     creates: readonly Create[],
     edits: ReadonlyMap<string, Edit>,
     deletes: readonly Delete[],
+    ownedRoots: ReadonlyMap<string, readonly string[]> = new Map(),
+    /** The owner mark's `external_ids` key. */
+    readonly ownerKey = 'ovnkit-owner',
+    readReads: ReadonlyMap<string, readonly (readonly [string, string])[]> | undefined = undefined,
   ) {
+    this.readGuards = readReads;
     this.changes = changes;
     this.creates = creates;
     this.edits = edits;
     this.deletes = deletes;
+    this.ownedRoots = ownedRoots;
   }
+
+  /**
+   * @internal The owner's rows of each root table the plan scanned, as it
+   * read them: an apply guards each set, so that a row another applier of
+   * the same owner created or deleted meanwhile makes it plan again.
+   */
+  readonly ownedRoots: ReadonlyMap<string, readonly string[]>;
+
+  /** @internal With `guardReads`: the owner's rows of each table as `[_uuid, _version]`, as read. */
+  readonly readGuards: ReadonlyMap<string, readonly (readonly [string, string])[]> | undefined;
 
   /** True when nothing is to change. */
   get empty(): boolean {
@@ -178,6 +206,7 @@ export class Plan {
   /** The number of guards (`wait` operations) an apply in one transaction sends. */
   get guards(): number {
     let n = this.deletes.length + this.edits.size;
+    n += this.readGuards === undefined ? this.ownedRoots.size : this.readGuards.size;
     for (const c of this.creates) if (c.absentKey !== undefined) n++;
     return n;
   }

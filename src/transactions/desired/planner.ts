@@ -63,6 +63,8 @@ class Planner {
   private readonly existingOf = new Map<string, AnyRow>();
   /** UUIDs of existing rows matched by a declaration. */
   private readonly matched = new Set<string>();
+  /** The owner's rows per root table in scope (guarded by an apply). */
+  private readonly ownedRoots = new Map<string, string[]>();
   /** Existing row UUID → its declaration. */
   private readonly declOfUuid = new Map<string, Declared>();
   private readonly edits = new Map<string, Edit>();
@@ -92,6 +94,11 @@ class Planner {
 
   run(): Plan {
     this.findOwned();
+    for (const d of this.state.declared.values()) {
+      if (!d.shared && this.tables[d.table]!.isRoot && !this.ownedRoots.has(d.table)) {
+        this.ownedRoots.set(d.table, []);
+      }
+    }
     this.matchDeclared();
     this.checkParentChains();
     this.checkChildrenColumns();
@@ -117,7 +124,16 @@ class Planner {
       ...updates.sort(byTableKey),
       ...this.deleteChanges.sort(byTableKey),
     ];
-    return new Plan(this.owner, changes, this.creates, this.edits, this.deletes);
+    return new Plan(
+      this.owner,
+      changes,
+      this.creates,
+      this.edits,
+      this.deletes,
+      this.ownedRoots,
+      this.ownerKey,
+      this.readGuards(),
+    );
   }
 
   private keyText(table: string, row: AnyRow): string {
@@ -148,9 +164,16 @@ class Planner {
 
   private findOwned(): void {
     for (const t of this.scopeTables()) {
+      const root = this.tables[t]!.isRoot;
+      const mine: string[] = [];
       for (const row of this.snap.table(t).values()) {
-        if (ownerOf(row, this.ownerKey) === this.owner) this.owned.set(row._uuid, t);
+        if (ownerOf(row, this.ownerKey) === this.owner) {
+          this.owned.set(row._uuid, t);
+          if (root) mine.push(row._uuid);
+        }
       }
+      // Guarded: the tables the owner has rows in, or declares rows of (see run()).
+      if (root && mine.length > 0) this.ownedRoots.set(t, mine);
     }
     // Child rows of tables without external_ids belong to the owner of the parent that holds them.
     for (const t of this.markless()) {
@@ -158,6 +181,25 @@ class Planner {
         if (this.rowOwner(t, row) === this.owner) this.owned.set(row._uuid, t);
       }
     }
+  }
+
+  /** With `guardReads`: the owner's rows per table with an owner mark, and their versions. */
+  private readGuards(): Map<string, [string, string][]> | undefined {
+    if (this.options.guardReads !== true) return undefined;
+    const out = new Map<string, [string, string][]>();
+    for (const t of this.ownedRoots.keys()) out.set(t, []);
+    for (const [uuid, table] of this.owned) {
+      if (this.tables[table]!.columns['external_ids'] === undefined) continue;
+      const row = this.snap.row(table, uuid);
+      if (row === undefined) continue;
+      let list = out.get(table);
+      if (list === undefined) {
+        list = [];
+        out.set(table, list);
+      }
+      list.push([uuid, row['_version'] as string]);
+    }
+    return out;
   }
 
   /** The monitored non-root tables without an external_ids column. */

@@ -132,6 +132,7 @@ describe.each(KINDS)('desired state under concurrency on %s', (kind) => {
       readonly group: readonly string[];
       readonly acls: readonly number[];
       readonly config: string;
+      readonly sets: readonly string[];
     }
     const mk = (w: Want): DesiredState<NBTables> => {
       const d = nbDesiredState(NB, { owner });
@@ -150,6 +151,7 @@ describe.each(KINDS)('desired state under concurrency on %s', (kind) => {
           { in: pg },
         );
       }
+      for (const name of w.sets) d.add('Address_Set', { name, addresses: [] });
       return d;
     };
     /** The state, from `ovsdb-client dump`, in the form of a Want. */
@@ -174,6 +176,9 @@ describe.each(KINDS)('desired state under concurrency on %s', (kind) => {
         group: (wireSet(pgs[0]!['ports']) as string[]).map((u) => byUuid.get(u)!.slice(4)).sort(),
         acls: acls.map((r) => Number(r['priority'])).sort((a, b) => a - b),
         config: String(wireMap(sws[0]!['other_config'])['round']),
+        sets: mine('Address_Set')
+          .map((r) => String(r['name']))
+          .sort(),
       };
     };
     const norm = (w: Want): Want => ({
@@ -181,20 +186,22 @@ describe.each(KINDS)('desired state under concurrency on %s', (kind) => {
       group: [...w.group].sort(),
       acls: [...w.acls].sort((a, b) => a - b),
       config: w.config,
+      sets: [...w.sets].sort(),
     });
     const base: Want = {
       ports: range('r-p', 0, 4),
       group: ['r-p0', 'r-p1'],
       acls: [1, 2],
       config: 'base',
+      sets: ['race_base'],
     };
     await applyDesired(c1, mk(base));
     expect(await read()).toEqual(norm(base));
 
     // Rounds: both appliers change the switch's ports and config and the group's ports;
-    // in even rounds both also create ACLs in the group, in odd ones the ACLs stay. The
-    // rows that change are children and columns of rows both appliers read, which their
-    // guards cover; a root row one applier creates is not in a row the other one reads.
+    // in even rounds both also create ACLs in the group, in odd ones the ACLs stay; each
+    // creates an address set of its own (a root row the other one never read: the guard on
+    // the owner's set of address sets covers it) and in even rounds x keeps the first one.
     for (let i = 0; i < 10; i++) {
       const now = await read();
       const xs = range(`r${i}x-p`, 0, 2 + (i % 3));
@@ -204,12 +211,14 @@ describe.each(KINDS)('desired state under concurrency on %s', (kind) => {
         group: ['r-p0', xs[0]!],
         acls: i % 2 === 0 ? [10 + i, 2] : now.acls,
         config: `x${i}`,
+        sets: i % 2 === 0 ? ['race_base', `race_${i}_x`] : [`race_${i}_x`],
       };
       const y: Want = {
         ports: ['r-p1', ...ys],
         group: [ys[0]!, ys[1]!],
         acls: i % 2 === 0 ? [30 + i] : now.acls,
         config: `y${i}`,
+        sets: [`race_${i}_y`],
       };
       await settle(c1);
       await settle(c2);
@@ -241,6 +250,54 @@ describe.each(KINDS)('desired state under concurrency on %s', (kind) => {
       expect((await applyDesired(counted.client, mk(last))).outcome).toBe('unchanged');
       expect(counted.count()).toBe(0);
     }
+  }, 120_000);
+
+  it('with guardReads, two appliers of one owner writing disjoint rows end at the desired set of the last to commit', async () => {
+    const owner = 'disjoint';
+    const mk = (config: string, sets: readonly string[]): DesiredState<NBTables> => {
+      const d = nbDesiredState(NB, { owner });
+      d.add('Logical_Switch', { name: 'dj-sw', other_config: { round: config } });
+      for (const name of sets) d.add('Address_Set', { name, addresses: [] });
+      return d;
+    };
+    const read = async (): Promise<{ config: string; sets: string[] }> => {
+      const t = await dump(server.remote, ['Logical_Switch', 'Address_Set']);
+      const sws = t.get('Logical_Switch')!.rows.filter((r) => ownerOfWire(r) === owner);
+      expect(sws.length).toBe(1);
+      return {
+        config: String(wireMap(sws[0]!['other_config'])['round']),
+        sets: t
+          .get('Address_Set')!
+          .rows.filter((r) => ownerOfWire(r) === owner)
+          .map((r) => String(r['name']))
+          .sort(),
+      };
+    };
+    await applyDesired(c1, mk('base', ['dj_base']));
+    let conflicts = 0;
+    for (let i = 0; i < 8; i++) {
+      const now = await read();
+      // x only adds an address set; y only changes the switch: no row both write.
+      const x = { config: now.config, sets: [...now.sets, `dj_${i}_x`].sort() };
+      const y = { config: `y${i}`, sets: now.sets };
+      await settle(c1);
+      await settle(c2);
+      const finished: (typeof x)[] = [];
+      const run = async (c: DatabaseClient<NBTables>, w: typeof x): Promise<ApplyResult> => {
+        const r = await applyDesired(c, mk(w.config, w.sets), { guardReads: true });
+        finished.push(w);
+        return r;
+      };
+      const results =
+        i % 2 === 0
+          ? await Promise.all([run(c1, x), run(c2, y)])
+          : await Promise.all([run(c2, y), run(c1, x)]);
+      for (const r of results) checkResult(r);
+      conflicts += results.reduce((n, r) => n + r.conflicts, 0);
+      expect(await read()).toEqual(finished[1]);
+    }
+    // Both planned from the same state every round, so one of them had to plan again.
+    expect(conflicts).toBeGreaterThanOrEqual(8);
   }, 120_000);
 
   it('an outside writer between plan and apply trips the guard; the re-plan wins and keeps its other columns', async () => {

@@ -29,6 +29,8 @@ import {
 import { type OvnRig, SERVER_KINDS, startOvnRig } from '../../examples/ovn-rig.js';
 
 const SWITCHES = 10;
+/** The root tables the owner has rows of (router, switches, address sets, port groups): each set of its rows is guarded. */
+const ROOT_TABLES = 4;
 const PORTS = 50;
 const OWNER = 'cluster-ctl';
 
@@ -233,7 +235,7 @@ describe.each(SERVER_KINDS)('desired state with ovn-northd on %s', (kind) => {
     // ports, 10 switches, 510 switch ports, 10 address sets, 10 port groups, 20 ACLs, 15 NATs, 3 routes.
     expect(first.operations).toBe(590);
     // A new root row keyed by name without a schema index is guarded by a wait that it is absent.
-    expect(first.guards).toBe(1 + SWITCHES);
+    expect(first.guards).toBe(1 + SWITCHES + ROOT_TABLES);
     expect(client.count('Logical_Switch_Port')).toBe(SWITCHES * (PORTS + 1));
     await rig.nbctl('--wait=sb', 'sync');
     const before = await bindings();
@@ -291,7 +293,7 @@ describe.each(SERVER_KINDS)('desired state with ovn-northd on %s', (kind) => {
     expect(plan.counts).toEqual({ creates: 12, updates: 13, deletes: 12 });
     // 12 inserts; one mutate per updated row; deleted children cost nothing of their own.
     expect(plan.operations).toBe(25);
-    expect(plan.guards).toBe(13);
+    expect(plan.guards).toBe(13 + ROOT_TABLES);
     const re = plan.changes.find((c) => c.key === lsp(READDRESSED[0]!.name));
     expect(re?.action === 'update' && re.columns).toEqual([
       {
@@ -306,7 +308,7 @@ describe.each(SERVER_KINDS)('desired state with ovn-northd on %s', (kind) => {
     expect(r.outcome).toBe('applied');
     expect(r.conflicts).toBe(0);
     expect(r.operations).toBe(25);
-    expect(r.guards).toBe(13);
+    expect(r.guards).toBe(13 + ROOT_TABLES);
     await rig.nbctl('--wait=sb', 'sync');
     expect(planDesired(client, topology(true)).empty).toBe(true);
 
