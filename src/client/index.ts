@@ -15,44 +15,13 @@
  * @module
  */
 
-export type {
-  ClientMetrics,
-  ClientMetricsRecorder,
-  ClientMetricsTarget,
-  ReconnectReason,
-  RpcErrorKind,
-  ServerMetrics,
-  ServerMetricsRecorder,
-  ServerMetricsTarget,
-  ServerTransactionOutcome,
-  TransactionOutcomeLabel,
-} from '../ovsdb/metrics.js';
-export {
-  DEFAULT_TRANSACTION_BUCKETS,
-  type PromClientLike,
-  type PromCounterLike,
-  type PrometheusMetrics,
-  type PrometheusMetricsOptions,
-  type PromGaugeLike,
-  type PromHistogramLike,
-  type PromLabels,
-  type PromMetricConfig,
-  type PromRegistryLike,
-  prometheusMetrics,
-} from '../ovsdb/metrics-prometheus.js';
+export * from '../ovsdb/observability.js';
 export type {
   CompatOption,
   CompatReport,
   CompatSpec,
   CompatTables,
 } from '../ovsdb/schema/compat.js';
-export type {
-  SpanAttributes,
-  SpanAttributeValue,
-  SpanLike,
-  SpanOptionsLike,
-  Tracer,
-} from '../ovsdb/tracing.js';
 export { type RefusedBy, TransactionRefusedError } from '../ovsdb/wire/errors.js';
 export type { BackoffOptions } from './backoff.js';
 export {

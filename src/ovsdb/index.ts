@@ -32,31 +32,7 @@ export {
   type MonitorCondSinceResult,
   OvsdbConnection,
 } from './connection/connection.js';
-export type {
-  ClientMetrics,
-  ClientMetricsRecorder,
-  ClientMetricsTarget,
-  ReconnectReason,
-  RpcErrorKind,
-  ServerMetrics,
-  ServerMetricsRecorder,
-  ServerMetricsTarget,
-  ServerTransactionOutcome,
-  TransactionOutcomeLabel,
-} from './metrics.js';
-export {
-  DEFAULT_TRANSACTION_BUCKETS,
-  type PromClientLike,
-  type PromCounterLike,
-  type PrometheusMetrics,
-  type PrometheusMetricsOptions,
-  type PromGaugeLike,
-  type PromHistogramLike,
-  type PromLabels,
-  type PromMetricConfig,
-  type PromRegistryLike,
-  prometheusMetrics,
-} from './metrics-prometheus.js';
+export * from './observability.js';
 export {
   absentColumns,
   type ColumnTypeDifference,
@@ -89,13 +65,6 @@ export type {
   DatabaseSchema,
   TableSchema,
 } from './schema/schema-types.js';
-export type {
-  SpanAttributes,
-  SpanAttributeValue,
-  SpanLike,
-  SpanOptionsLike,
-  Tracer,
-} from './tracing.js';
 export {
   type DialedTransport,
   type Dialer,

@@ -23,38 +23,7 @@
  * @module
  */
 
-export type {
-  ClientMetrics,
-  ClientMetricsRecorder,
-  ClientMetricsTarget,
-  ReconnectReason,
-  RpcErrorKind,
-  ServerMetrics,
-  ServerMetricsRecorder,
-  ServerMetricsTarget,
-  ServerTransactionOutcome,
-  TransactionOutcomeLabel,
-} from '../ovsdb/metrics.js';
-export {
-  DEFAULT_TRANSACTION_BUCKETS,
-  type PromClientLike,
-  type PromCounterLike,
-  type PrometheusMetrics,
-  type PrometheusMetricsOptions,
-  type PromGaugeLike,
-  type PromHistogramLike,
-  type PromLabels,
-  type PromMetricConfig,
-  type PromRegistryLike,
-  prometheusMetrics,
-} from '../ovsdb/metrics-prometheus.js';
-export type {
-  SpanAttributes,
-  SpanAttributeValue,
-  SpanLike,
-  SpanOptionsLike,
-  Tracer,
-} from '../ovsdb/tracing.js';
+export * from '../ovsdb/observability.js';
 export { Database } from './engine/database.js';
 export type {
   EngineTransactOptions,
