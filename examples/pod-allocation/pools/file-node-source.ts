@@ -9,9 +9,8 @@
  * @module
  */
 
-import { readFileSync, unwatchFile, watchFile } from 'node:fs';
-import { parseDocument } from 'yaml';
 import { z } from 'zod';
+import { parseListFile, type WatchedFileOptions, WatchedList } from '../controller/watched-file.js';
 import type { PoolNode } from './node.js';
 import type { NodeEvent, NodePoolStatus, NodeSource } from './node-source.js';
 
@@ -23,8 +22,6 @@ const NodeSchema = z.object({
   batchSize: z.number().optional(),
   idleTtlMs: z.number().optional(),
 });
-const ListSchema = z.array(NodeSchema);
-const FileSchema = z.object({ nodes: ListSchema });
 
 /**
  * Parse the text of a nodes file (JSON, or YAML when `path` ends in `.yaml`
@@ -32,28 +29,7 @@ const FileSchema = z.object({ nodes: ListSchema });
  * @throws Error naming the file and what is wrong.
  */
 export function parseNodesFile(path: string, text: string): PoolNode[] {
-  const yaml = /\.ya?ml$/i.test(path);
-  let data: unknown;
-  try {
-    if (yaml) {
-      const doc = parseDocument(text);
-      if (doc.errors.length > 0) throw doc.errors[0];
-      data = doc.toJS();
-    } else {
-      data = JSON.parse(text);
-    }
-  } catch (e) {
-    throw new Error(`${path}: not valid ${yaml ? 'YAML' : 'JSON'}: ${(e as Error).message}`);
-  }
-  const parsed = Array.isArray(data) ? ListSchema.safeParse(data) : FileSchema.safeParse(data);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    const where = issue?.path.length ? `${issue.path.join('.')}: ` : '';
-    throw new Error(
-      `${path}: ${where}${issue?.message ?? 'invalid'} (expected a list of nodes or { nodes: [...] })`,
-    );
-  }
-  const list = Array.isArray(parsed.data) ? parsed.data : parsed.data.nodes;
+  const list = parseListFile(path, text, NodeSchema, 'nodes');
   const seen = new Set<string>();
   return list.map((n, i) => {
     if (seen.has(n.name)) throw new Error(`${path}: ${i}.name: node ${n.name} is listed twice`);
@@ -67,19 +43,11 @@ export function parseNodesFile(path: string, text: string): PoolNode[] {
 }
 
 /** Options of {@link FileNodeSource}. */
-export interface FileNodeSourceOptions {
-  /** Poll interval, ms (default 250). */
-  readonly intervalMs?: number | undefined;
-  /** Called when the file cannot be read or parsed. */
-  readonly onError?: ((error: Error) => void) | undefined;
-}
+export type FileNodeSourceOptions = WatchedFileOptions;
 
 /** A node source watching a JSON or YAML file. */
 export class FileNodeSource implements NodeSource {
-  private nodes = new Map<string, PoolNode>();
-  private readonly handlers = new Set<(event: NodeEvent) => void>();
-  private watching = false;
-  private readonly listener = () => this.reload();
+  private readonly nodes: WatchedList<string, PoolNode, NodeEvent>;
   /** The last status written back, per node. */
   readonly statuses = new Map<string, NodePoolStatus>();
 
@@ -89,33 +57,25 @@ export class FileNodeSource implements NodeSource {
    */
   constructor(
     readonly path: string,
-    private readonly options: FileNodeSourceOptions = {},
+    options: FileNodeSourceOptions = {},
   ) {
-    this.nodes = this.read();
-  }
-
-  private read(): Map<string, PoolNode> {
-    return new Map(
-      parseNodesFile(this.path, readFileSync(this.path, 'utf8')).map((n) => [n.name, n]),
+    this.nodes = new WatchedList(
+      path,
+      parseNodesFile,
+      (n) => n.name,
+      (type, node) => ({ type, node }),
+      options,
     );
   }
 
   /** {@inheritDoc NodeSource.list} */
   async list(): Promise<readonly PoolNode[]> {
-    return [...this.nodes.values()];
+    return this.nodes.values();
   }
 
   /** {@inheritDoc NodeSource.subscribe} */
   subscribe(handler: (event: NodeEvent) => void): () => void {
-    this.handlers.add(handler);
-    if (!this.watching) {
-      this.watching = true;
-      watchFile(this.path, { interval: this.options.intervalMs ?? 250 }, this.listener);
-    }
-    return () => {
-      this.handlers.delete(handler);
-      if (this.handlers.size === 0) this.stopWatching();
-    };
+    return this.nodes.subscribe(handler);
   }
 
   /** {@inheritDoc NodeSource.reportStatus} */
@@ -128,34 +88,11 @@ export class FileNodeSource implements NodeSource {
    * callable directly).
    */
   reload(): void {
-    let next: Map<string, PoolNode>;
-    try {
-      next = this.read();
-    } catch (e) {
-      this.options.onError?.(e as Error);
-      return;
-    }
-    const events: NodeEvent[] = [];
-    for (const [name, node] of next) {
-      const old = this.nodes.get(name);
-      if (old === undefined) events.push({ type: 'add', node });
-      else if (JSON.stringify(old) !== JSON.stringify(node)) events.push({ type: 'update', node });
-    }
-    for (const [name, node] of this.nodes)
-      if (!next.has(name)) events.push({ type: 'delete', node });
-    this.nodes = next;
-    for (const e of events) for (const h of this.handlers) h(e);
-  }
-
-  private stopWatching(): void {
-    if (!this.watching) return;
-    this.watching = false;
-    unwatchFile(this.path, this.listener);
+    this.nodes.reload();
   }
 
   /** Stop watching. */
   close(): void {
-    this.handlers.clear();
-    this.stopWatching();
+    this.nodes.close();
   }
 }
