@@ -10,6 +10,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectDatabase, type DatabaseClient } from '../../../src/client/index.js';
 import { NB, type NBTables } from '../../../src/nb/generated/index.js';
 import { nbDesiredState } from '../../../src/nb/index.js';
+import { defineModel, type TableMap } from '../../../src/ovsdb/schema/model.js';
+import { parseSchema } from '../../../src/ovsdb/schema/schema.js';
 import {
   applyDesired,
   DesiredState,
@@ -22,7 +24,9 @@ import { SERVER_KINDS, startTestServer, type TestServerHandle } from '../../help
 const NB_SCHEMA = new URL('../../../schema/ovn-nb-7.18.0.ovsschema', import.meta.url).pathname;
 const BACKOFF = { initialDelayMs: 20, maxDelayMs: 200 } as const;
 
-const NB_KEYS = {
+const EXT = { type: { key: 'string', value: 'string', min: 0, max: 'unlimited' } };
+
+const NB_KEYS_TEST = {
   Logical_Switch: { columns: ['name'] },
   Logical_Router: { columns: ['name'] },
   ACL: { columns: ['direction', 'priority', 'match'] },
@@ -52,7 +56,7 @@ describe.each(SERVER_KINDS)('desired state on %s', (kind) => {
   };
 
   const state = (owner: string): DesiredState<NBTables> =>
-    new DesiredState(NB, { owner, keys: NB_KEYS });
+    new DesiredState(NB, { owner, keys: NB_KEYS_TEST });
 
   it('creates, then sends nothing for the same state, then applies a column-level diff', async () => {
     const d = state('a1');
@@ -167,7 +171,7 @@ describe.each(SERVER_KINDS)('desired state on %s', (kind) => {
     const c = state('c1');
     c.add('Logical_Switch', { name: 'c1-free', other_config: { k: 'v' } });
     expect(() => planDesired(client, c)).toThrow(/carries no owner mark/);
-    const adopt = new DesiredState(NB, { owner: 'c1', keys: NB_KEYS, adopt: true });
+    const adopt = new DesiredState(NB, { owner: 'c1', keys: NB_KEYS_TEST, adopt: true });
     adopt.add('Logical_Switch', { name: 'c1-free', other_config: { k: 'v' } });
     await applyDesired(client, adopt);
     const row = client.find('Logical_Switch', (r) => r.name === 'c1-free')!;
@@ -284,6 +288,116 @@ describe.each(SERVER_KINDS)('desired state on %s', (kind) => {
         { in: keyOf('Logical_Switch', { name: 'x' }) },
       ),
     ).toThrow(/ACL\.match: .*16-bit/);
+  });
+
+  it('NB keys: DHCP options, a load balancer, QoS rules and a meter with bands, changed and unchanged', async () => {
+    const mk = (lease: string, rate: number, vip: string): DesiredState<NBTables> => {
+      const d = nbDesiredState(NB, { owner: 'q1' });
+      const dhcp = d.add('DHCP_Options', {
+        cidr: '10.77.0.0/24',
+        options: {
+          lease_time: lease,
+          router: '10.77.0.1',
+          server_id: '10.77.0.1',
+          server_mac: '0a:00:00:00:77:01',
+        },
+      });
+      const lb = d.add('Load_Balancer', {
+        name: 'q1-lb',
+        vips: { [vip]: '10.77.0.10:80,10.77.0.11:80' },
+        protocol: 'tcp',
+      });
+      const sw = d.add('Logical_Switch', { name: 'q1-sw', load_balancer: [lb] });
+      d.add(
+        'Logical_Switch_Port',
+        { name: 'q1-p', addresses: ['0a:00:00:00:77:10 10.77.0.10'], dhcpv4_options: dhcp },
+        { in: sw },
+      );
+      d.add(
+        'QoS',
+        {
+          direction: 'from-lport',
+          priority: 100,
+          match: 'ip4.src == 10.77.0.10',
+          action: { dscp: 10 },
+        },
+        { in: sw },
+      );
+      const meter = d.add('Meter', { name: 'q1-meter', unit: 'pktps' });
+      d.add('Meter_Band', { action: 'drop', rate, burst_size: 0 }, { in: meter });
+      return d;
+    };
+    const first = await applyDesired(client, mk('3600', 100, '10.77.1.1:80'));
+    expect(first.operations).toBe(7);
+    const sw = client.find('Logical_Switch', (r) => r.name === 'q1-sw')!;
+    expect(sw.load_balancer.length).toBe(1);
+    expect(client.get('QoS', sw.qos_rules[0]!)?.action).toEqual({ dscp: 10 });
+    const port = client.lookup('Logical_Switch_Port', { name: 'q1-p' })!;
+    expect(client.get('DHCP_Options', port.dhcpv4_options!)?.options['lease_time']).toBe('3600');
+    const meter = client.lookup('Meter', { name: 'q1-meter' })!;
+    expect(client.get('Meter_Band', meter.bands[0]!)?.rate).toBe(100);
+    expect((await applyDesired(client, mk('3600', 100, '10.77.1.1:80'))).outcome).toBe('unchanged');
+    // A lease time (map pair), a band's rate (its key: a new band) and a VIP (map key) change.
+    const plan = planDesired(client, mk('7200', 200, '10.77.1.2:80'));
+    expect(plan.counts).toEqual({ creates: 1, updates: 3, deletes: 1 });
+    await applyDesired(client, mk('7200', 200, '10.77.1.2:80'));
+    expect(client.get('DHCP_Options', port.dhcpv4_options!)?.options['lease_time']).toBe('7200');
+    const meter2 = client.lookup('Meter', { name: 'q1-meter' })!;
+    expect(meter2.bands.map((u) => client.get('Meter_Band', u)?.rate)).toEqual([200]);
+    expect(client.count('Meter_Band')).toBe(1);
+    expect(Object.keys(client.find('Load_Balancer', (r) => r.name === 'q1-lb')!.vips)).toEqual([
+      '10.77.1.2:80',
+    ]);
+    expect((await applyDesired(client, mk('7200', 200, '10.77.1.2:80'))).outcome).toBe('unchanged');
+  });
+
+  it('refuses parents that form a cycle no root row holds, and a parent table that holds no such rows', () => {
+    // Two non-root tables that hold each other: rows of them that only hold each other would be
+    // garbage-collected by the server at commit.
+    const ref = (t: string) => ({
+      type: { key: { type: 'uuid', refTable: t }, min: 0, max: 'unlimited' },
+    });
+    const model = defineModel<TableMap>(
+      parseSchema({
+        name: 'Cyc',
+        version: '1.0.0',
+        tables: {
+          Root: {
+            isRoot: true,
+            columns: { name: { type: 'string' }, as: ref('A'), external_ids: EXT },
+          },
+          A: {
+            columns: { name: { type: 'string' }, bs: ref('B'), external_ids: EXT },
+            indexes: [['name']],
+          },
+          B: {
+            columns: { name: { type: 'string' }, as: ref('A'), external_ids: EXT },
+            indexes: [['name']],
+          },
+        },
+      }),
+    );
+    const d = new DesiredState(model, { owner: 'cy' });
+    d.add('A' as never, { name: 'a1' } as never, { in: keyOf('B', { name: 'b1' }) });
+    d.add('B' as never, { name: 'b1' } as never, { in: keyOf('A', { name: 'a1' }) });
+    const reader = { rows: () => [], isMonitored: () => true };
+    let e: unknown;
+    try {
+      planDesired(reader as never, d);
+    } catch (err) {
+      e = err;
+    }
+    expect(e).toBeInstanceOf(DesiredStateError);
+    expect((e as DesiredStateError).kind).toBe('cycle');
+    expect(String(e)).toMatch(/cycle .* that no root row holds/);
+    const nb = nbDesiredState(NB, { owner: 'cy' });
+    expect(() =>
+      nb.add(
+        'ACL',
+        { direction: 'to-lport', priority: 1, match: '1', action: 'drop' },
+        { in: keyOf('ACL', { direction: 'to-lport', priority: 2, match: '1' }) },
+      ),
+    ).toThrow(/ACL has no column that holds ACL rows/);
   });
 
   it('batches: a 40-row state in batches of 7 commits in order, and a re-apply sends nothing', async () => {
