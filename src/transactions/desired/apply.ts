@@ -22,9 +22,9 @@ import type { DesiredReader } from './snapshot.js';
 import type { DesiredState } from './state.js';
 
 /** What {@link applyDesired} needs: a database client (`connectDatabase`, or `DatabaseHandle.client`). */
-export interface DesiredClient<DB extends TableMap>
-  extends TransactingClient<DB>,
-    DesiredReader<DB> {
+export interface DesiredClient<DB extends TableMap> extends TransactingClient<DB> {
+  /** The rows of `table`. */
+  rows: DesiredReader<DB>['rows'];
   /** Resolve once every update received so far is in the replica. */
   drained?(): Promise<void>;
 }

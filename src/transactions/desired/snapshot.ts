@@ -4,7 +4,7 @@
  * @module
  */
 
-import type { TableMap, TableName } from '../../ovsdb/schema/model.js';
+import type { RowOf, TableMap, TableName } from '../../ovsdb/schema/model.js';
 import type { DatabaseSchema } from '../../ovsdb/schema/schema-types.js';
 import { DesiredStateError } from './errors.js';
 import type { ResolvedKeys } from './keys.js';
@@ -27,6 +27,8 @@ export interface DesiredReader<DB extends TableMap> {
   rows<T extends TableName<DB>>(table: T): Iterable<DB[T]['row']>;
   /** True when the replica holds `table`. */
   isMonitored(table: TableName<DB>): boolean;
+  /** The row of `table` with UUID `uuid` (used, when given, instead of a scan for one row). */
+  get?<T extends TableName<DB>>(table: T, uuid: string): RowOf<DB, T> | undefined;
 }
 
 /** A replica row, untyped. */
@@ -77,6 +79,11 @@ export class Snapshot {
   }
 
   row(table: string, uuid: string): AnyRow | undefined {
+    const m = this.uuids.get(table);
+    if (m !== undefined) return m.get(uuid);
+    if (this.reader.get !== undefined && this.reader.isMonitored(table)) {
+      return this.reader.get(table, uuid) as AnyRow | undefined;
+    }
     return this.table(table).get(uuid);
   }
 
