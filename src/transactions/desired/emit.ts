@@ -10,8 +10,10 @@
 import type { TableMap } from '../../ovsdb/schema/model.js';
 import type { DatabaseSchema } from '../../ovsdb/schema/schema-types.js';
 import type { Uuid } from '../../ovsdb/values/uuid.js';
+import { setOwn } from '../../ovsdb/wire/json.js';
 import type { TransactionBuilder } from '../builder.js';
 import { DesiredStateError } from './errors.js';
+import { childTableOf } from './keys.js';
 import type { Create, Delete, Edit, Plan } from './plan.js';
 import { setAtoms } from './values.js';
 
@@ -43,14 +45,7 @@ export class BatchProgress {
 
 function isChildColumn(schema: DatabaseSchema, table: string, column: string): boolean {
   const col = schema.tables[table]?.columns[column];
-  if (col === undefined) return false;
-  const ref = col.type.key.refTable;
-  return (
-    ref !== undefined &&
-    col.type.key.refType !== 'weak' &&
-    col.type.value === undefined &&
-    schema.tables[ref]?.isRoot === false
-  );
+  return col !== undefined && childTableOf(schema, col) !== undefined;
 }
 
 function refsIn(v: unknown, into: string[]): void {
@@ -142,7 +137,7 @@ type Tx = TransactionBuilder<TableMap>;
 
 function guard(tx: Tx, table: string, uuid: string, values: ReadonlyMap<string, unknown>): void {
   const row: Record<string, unknown> = {};
-  for (const [c, v] of values) Object.defineProperty(row, c, { value: v, enumerable: true });
+  for (const [c, v] of values) setOwn(row, c, v);
   tx.wait(table, uuid as Uuid, {
     columns: [...values.keys()] as never[],
     until: '==',
@@ -291,7 +286,7 @@ export function emitBatch(
       if (isChildColumn(schema, c.table, col) && Array.isArray(v)) {
         v = (v as string[]).filter((u) => present(u));
       }
-      Object.defineProperty(row, col, { value: v, enumerable: true });
+      setOwn(row, col, v);
     }
     tx.insert(c.table, row as never, { uuid: c.uuid as never });
     counts.operations++;
@@ -299,7 +294,7 @@ export function emitBatch(
   for (const { edit } of edits.values()) {
     if (edit.set.size === 0) continue;
     const row: Record<string, unknown> = {};
-    for (const [c, v] of edit.set) Object.defineProperty(row, c, { value: v, enumerable: true });
+    for (const [c, v] of edit.set) setOwn(row, c, v);
     tx.update(edit.table, edit.uuid as Uuid, row as never);
     counts.operations++;
   }

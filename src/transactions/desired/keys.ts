@@ -9,7 +9,7 @@
  */
 
 import type { ColumnOf, TableMap, TableName } from '../../ovsdb/schema/model.js';
-import type { DatabaseSchema, TableSchema } from '../../ovsdb/schema/schema-types.js';
+import type { ColumnSchema, DatabaseSchema, TableSchema } from '../../ovsdb/schema/schema-types.js';
 import { DesiredStateError } from './errors.js';
 
 /** The key of one table. */
@@ -52,10 +52,19 @@ export interface ResolvedKeys {
   get(table: string): ResolvedKey | undefined;
   /** The column of `parent` that holds rows of `child`. */
   parentColumn(parent: string, child: string, column?: string): string;
-  /** The strong reference columns of `parent` to `child`. */
-  childColumns(parent: string, child: string): readonly string[];
   /** Every (parent table, column) whose strong references hold rows of `child`. */
   parentsOf(child: string): readonly (readonly [string, string])[];
+}
+
+/**
+ * The non-root table whose rows `column` holds (a strong reference, not a
+ * map), or `undefined`: such a column holds a parent's children.
+ */
+export function childTableOf(schema: DatabaseSchema, column: ColumnSchema): string | undefined {
+  const t = column.type;
+  const ref = t.key.refTable;
+  if (ref === undefined || t.key.refType === 'weak' || t.value !== undefined) return undefined;
+  return schema.tables[ref]?.isRoot === false ? ref : undefined;
 }
 
 function strongRefColumns(table: TableSchema, child: string): string[] {
@@ -114,11 +123,8 @@ export function resolveKeys(
   for (const pname of Object.keys(schema.tables)) {
     const p = schema.tables[pname]!;
     for (const cname of p.columnNames) {
-      const t = p.columns[cname]!.type;
-      const ref = t.key.refTable;
-      if (ref === undefined || t.key.refType === 'weak' || t.value !== undefined) continue;
-      const child = schema.tables[ref];
-      if (child === undefined || child.isRoot) continue;
+      const ref = childTableOf(schema, p.columns[cname]!);
+      if (ref === undefined) continue;
       let list = parents.get(ref);
       if (list === undefined) {
         list = [];
@@ -129,10 +135,6 @@ export function resolveKeys(
   }
   return {
     get: (table) => keys.get(table),
-    childColumns: (parent, child) => {
-      const p = schema.tables[parent];
-      return p === undefined ? [] : strongRefColumns(p, child);
-    },
     parentsOf: (child) => parents.get(child) ?? [],
     parentColumn(parent, child, column) {
       const p = schema.tables[parent];

@@ -25,6 +25,7 @@
  * @module
  */
 
+import { setOwn } from '../../ovsdb/wire/json.js';
 import { renderPlan } from './render.js';
 
 /** One column's change on an existing row. */
@@ -247,12 +248,7 @@ function jsonSafe(v: unknown): unknown {
   if (v !== null && typeof v === 'object') {
     const out: Record<string, unknown> = {};
     for (const k of Object.keys(v)) {
-      Object.defineProperty(out, k, {
-        value: jsonSafe((v as Record<string, unknown>)[k]),
-        enumerable: true,
-        writable: true,
-        configurable: true,
-      });
+      setOwn(out, k, jsonSafe((v as Record<string, unknown>)[k]));
     }
     return out;
   }

@@ -5,11 +5,13 @@
  */
 
 import type { TableMap } from '../../ovsdb/schema/model.js';
-import type { ColumnSchema, TableSchema } from '../../ovsdb/schema/schema-types.js';
+import type { ColumnSchema } from '../../ovsdb/schema/schema-types.js';
 import { defaultValue } from '../../ovsdb/values/datum.js';
-import { newUuid } from '../../ovsdb/values/uuid.js';
 import { columnValueProblem } from '../../ovsdb/values/validators.js';
+import { setOwn } from '../../ovsdb/wire/json.js';
 import { DesiredStateError } from './errors.js';
+import { childTableOf } from './keys.js';
+import { Matching, ownerOf } from './matching.js';
 import {
   type ColumnChange,
   type Create,
@@ -19,8 +21,8 @@ import {
   type PlannedChange,
   type PlanOptions,
 } from './plan.js';
-import { type AnyRow, type DesiredReader, Snapshot } from './snapshot.js';
-import { type Declared, type DesiredState, KeyRef } from './state.js';
+import type { DesiredReader } from './snapshot.js';
+import type { Declared, DesiredState } from './state.js';
 import { mapDiff, setAtoms, setDiff, valuesEqual } from './values.js';
 
 /**
@@ -43,30 +45,11 @@ export function planDesired<DB extends TableMap>(
   ).run();
 }
 
-function ownerOf(row: AnyRow, ownerKey: string): string | undefined {
-  const ext = row['external_ids'] as Readonly<Record<string, string>> | undefined;
-  return ext === undefined || ext === null ? undefined : ext[ownerKey];
-}
-
 function isRefColumn(column: ColumnSchema): boolean {
   return column.type.key.refTable !== undefined && column.type.value === undefined;
 }
 
-class Planner {
-  private readonly snap: Snapshot;
-  private readonly tables: Readonly<Record<string, TableSchema>>;
-  private readonly owner: string;
-  private readonly ownerKey: string;
-  /** Declared row id → its UUID (existing or new). */
-  private readonly uuidOf = new Map<string, string>();
-  /** Declared row id → the existing row, when it exists. */
-  private readonly existingOf = new Map<string, AnyRow>();
-  /** UUIDs of existing rows matched by a declaration. */
-  private readonly matched = new Set<string>();
-  /** The owner's rows per root table in scope (guarded by an apply). */
-  private readonly ownedRoots = new Map<string, string[]>();
-  /** Existing row UUID → its declaration. */
-  private readonly declOfUuid = new Map<string, Declared>();
+class Planner extends Matching {
   private readonly edits = new Map<string, Edit>();
   private readonly creates: Create[] = [];
   private readonly createdChanges: PlannedChange[] = [];
@@ -74,23 +57,13 @@ class Planner {
   private readonly deleteChanges: PlannedChange[] = [];
   /** Existing rows that this plan deletes (directly, by unlinking, or with a deleted parent). */
   private readonly dying = new Set<string>();
-  /** The owner's rows (undeclared ones are deleted), by UUID, with their table. */
-  private readonly owned = new Map<string, string>();
-  /** Declared children per existing/new parent UUID and column. */
-  private readonly children = new Map<string, Map<string, Set<string>>>();
+  /** Declared children per existing/new parent UUID (with its table) and column. */
+  private readonly children = new Map<
+    string,
+    { readonly table: string; readonly cols: Map<string, Set<string>> }
+  >();
   /** Parents that get a scoped child created: guard their children column. */
   private readonly scopedParents = new Map<string, Set<string>>();
-
-  constructor(
-    reader: DesiredReader<TableMap>,
-    private readonly state: DesiredState<TableMap>,
-    private readonly options: PlanOptions,
-  ) {
-    this.snap = new Snapshot(reader, state.model.schema, state.keys);
-    this.tables = state.model.schema.tables;
-    this.owner = state.owner;
-    this.ownerKey = state.ownerKey;
-  }
 
   run(): Plan {
     this.findOwned();
@@ -136,136 +109,6 @@ class Planner {
     );
   }
 
-  private keyText(table: string, row: AnyRow): string {
-    const spec = this.state.keys.get(table);
-    if (spec === undefined) return `${table}{_uuid=${row._uuid}}`;
-    const key: Record<string, unknown> = {};
-    for (const c of spec.columns) key[c] = row[c];
-    let parent: KeyRef | undefined;
-    if (spec.scoped) {
-      const h = this.snap.holdersOf(table, row._uuid)[0];
-      const p = h === undefined ? undefined : this.snap.row(h.table, h.uuid);
-      if (h !== undefined && p !== undefined) {
-        const pspec = this.state.keys.get(h.table);
-        const pkey: Record<string, unknown> = {};
-        for (const c of pspec?.columns ?? []) pkey[c] = p[c];
-        parent = new KeyRef(h.table, pkey);
-      }
-    }
-    return new KeyRef(table, key, parent).toString();
-  }
-
-  private scopeTables(): string[] {
-    if (this.options.tables !== undefined) return [...this.options.tables];
-    return Object.keys(this.tables).filter(
-      (t) => this.tables[t]!.columns['external_ids']?.type.kind === 'map' && this.snap.monitored(t),
-    );
-  }
-
-  private findOwned(): void {
-    for (const t of this.scopeTables()) {
-      const root = this.tables[t]!.isRoot;
-      const mine: string[] = [];
-      for (const row of this.snap.table(t).values()) {
-        if (ownerOf(row, this.ownerKey) === this.owner) {
-          this.owned.set(row._uuid, t);
-          if (root) mine.push(row._uuid);
-        }
-      }
-      // Guarded: the tables the owner has rows in, or declares rows of (see run()).
-      if (root && mine.length > 0) this.ownedRoots.set(t, mine);
-    }
-    // Child rows of tables without external_ids belong to the owner of the parent that holds them.
-    for (const t of this.markless()) {
-      for (const row of this.snap.table(t).values()) {
-        if (this.rowOwner(t, row) === this.owner) this.owned.set(row._uuid, t);
-      }
-    }
-  }
-
-  /** With `guardReads`: the owner's rows per table with an owner mark, and their versions. */
-  private readGuards(): Map<string, [string, string][]> | undefined {
-    if (this.options.guardReads !== true) return undefined;
-    const out = new Map<string, [string, string][]>();
-    for (const t of this.ownedRoots.keys()) out.set(t, []);
-    for (const [uuid, table] of this.owned) {
-      if (this.tables[table]!.columns['external_ids'] === undefined) continue;
-      const row = this.snap.row(table, uuid);
-      if (row === undefined) continue;
-      let list = out.get(table);
-      if (list === undefined) {
-        list = [];
-        out.set(table, list);
-      }
-      list.push([uuid, row['_version'] as string]);
-    }
-    return out;
-  }
-
-  /** The monitored non-root tables without an external_ids column. */
-  private markless(): string[] {
-    return Object.keys(this.tables).filter((t) => {
-      const s = this.tables[t]!;
-      return !s.isRoot && s.columns['external_ids'] === undefined && this.snap.monitored(t);
-    });
-  }
-
-  /** The owner of a row: its mark, or for a child row without external_ids its holder's owner. */
-  private rowOwner(table: string, row: AnyRow, depth = 0): string | undefined {
-    if (this.tables[table]!.columns['external_ids'] !== undefined || depth > 8) {
-      return ownerOf(row, this.ownerKey);
-    }
-    for (const h of this.snap.holdersOf(table, row._uuid)) {
-      const p = this.snap.row(h.table, h.uuid);
-      const o = p === undefined ? undefined : this.rowOwner(h.table, p, depth + 1);
-      if (o !== undefined) return o;
-    }
-    return undefined;
-  }
-
-  private matchDeclared(): void {
-    for (const d of this.state.declared.values()) {
-      const found = this.snap.byKey(d.ref);
-      let row: AnyRow | undefined;
-      if (found.length > 1) {
-        const mine = found.filter((r) => this.rowOwner(d.table, r) === this.owner);
-        if (mine.length !== 1) {
-          throw new DesiredStateError(
-            'duplicate-key',
-            `${d.ref.toString()}: ${found.length} rows in the database have this key, so it names no single row`,
-            { table: d.table, key: d.ref.toString() },
-          );
-        }
-        row = mine[0];
-      } else row = found[0];
-      if (row !== undefined) {
-        if (!d.shared) {
-          const mark = this.rowOwner(d.table, row);
-          if (mark !== undefined && mark !== this.owner) {
-            throw new DesiredStateError(
-              'owned-by-other',
-              `${d.ref.toString()} exists and is owned by ${JSON.stringify(mark)} (external_ids:${this.ownerKey})`,
-              { table: d.table, key: d.ref.toString(), owner: mark },
-            );
-          }
-          if (mark === undefined && !d.adopt) {
-            throw new DesiredStateError(
-              'unowned',
-              `${d.ref.toString()} exists and carries no owner mark: pass adopt: true to take it over, or declare it shared`,
-              { table: d.table, key: d.ref.toString() },
-            );
-          }
-        }
-        this.existingOf.set(d.ref.id, row);
-        this.uuidOf.set(d.ref.id, row._uuid);
-        this.matched.add(row._uuid);
-        this.declOfUuid.set(row._uuid, d);
-      } else {
-        this.uuidOf.set(d.ref.id, newUuid());
-      }
-    }
-  }
-
   /** A new row gives every column whose default its own constraints refuse (an ACL's action, say). */
   private checkRequired(): void {
     for (const c of this.creates) {
@@ -299,75 +142,6 @@ class Planner {
     }
   }
 
-  /** Every new child's chain of parents must end at a root row or an existing row. */
-  private checkParentChains(): void {
-    for (const d of this.state.declared.values()) {
-      if (this.existingOf.has(d.ref.id) || d.parent === undefined) continue;
-      const seen = new Set<string>([d.ref.id]);
-      let p: KeyRef | undefined = d.parent;
-      while (p !== undefined) {
-        if (seen.has(p.id)) {
-          throw new DesiredStateError(
-            'cycle',
-            `${d.ref.toString()}: its parents form a cycle (${[...seen].length} rows) that no root row holds, so the server would delete them at commit`,
-            { table: d.table, key: d.ref.toString() },
-          );
-        }
-        seen.add(p.id);
-        const pd = this.state.declared.get(p.id);
-        if (pd === undefined || this.existingOf.has(p.id) || this.tables[pd.table]!.isRoot) break;
-        p = pd.parent;
-      }
-    }
-  }
-
-  /** The UUID a reference names. */
-  private resolve(ref: KeyRef, from: Declared, column: string): string {
-    const declared = this.uuidOf.get(ref.id);
-    if (declared !== undefined) return declared;
-    if (this.tables[ref.table] === undefined) {
-      throw new DesiredStateError(
-        'dangling-reference',
-        `${from.ref.toString()}.${column}: no table ${ref.table}`,
-        {
-          table: from.table,
-          column,
-          key: from.ref.toString(),
-        },
-      );
-    }
-    const rows = this.snap.byKey(ref);
-    if (rows.length === 0) {
-      throw new DesiredStateError(
-        'dangling-reference',
-        `${from.ref.toString()}.${column} references ${ref.toString()}, which is neither declared nor in the database`,
-        { table: from.table, column, key: from.ref.toString() },
-      );
-    }
-    if (rows.length > 1) {
-      throw new DesiredStateError(
-        'dangling-reference',
-        `${from.ref.toString()}.${column} references ${ref.toString()}, and ${rows.length} rows have that key`,
-        { table: from.table, column, key: from.ref.toString() },
-      );
-    }
-    const row = rows[0]!;
-    if (this.owned.has(row._uuid)) {
-      throw new DesiredStateError(
-        'dangling-reference',
-        `${from.ref.toString()}.${column} references ${ref.toString()}, which is owned by ${JSON.stringify(this.owner)} and not declared, so this plan deletes it`,
-        { table: from.table, column, key: from.ref.toString() },
-      );
-    }
-    return row._uuid;
-  }
-
-  private resolveValue(v: unknown, d: Declared, column: string): unknown {
-    if (v instanceof KeyRef) return this.resolve(v, d, column);
-    if (!Array.isArray(v) || !v.some((e) => e instanceof KeyRef)) return v;
-    return v.map((e) => (e instanceof KeyRef ? this.resolve(e, d, column) : e));
-  }
-
   /**
    * The edit of an existing row, made on first use. A declared row the
    * owner holds is guarded on its owner mark (the `external_ids` the plan
@@ -390,12 +164,13 @@ class Planner {
     return e;
   }
 
-  private addChild(parentUuid: string, column: string, child: string): void {
-    let cols = this.children.get(parentUuid);
-    if (cols === undefined) {
-      cols = new Map();
-      this.children.set(parentUuid, cols);
+  private addChild(parentTable: string, parentUuid: string, column: string, child: string): void {
+    let entry = this.children.get(parentUuid);
+    if (entry === undefined) {
+      entry = { table: parentTable, cols: new Map() };
+      this.children.set(parentUuid, entry);
     }
+    const cols = entry.cols;
     let set = cols.get(column);
     if (set === undefined) {
       set = new Set();
@@ -421,21 +196,11 @@ class Planner {
           key: d.ref.toString(),
         });
       }
-      setMember(values, c, v);
+      setOwn(values, c, v);
     }
     let parentUuid: string | undefined;
     if (d.parent !== undefined) {
       parentUuid = this.resolve(d.parent, d, 'in');
-      if (this.dying.has(parentUuid)) {
-        throw new DesiredStateError(
-          'dangling-reference',
-          `${d.ref.toString()}: its parent is deleted`,
-          {
-            table: d.table,
-            key: d.ref.toString(),
-          },
-        );
-      }
     }
     if (!d.shared && schema.columns['external_ids'] !== undefined) {
       // Declared external_ids are the whole map; otherwise the row keeps its pairs and gains the mark.
@@ -470,7 +235,7 @@ class Planner {
       };
       this.creates.push(create);
       if (parentUuid !== undefined) {
-        this.addChild(parentUuid, d.parentColumn!, uuid);
+        this.addChild(d.parent!.table, parentUuid, d.parentColumn!, uuid);
         if (spec.scoped && !parentNew) {
           let cols = this.scopedParents.get(parentUuid);
           if (cols === undefined) {
@@ -491,7 +256,7 @@ class Planner {
       return;
     }
     if (parentUuid !== undefined) {
-      this.addChild(parentUuid, d.parentColumn!, uuid);
+      this.addChild(d.parent!.table, parentUuid, d.parentColumn!, uuid);
     }
     // Made only when a column differs: most rows of a large state are unchanged.
     let e: Edit | undefined;
@@ -537,7 +302,7 @@ class Planner {
       // Only keys the row lacks: a shared row's existing pairs are not overwritten.
       const cur = (have ?? {}) as Record<string, unknown>;
       const add: Record<string, unknown> = {};
-      for (const k of Object.keys(insert)) if (!Object.hasOwn(cur, k)) setMember(add, k, insert[k]);
+      for (const k of Object.keys(insert)) if (!Object.hasOwn(cur, k)) setOwn(add, k, insert[k]);
       if (Object.keys(add).length > 0) e.mutate.set(column.name, { remove: [], insert: add });
     }
   }
@@ -553,12 +318,8 @@ class Planner {
       const row = this.snap.row(table, uuid);
       if (row === undefined) return;
       for (const c of schema.columnNames) {
-        const col = schema.columns[c]!;
-        const ref = col.type.key.refTable;
-        if (ref === undefined || col.type.key.refType === 'weak' || col.type.value !== undefined)
-          continue;
-        const child = this.tables[ref];
-        if (child === undefined || child.isRoot || !this.snap.monitored(ref)) continue;
+        const ref = childTableOf(this.state.model.schema, schema.columns[c]!);
+        if (ref === undefined || !this.snap.monitored(ref)) continue;
         for (const cu of setAtoms(row[c]) as string[]) {
           if (this.dying.has(cu)) continue;
           const holders = this.snap.holdersOf(ref, cu);
@@ -606,10 +367,7 @@ class Planner {
       }
       const holders = this.snap.holdersOf(table, uuid).filter((h) => !this.dying.has(h.uuid));
       for (const h of holders) {
-        const e = this.edit(h.table, h.uuid);
-        const m = e.mutate.get(h.column) ?? { remove: [], insert: [] };
-        m.remove.push(uuid);
-        e.mutate.set(h.column, m);
+        mutation(this.edit(h.table, h.uuid), h.column).remove.push(uuid);
       }
       this.deleteChanges.push({
         action: 'delete',
@@ -621,28 +379,25 @@ class Planner {
     }
     // Children links of existing parents: add new children, move children held elsewhere.
     const created = new Map(this.creates.map((c) => [c.uuid, c]));
-    for (const [parent, cols] of this.children) {
-      if (!this.matched.has(parent) && !this.isExisting(parent)) {
+    for (const [parent, { table: ptable, cols }] of this.children) {
+      const create = created.get(parent);
+      if (create !== undefined) {
         // A new parent: its children go into its insert.
-        const create = created.get(parent)!;
         for (const [col, set] of cols) {
           const cur = setAtoms(create.row[col]);
-          setMember(create.row, col, setAtoms([...cur, ...set]));
+          setOwn(create.row, col, setAtoms([...cur, ...set]));
         }
         continue;
       }
-      const prow = this.findRow(parent)!;
+      const prow = this.snap.row(ptable, parent)!;
       for (const [col, set] of cols) {
-        const cur = prow.row[col];
+        const cur = prow[col];
         const have = new Set<unknown>(
           Array.isArray(cur) ? cur : cur === null || cur === undefined ? [] : [cur],
         );
         const add = [...set].filter((u) => !have.has(u));
         if (add.length === 0) continue;
-        const e = this.edit(prow.table, parent);
-        const m = e.mutate.get(col) ?? { remove: [], insert: [] };
-        (m.insert as unknown[]).push(...add);
-        e.mutate.set(col, m);
+        (mutation(this.edit(ptable, parent), col).insert as unknown[]).push(...add);
       }
     }
     // A declared existing child held by a parent other than the declared one moves.
@@ -653,11 +408,8 @@ class Planner {
       for (const h of this.snap.holdersOf(d.table, row._uuid)) {
         if (h.uuid === want && h.column === d.parentColumn) continue;
         if (this.dying.has(h.uuid)) continue;
-        if (this.children.get(h.uuid)?.get(h.column)?.has(row._uuid) === true) continue;
-        const e = this.edit(h.table, h.uuid);
-        const m = e.mutate.get(h.column) ?? { remove: [], insert: [] };
-        m.remove.push(row._uuid);
-        e.mutate.set(h.column, m);
+        if (this.children.get(h.uuid)?.cols.get(h.column)?.has(row._uuid) === true) continue;
+        mutation(this.edit(h.table, h.uuid), h.column).remove.push(row._uuid);
       }
     }
     for (const uuid of this.dying) this.edits.delete(uuid);
@@ -684,32 +436,11 @@ class Planner {
         if (m.remove.length === 0 && (m.insert as unknown[]).length === 0) e.mutate.delete(col);
       }
       if (dead.size === 0 || (e.set.size === 0 && e.mutate.size === 0)) continue;
-      for (const [col, gone] of dead) {
-        const m = e.mutate.get(col) ?? { remove: [], insert: [] };
-        m.remove.push(...gone);
-        e.mutate.set(col, m);
-      }
+      for (const [col, gone] of dead) mutation(e, col).remove.push(...gone);
     }
   }
 
   private readonly cascaded = new Set<string>();
-
-  private isExisting(uuid: string): boolean {
-    return this.findRow(uuid) !== undefined;
-  }
-
-  private findRow(uuid: string): { table: string; row: AnyRow } | undefined {
-    const t = this.owned.get(uuid);
-    if (t !== undefined) return { table: t, row: this.snap.row(t, uuid)! };
-    const d = this.declOfUuid.get(uuid);
-    if (d !== undefined) return { table: d.table, row: this.existingOf.get(d.ref.id)! };
-    for (const table of Object.keys(this.tables)) {
-      if (!this.snap.monitored(table)) continue;
-      const row = this.snap.row(table, uuid);
-      if (row !== undefined) return { table, row };
-    }
-    return undefined;
-  }
 
   /**
    * Unmarked rows holding references to the owner's rows: the references
@@ -746,10 +477,7 @@ class Planner {
             if (this.owned.has(u) && !keep.has(u)) drop.push(u);
           }
           if (drop.length === 0) continue;
-          const e = this.edit(table, row._uuid);
-          const m = e.mutate.get(c) ?? { remove: [], insert: [] };
-          m.remove.push(...drop);
-          e.mutate.set(c, m);
+          mutation(this.edit(table, row._uuid), c).remove.push(...drop);
         }
       }
     }
@@ -766,10 +494,10 @@ class Planner {
   private guardMutations(): void {
     for (const e of this.edits.values()) {
       if (e.mutate.size === 0) continue;
-      const found = this.findRow(e.uuid);
-      if (found === undefined) continue;
+      const row = this.snap.row(e.table, e.uuid);
+      if (row === undefined) continue;
       const d = this.declOfUuid.get(e.uuid);
-      const mine = d === undefined ? this.rowOwner(e.table, found.row) === this.owner : !d.shared;
+      const mine = d === undefined ? this.rowOwner(e.table, row) === this.owner : !d.shared;
       if (!mine) continue;
       for (const [c, m] of e.mutate) {
         if (e.guard.has(c)) continue;
@@ -777,7 +505,7 @@ class Planner {
         // this row (the server drops it): such a column is not guarded.
         const weak = this.tables[e.table]!.columns[c]!.type.key.refType === 'weak';
         if (weak && m.remove.some((u) => this.dying.has(u as string))) continue;
-        e.guard.set(c, found.row[c]);
+        e.guard.set(c, row[c]);
       }
     }
   }
@@ -785,16 +513,16 @@ class Planner {
   private addParentGuards(): void {
     for (const [uuid, cols] of this.scopedParents) {
       const e = this.edits.get(uuid);
-      const found = this.findRow(uuid);
-      if (e === undefined || found === undefined) continue;
-      for (const c of cols) e.guard.set(c, found.row[c]);
+      const row = e === undefined ? undefined : this.snap.row(e.table, uuid);
+      if (e === undefined || row === undefined) continue;
+      for (const c of cols) e.guard.set(c, row[c]);
     }
   }
 
   private updateChange(e: Edit): PlannedChange {
-    const found = this.findRow(e.uuid)!;
+    const row = this.snap.row(e.table, e.uuid)!;
     const columns: ColumnChange[] = [];
-    for (const [c, to] of e.set) columns.push({ column: c, how: 'set', from: found.row[c], to });
+    for (const [c, to] of e.set) columns.push({ column: c, how: 'set', from: row[c], to });
     for (const [c, m] of e.mutate) {
       const insert = m.insert;
       columns.push({
@@ -815,22 +543,23 @@ class Planner {
     return {
       action: 'update',
       table: e.table,
-      key: this.keyText(e.table, found.row),
+      key: this.keyText(e.table, row),
       uuid: e.uuid,
       columns,
-      shared: declared?.shared === true || this.rowOwner(e.table, found.row) !== this.owner,
+      shared: declared?.shared === true || this.rowOwner(e.table, row) !== this.owner,
     };
   }
 }
 
-function setMember(obj: Record<string, unknown>, key: string, value: unknown): void {
-  // A plain assignment, except for a key that would set the prototype instead of a member.
-  if (key !== '__proto__') obj[key] = value;
-  else
-    Object.defineProperty(obj, key, {
-      value,
-      enumerable: true,
-      writable: true,
-      configurable: true,
-    });
+/** The mutation entry of `column` in edit `e`, made on first use. */
+function mutation(
+  e: Edit,
+  column: string,
+): Edit['mutate'] extends Map<string, infer M> ? M : never {
+  let m = e.mutate.get(column);
+  if (m === undefined) {
+    m = { remove: [], insert: [] };
+    e.mutate.set(column, m);
+  }
+  return m;
 }

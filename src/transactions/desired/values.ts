@@ -8,6 +8,7 @@
 import type { Atom, ColumnSchema } from '../../ovsdb/schema/schema-types.js';
 import { toInt64 } from '../../ovsdb/values/int64.js';
 import { compareAtoms } from '../../ovsdb/values/order.js';
+import { setOwn } from '../../ovsdb/wire/json.js';
 
 type Rec = Readonly<Record<string, unknown>>;
 
@@ -110,12 +111,7 @@ export function mapDiff(
   }
   for (const k of Object.keys(b).sort()) {
     if (!Object.hasOwn(a, k) || !atomsEqual(a[k], b[k])) {
-      Object.defineProperty(insert, k, {
-        value: b[k],
-        enumerable: true,
-        writable: true,
-        configurable: true,
-      });
+      setOwn(insert, k, b[k]);
     }
   }
   return { remove, insert };
