@@ -14,7 +14,7 @@ import { TransactionError } from '../../ovsdb/wire/errors.js';
 import { clientExecutor, type TransactingClient } from '../client-executor.js';
 import { DuplicateIndexError, TransactionOutcomeError } from '../errors.js';
 import { createTransactor } from '../transactor.js';
-import { BatchProgress, batches, commitBatch, emitBatch } from './emit.js';
+import { BatchProgress, batches, emitBatch } from './emit.js';
 import { DesiredConflictError } from './errors.js';
 import type { Plan, PlanOptions } from './plan.js';
 import { planDesired } from './planner.js';
@@ -153,7 +153,7 @@ export async function applyDesired<DB extends TableMap>(
         conflicts,
       };
     }
-    const progress = new BatchProgress();
+    const progress = new BatchProgress(plan);
     try {
       for (const batch of batches(plan, schema, size)) {
         let counts = { operations: 0, guards: 0 };
@@ -168,7 +168,7 @@ export async function applyDesired<DB extends TableMap>(
             signal: options.signal,
           },
         );
-        commitBatch(plan, batch, progress);
+        progress.commit(batch);
         transactions++;
         operations += counts.operations;
         guards += counts.guards;

@@ -24,16 +24,45 @@ export interface Batch {
   readonly deletes: readonly Delete[];
 }
 
-/** What the batches before this one did (their links to existing parents). */
+/** What the batches of one plan before this one did (their links to existing parents). */
 export class BatchProgress {
+  /** The plan's new rows. */
+  readonly isNew: ReadonlySet<string>;
   /** New rows committed by earlier batches. */
   readonly done = new Set<string>();
+  /** New rows with the owner mark committed by earlier batches, per table. */
+  readonly doneOwned = new Map<string, string[]>();
   /** Root rows deleted by earlier batches. */
   readonly deleted = new Set<string>();
   /** Children linked by earlier batches: parent UUID → column → child UUIDs. */
   readonly linked = new Map<string, Map<string, string[]>>();
 
-  link(parent: string, column: string, children: readonly string[]): void {
+  constructor(private readonly plan: Plan) {
+    this.isNew = new Set(plan.creates.map((c) => c.uuid));
+  }
+
+  /** Record what a committed batch did, for the guards of the next ones. */
+  commit(batch: Batch): void {
+    for (const c of batch.creates) {
+      const p = c.parent;
+      if (p !== undefined && (!this.isNew.has(p.uuid) || this.done.has(p.uuid))) {
+        this.link(p.uuid, p.column, [c.uuid]);
+      }
+    }
+    for (const c of batch.creates) {
+      this.done.add(c.uuid);
+      const ext = c.row['external_ids'] as Readonly<Record<string, string>> | undefined;
+      // Shared rows carry no mark, so they are not among the owner's rows.
+      if (ext?.[this.plan.ownerKey] === this.plan.owner) {
+        const list = this.doneOwned.get(c.table);
+        if (list === undefined) this.doneOwned.set(c.table, [c.uuid]);
+        else list.push(c.uuid);
+      }
+    }
+    for (const d of batch.deletes) this.deleted.add(d.uuid);
+  }
+
+  private link(parent: string, column: string, children: readonly string[]): void {
     let cols = this.linked.get(parent);
     if (cols === undefined) {
       cols = new Map();
@@ -171,7 +200,7 @@ export interface EmitCounts {
 
 /**
  * Add the operations of `batch` to `tx`. `progress` holds what earlier
- * batches committed; call {@link commitBatch} once this one commits.
+ * batches committed; call `progress.commit(batch)` once this one commits.
  */
 export function emitBatch(
   tx: Tx,
@@ -181,7 +210,7 @@ export function emitBatch(
   progress: BatchProgress,
 ): EmitCounts {
   const counts: EmitCounts = { operations: 0, guards: 0 };
-  const isNew = new Set(plan.creates.map((c) => c.uuid));
+  const isNew = progress.isNew;
   const inBatch = new Set(batch.creates.map((c) => c.uuid));
   const present = (u: string): boolean => !isNew.has(u) || inBatch.has(u) || progress.done.has(u);
 
@@ -241,33 +270,35 @@ export function emitBatch(
     guarded.add(uuid);
     counts.guards++;
   }
-  // With guardReads (one transaction): the owner's rows of each table, with the versions read.
-  for (const [table, read] of plan.readGuards ?? []) {
+  // The owner's rows of a table are exactly `rows` (on `columns`).
+  const ownerWait = (table: string, columns: string[], rows: Record<string, string>[]): void => {
     tx.wait(table, [['external_ids', 'includes', { [plan.ownerKey]: plan.owner }]] as never, {
-      columns: ['_uuid', '_version'] as never[],
+      columns: columns as never[],
       until: '==',
-      rows: read.map(([u, v]) => ({ _uuid: u, _version: v })) as never[],
+      rows: rows as never[],
       timeout: 0,
     });
     counts.guards++;
+  };
+  // With guardReads (one transaction): the owner's rows of each table, with the versions read.
+  for (const [table, read] of plan.readGuards ?? []) {
+    ownerWait(
+      table,
+      ['_uuid', '_version'],
+      read.map(([u, v]) => ({ _uuid: u, _version: v })),
+    );
   }
   // The owner's set of rows of each root table, as the plan read it (and earlier batches changed it).
   for (const [table, read] of plan.readGuards === undefined ? plan.ownedRoots : []) {
-    const rows = read.filter((u) => !progress.deleted.has(u));
-    for (const c of plan.creates) {
-      const ext = c.row['external_ids'] as Readonly<Record<string, string>> | undefined;
-      // Shared rows carry no mark, so they are not among the owner's rows.
-      if (c.table === table && progress.done.has(c.uuid) && ext?.[plan.ownerKey] === plan.owner) {
-        rows.push(c.uuid);
-      }
-    }
-    tx.wait(table, [['external_ids', 'includes', { [plan.ownerKey]: plan.owner }]] as never, {
-      columns: ['_uuid'] as never[],
-      until: '==',
-      rows: rows.map((u) => ({ _uuid: u })) as never[],
-      timeout: 0,
-    });
-    counts.guards++;
+    const rows = [
+      ...read.filter((u) => !progress.deleted.has(u)),
+      ...(progress.doneOwned.get(table) ?? []),
+    ];
+    ownerWait(
+      table,
+      ['_uuid'],
+      rows.map((u) => ({ _uuid: u })),
+    );
   }
   for (const c of batch.creates) {
     if (c.absentKey === undefined) continue;
@@ -322,17 +353,4 @@ export function emitBatch(
 
 function emptyEdit(table: string, uuid: string): Edit {
   return { table, uuid, set: new Map(), mutate: new Map(), guard: new Map() };
-}
-
-/** Record what a committed batch did, for the guards of the next ones. */
-export function commitBatch(plan: Plan, batch: Batch, progress: BatchProgress): void {
-  const isNew = new Set(plan.creates.map((c) => c.uuid));
-  for (const c of batch.creates) {
-    const p = c.parent;
-    if (p !== undefined && (!isNew.has(p.uuid) || progress.done.has(p.uuid))) {
-      progress.link(p.uuid, p.column, [c.uuid]);
-    }
-  }
-  for (const c of batch.creates) progress.done.add(c.uuid);
-  for (const d of batch.deletes) progress.deleted.add(d.uuid);
 }
