@@ -69,7 +69,6 @@ import type { Transport } from '../ovsdb/wire/transport.js';
 import type { Database } from './engine/database.js';
 import type { TxnChanges } from './engine/executor.js';
 import { OpError } from './engine/op-error.js';
-import { shashOrder } from './engine/ovs-hash.js';
 import { createInProcessPair, type InProcessTransport } from './listeners/in-process-transport.js';
 import { type ConnectionLimitStats, ConnectionLimits } from './listeners/limits.js';
 import { type ListenAddress, Listeners, type ServerTlsOptions } from './listeners/listen.js';
@@ -84,7 +83,7 @@ import { Session, type SessionHost } from './rpc/session.js';
 import { Transactions } from './rpc/transact.js';
 import { type CompactionOptions, DbStorage } from './storage/db-file.js';
 import { DbFileError } from './storage/log.js';
-import { convertDatabase } from './storage/records.js';
+import { conversionError, convertDatabase, ovsReserialized } from './storage/records.js';
 
 export type { ConnectionLimitStats } from './listeners/limits.js';
 export type { ListenAddress, ServerTlsOptions } from './listeners/listen.js';
@@ -701,30 +700,6 @@ export class OvsdbServer implements SessionHost {
     }
     await closing;
   }
-}
-
-/** JSON as ovsdb-server writes what it parsed: each object's members in its hash order. */
-function ovsReserialized(json: unknown): unknown {
-  if (Array.isArray(json)) return json.map(ovsReserialized);
-  if (json === null || typeof json !== 'object') return json;
-  const obj = json as Record<string, unknown>;
-  const out: Record<string, unknown> = {};
-  for (const k of shashOrder(Object.keys(obj))) out[k] = ovsReserialized(obj[k]);
-  return out;
-}
-
-/**
- * The error ovsdb-server replies to a `convert` whose data does not fit the
- * new schema: the error the value or the commit met ({@link convertDatabase}
- * names it after where it was met).
- */
-function conversionError(e: Error): OpError {
-  const m =
-    /^(?:table [^,]+, row [^,]+, column [^:]+|the converted data cannot be committed): ([^:]+)(?:: ([\s\S]*))?$/.exec(
-      e.message,
-    );
-  if (m === null) return new OpError('constraint violation', e.message);
-  return new OpError(m[1] as string, m[2]);
 }
 
 /**

@@ -40,6 +40,7 @@ import { commit, precommit } from '../engine/commit.js';
 import { Database } from '../engine/database.js';
 import type { TxnChanges } from '../engine/executor.js';
 import { OpError } from '../engine/op-error.js';
+import { shashOrder } from '../engine/ovs-hash.js';
 import { Txn } from '../engine/staging.js';
 import { columnType, type Row, type TableStore } from '../engine/table-store.js';
 import { datumToWire, parseDatum } from '../engine/values.js';
@@ -401,4 +402,28 @@ export function convertDatabase(src: Database, schema: DatabaseSchema): Database
   }
   commit(txn, undefined);
   return dst;
+}
+
+/** JSON as ovsdb-server writes what it parsed: each object's members in its hash order. */
+export function ovsReserialized(json: unknown): unknown {
+  if (Array.isArray(json)) return json.map(ovsReserialized);
+  if (json === null || typeof json !== 'object') return json;
+  const obj = json as Record<string, unknown>;
+  const out: Record<string, unknown> = {};
+  for (const k of shashOrder(Object.keys(obj))) setOwn(out, k, ovsReserialized(obj[k]));
+  return out;
+}
+
+/**
+ * The error ovsdb-server replies to a `convert` whose data does not fit the
+ * new schema: the error the value or the commit met ({@link convertDatabase}
+ * names it after where it was met).
+ */
+export function conversionError(e: Error): OpError {
+  const m =
+    /^(?:table [^,]+, row [^,]+, column [^:]+|the converted data cannot be committed): ([^:]+)(?:: ([\s\S]*))?$/.exec(
+      e.message,
+    );
+  if (m === null) return new OpError('constraint violation', e.message);
+  return new OpError(m[1] as string, m[2]);
 }
