@@ -77,6 +77,33 @@ export function recordSpanError(span: SpanLike, error: unknown): void {
 }
 
 /**
+ * Run `run` and call `done` once its promise settles (`failed` and the
+ * error on a rejection, also when `run` throws), before passing the result
+ * on. The common step of the observed paths.
+ */
+export function whenSettled<T>(
+  run: () => Promise<T>,
+  done: (failed: boolean, error: unknown) => void,
+): Promise<T> {
+  let running: Promise<T>;
+  try {
+    running = run();
+  } catch (error) {
+    running = Promise.reject(error);
+  }
+  return running.then(
+    (value) => {
+      done(false, undefined);
+      return value;
+    },
+    (error: unknown) => {
+      done(true, error);
+      throw error;
+    },
+  );
+}
+
+/**
  * Run `fn` in a span named `name` (active while it runs), ending it when
  * the returned promise settles; a rejection is recorded on the span.
  */
@@ -86,23 +113,13 @@ export function inSpan<T>(
   options: SpanOptionsLike,
   fn: (span: SpanLike) => Promise<T>,
 ): Promise<T> {
-  return tracer.startActiveSpan(name, options, (span) => {
-    let running: Promise<T>;
-    try {
-      running = fn(span);
-    } catch (error) {
-      running = Promise.reject(error);
-    }
-    return running.then(
-      (value) => {
+  return tracer.startActiveSpan(name, options, (span) =>
+    whenSettled(
+      () => fn(span),
+      (failed, error) => {
+        if (failed) recordSpanError(span, error);
         span.end();
-        return value;
       },
-      (error: unknown) => {
-        recordSpanError(span, error);
-        span.end();
-        throw error;
-      },
-    );
-  });
+    ),
+  );
 }

@@ -13,6 +13,7 @@ import {
   SPAN_KIND_CLIENT,
   type SpanAttributes,
   type SpanLike,
+  whenSettled,
 } from '../ovsdb/tracing.js';
 import { DatumError, TransactionError, TransactionRefusedError } from '../ovsdb/wire/errors.js';
 import type { CompiledTransaction } from './builder.js';
@@ -86,24 +87,11 @@ export function observedTransact<T>(
       span.end();
     }
   };
-  const go = (span: SpanLike | undefined): Promise<T> => {
-    let running: Promise<T>;
-    try {
-      running = run(progress);
-    } catch (e) {
-      running = Promise.reject(e);
-    }
-    return running.then(
-      (value) => {
-        finish(span, undefined, false);
-        return value;
-      },
-      (error: unknown) => {
-        finish(span, error, true);
-        throw error;
-      },
+  const go = (span: SpanLike | undefined): Promise<T> =>
+    whenSettled(
+      () => run(progress),
+      (failed, error) => finish(span, error, failed),
     );
-  };
   const tracer = observe.tracer;
   if (tracer === undefined) return go(undefined);
   return tracer.startActiveSpan(
