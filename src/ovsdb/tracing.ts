@@ -65,7 +65,10 @@ export const SPAN_KIND_CLIENT = 2;
 export const SPAN_KIND_INTERNAL = 0;
 
 /** Record `error` on `span` (an `exception` event) and set its status to ERROR. */
-export function recordSpanError(span: SpanLike, error: unknown): void {
+export function recordSpanError(
+  span: Pick<SpanLike, 'recordException' | 'setStatus'>,
+  error: unknown,
+): void {
   if (error instanceof Error) {
     span.recordException(error);
     span.setStatus({ code: SPAN_STATUS_ERROR, message: error.message });

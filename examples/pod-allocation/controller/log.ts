@@ -11,7 +11,8 @@
  * @module
  */
 
-import type { Span, SpanOptions, SpanStatusCode, Tracer } from '@opentelemetry/api';
+import type { Span, SpanOptions, Tracer } from '@opentelemetry/api';
+import { recordSpanError } from '../../../src/ovsdb/tracing.js';
 import type { Ipam } from '../ipam/ipam.js';
 import type { FailureReason } from './failure.js';
 import type { PodKey } from './pod.js';
@@ -79,13 +80,6 @@ export interface ControllerMetrics {
   watchPools(sizes: () => Iterable<PoolSize>): void;
 }
 
-const ERROR: SpanStatusCode.ERROR = 2 as SpanStatusCode.ERROR;
-
-function fail(span: Span, e: unknown): void {
-  span.recordException(e instanceof Error ? e : String(e));
-  span.setStatus({ code: ERROR, message: e instanceof Error ? e.message : String(e) });
-}
-
 /**
  * Run `fn` in an active span `name` (a child of the active span, if any,
  * unless `options.root`): the span ends when `fn` settles, with error
@@ -103,7 +97,7 @@ export function traced<T>(
     try {
       return await fn(span);
     } catch (e) {
-      fail(span, e);
+      recordSpanError(span, e);
       throw e;
     } finally {
       span.end();
@@ -123,7 +117,7 @@ export function tracedSync<T>(
     try {
       return fn(span);
     } catch (e) {
-      fail(span, e);
+      recordSpanError(span, e);
       throw e;
     } finally {
       span.end();
