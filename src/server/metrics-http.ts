@@ -6,35 +6,15 @@
  * @module
  */
 
-import { createServer as createHttpServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import {
+  type MetricsAddress,
+  parseMetricsAddress,
+  serveMetricsRegistry,
+} from '../net/metrics-endpoint.js';
 import type { ServerMetrics } from '../ovsdb/metrics.js';
 import { type PromClientLike, prometheusMetrics } from '../ovsdb/metrics-prometheus.js';
 
-/** Where `--metrics` listens. */
-export interface MetricsAddress {
-  /** The IP address (undefined: every interface). */
-  readonly host: string | undefined;
-  readonly port: number;
-}
-
-/**
- * Read a `--metrics` value: `IP:PORT`, `[IPv6]:PORT` or `:PORT` (every
- * interface); port 0 picks a free one.
- * @throws Error saying what is wrong with it.
- */
-export function parseMetricsAddress(text: string): MetricsAddress {
-  const m = /^(?:\[([0-9a-fA-F:.]+)\]|([^:[\]]*)):(\d+)$/.exec(text);
-  if (m === null) {
-    throw new Error(`--metrics=${text}: expected [IP]:PORT (e.g. 127.0.0.1:9464 or :9464)`);
-  }
-  const port = Number(m[3]);
-  if (!Number.isInteger(port) || port > 65535) {
-    throw new Error(`--metrics=${text}: port must be 0 to 65535, got ${m[3]}`);
-  }
-  const host = m[1] ?? m[2];
-  return { host: host === '' ? undefined : host, port };
-}
+export { type MetricsAddress, parseMetricsAddress };
 
 /** The part of prom-client the endpoint uses beyond the adapter's. */
 interface PromModule extends PromClientLike<PromRegistry> {
@@ -96,57 +76,6 @@ export async function startMetricsEndpoint(address: MetricsAddress): Promise<Met
   const registry = new prom.Registry();
   prom.collectDefaultMetrics({ register: registry });
   const metrics = prometheusMetrics(prom, { registry });
-  const http = createHttpServer((req, res) => {
-    const path = (req.url ?? '/').split('?')[0];
-    if (path !== '/metrics') {
-      res.writeHead(404, { 'content-type': 'text/plain' }).end('not found: try /metrics\n');
-      return;
-    }
-    if (req.method !== 'GET' && req.method !== 'HEAD') {
-      res.writeHead(405, { allow: 'GET, HEAD', 'content-type': 'text/plain' }).end();
-      return;
-    }
-    registry.metrics().then(
-      (text) => {
-        res.writeHead(200, { 'content-type': registry.contentType });
-        res.end(req.method === 'HEAD' ? undefined : text);
-      },
-      (e: unknown) => {
-        res.writeHead(500, { 'content-type': 'text/plain' }).end(`${(e as Error).message}\n`);
-      },
-    );
-  });
-  await listen(http, address);
-  const bound = http.address() as AddressInfo;
-  const host = bound.family === 'IPv6' ? `[${bound.address}]` : bound.address;
-  const text = `${host}:${bound.port}`;
-  return {
-    metrics,
-    address: text,
-    url: `http://${text}/metrics`,
-    close: () =>
-      new Promise<void>((resolve) => {
-        http.close(() => resolve());
-        http.closeAllConnections();
-      }),
-  };
-}
-
-function listen(http: Server, address: MetricsAddress): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const onError = (e: Error) => {
-      reject(
-        new Error(
-          `--metrics: cannot listen on ${address.host ?? ''}:${address.port}: ${e.message}`,
-        ),
-      );
-    };
-    http.once('error', onError);
-    const done = () => {
-      http.off('error', onError);
-      resolve();
-    };
-    if (address.host === undefined) http.listen(address.port, done);
-    else http.listen(address.port, address.host, done);
-  });
+  const http = await serveMetricsRegistry(registry, address);
+  return { metrics, address: http.address, url: http.url, close: () => http.close() };
 }
