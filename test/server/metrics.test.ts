@@ -10,6 +10,7 @@
 
 import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { connect as netConnect } from 'node:net';
 import { join } from 'node:path';
 import type * as PromClient from 'prom-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -139,6 +140,47 @@ describe('ovnkit-server --metrics', () => {
   it('answers 404 elsewhere and 405 to other methods', async () => {
     expect((await fetch(url.replace('/metrics', '/'))).status).toBe(404);
     expect((await fetch(url, { method: 'POST' })).status).toBe(405);
+  });
+  it('a hostile HTTP peer (garbage, NUL and bad UTF-8, a 1 MiB header, a client that never reads) loses its connection; the endpoint and the server carry on', async () => {
+    const { hostname, port } = new URL(url);
+    /** Send `bytes` on a raw socket; resolve with what came back once the peer closed it. */
+    const raw = (bytes: Buffer, read = true): Promise<string> =>
+      new Promise((resolve, reject) => {
+        const sock = netConnect(Number(port), hostname.replace(/^\[|\]$/g, ''));
+        const got: Buffer[] = [];
+        const timer = setTimeout(
+          () => reject(new Error('the endpoint kept a hostile connection open')),
+          10_000,
+        );
+        const done = (): void => {
+          clearTimeout(timer);
+          resolve(Buffer.concat(got).toString('latin1'));
+        };
+        if (!read) sock.pause();
+        sock.on('data', (b: Buffer) => got.push(b));
+        sock.on('error', done);
+        sock.on('close', done);
+        sock.on('connect', () => {
+          sock.write(bytes);
+          if (!read) setTimeout(() => sock.destroy(), 200);
+        });
+      });
+    expect(await raw(Buffer.from('\u0000\u0001garbage \xff\xfe\r\n\r\n', 'latin1'))).toMatch(
+      /^HTTP\/1\.1 400 /,
+    );
+    const huge = Buffer.from(
+      `GET /metrics HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(1 << 20)}\r\n\r\n`,
+    );
+    expect(await raw(huge)).toMatch(/^HTTP\/1\.1 431 /);
+    // A client that asks for the metrics and never reads its socket.
+    await Promise.all(
+      Array.from({ length: 20 }, () =>
+        raw(Buffer.from('GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n'), false),
+      ),
+    );
+    const res = await fetch(url);
+    expect(res.status).toBe(200);
+    expect(parseMetrics(await res.text()).types.get('ovnkit_server_sessions')).toBe('gauge');
   });
 });
 
