@@ -81,6 +81,25 @@ export class AddressRange {
     return this.used.size;
   }
 
+  /**
+   * How many addresses can be assigned at all: the range without the
+   * gateway and the excluded addresses (overlapping exclusions counted once).
+   */
+  get assignableCount(): bigint {
+    let n = this.last - this.first + 1n;
+    if (this.gateway >= this.first && this.gateway <= this.last) n -= 1n;
+    let covered = this.first - 1n; // the highest address already taken off
+    for (const r of this.excluded) {
+      const from = r.first > covered + 1n ? r.first : covered + 1n;
+      const to = r.last < this.last ? r.last : this.last;
+      if (to < from) continue;
+      n -= to - from + 1n;
+      if (this.gateway >= from && this.gateway <= to) n += 1n; // already taken off
+      covered = to;
+    }
+    return n;
+  }
+
   /** Who holds `value`, if anyone. */
   holder(value: bigint): string | undefined {
     return this.used.get(value);

@@ -18,7 +18,7 @@
  * | `ovnkit_controller_queue_depth` | gauge | `kind` |
  * | `ovnkit_pool_total` | gauge | `node`, `state` (`idle`, `in_use`) |
  * | `ovnkit_ipam_used_addresses` | gauge | `subnet`, `family` |
- * | `ovnkit_ipam_capacity_addresses` | gauge | `subnet`, `family` (assignable: network, broadcast and gateway left out) |
+ * | `ovnkit_ipam_capacity_addresses` | gauge | `subnet`, `family` (assignable: network, broadcast, gateway and excluded addresses left out) |
  *
  * The gauges are read at scrape time. The prefix `ovnkit_` can be changed.
  * @module
@@ -102,8 +102,7 @@ export function controllerMetrics(
     for (const ipam of ipams) {
       for (const s of ipam.listSubnets()) {
         for (const r of s.ranges) {
-          const size = Number(r.last - r.first + 1n) - 1; // the gateway
-          f(s.name, `ipv${r.family}`, r.usedCount, size);
+          f(s.name, `ipv${r.family}`, r.usedCount, Number(r.assignableCount));
         }
       }
     }
@@ -120,7 +119,7 @@ export function controllerMetrics(
   });
   new prom.Gauge({
     name: `${p}ipam_capacity_addresses`,
-    help: 'Assignable addresses per subnet and family (network, broadcast and gateway left out)',
+    help: 'Assignable addresses per subnet and family (network, broadcast, gateway and excluded addresses left out)',
     labelNames: ['subnet', 'family'] as const,
     ...(registers !== undefined ? { registers } : {}),
     collect() {

@@ -223,6 +223,45 @@ describe('allocation', () => {
 });
 
 describe('properties', () => {
+  it('assignableCount is the number of addresses a subnet hands out before it is exhausted', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 26, max: 30 }),
+        fc.array(fc.tuple(fc.integer({ min: 0, max: 63 }), fc.integer({ min: 0, max: 8 })), {
+          maxLength: 4,
+        }),
+        fc.option(fc.integer({ min: 0, max: 63 }), { nil: undefined }),
+        (prefix, excludes, gw) => {
+          const size = 2 ** (32 - prefix);
+          const last = size - 2; // the highest assignable host (broadcast left out)
+          const at = (n: number) => `10.9.0.${Math.min(Math.max(n, 1), last)}`;
+          const spec = {
+            name: 'p',
+            cidr: `10.9.0.0/${prefix}`,
+            // Exclusions may overlap each other and the gateway.
+            excludeIps: excludes.map(([a, len]) => `${at(a)}..${at(a + len)}`),
+            ...(gw === undefined ? {} : { gateway: at(gw) }),
+          };
+          const ipam = new Ipam();
+          ipam.addSubnet(spec);
+          const expected = ipam.subnet('p').ranges[0]!.assignableCount;
+          let handed = 0;
+          for (;;) {
+            try {
+              take(ipam, `o${handed}`, 'p');
+              handed++;
+            } catch (e) {
+              expect(e).toBeInstanceOf(ExhaustedError);
+              break;
+            }
+          }
+          expect(BigInt(handed)).toBe(expected);
+        },
+      ),
+      { numRuns: 200 },
+    );
+  });
+
   const subnetArb = fc.record({
     prefix: fc.integer({ min: 24, max: 28 }),
     excludes: fc.array(fc.tuple(fc.integer({ min: 1, max: 11 }), fc.integer({ min: 0, max: 3 })), {
