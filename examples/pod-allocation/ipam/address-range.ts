@@ -91,7 +91,8 @@ export class AddressRange {
     let covered = this.first - 1n; // the highest address already taken off
     for (const r of this.excluded) {
       const from = r.first > covered + 1n ? r.first : covered + 1n;
-      const to = r.last < this.last ? r.last : this.last;
+      let to = r.last;
+      if (to > this.last) to = this.last; // bigints: no Math.min
       if (to < from) continue;
       n -= to - from + 1n;
       if (this.gateway >= from && this.gateway <= to) n += 1n; // already taken off
