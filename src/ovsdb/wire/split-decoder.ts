@@ -24,7 +24,7 @@
  */
 
 import { ProtocolError } from './errors.js';
-import { errorText } from './json.js';
+import { errorText, setOwn } from './json.js';
 import { hasNulEscape, LONG_INTEGER_DIGITS, parseJsonLossless } from './json-text.js';
 
 // What an outer level expects next.
@@ -49,18 +49,6 @@ interface Level {
 }
 
 const LONG_RUN = new RegExp(`\\d{${LONG_INTEGER_DIGITS}}`);
-
-/** `obj[key] = value` as `JSON.parse` does it: `__proto__` too is an own property. */
-function setOwn(obj: Record<string, unknown>, key: string, value: unknown): void {
-  if (key === '__proto__') {
-    Object.defineProperty(obj, key, {
-      value,
-      writable: true,
-      enumerable: true,
-      configurable: true,
-    });
-  } else obj[key] = value;
-}
 
 /** See the module docs. */
 export class SplitDecoder {
