@@ -277,7 +277,7 @@ export function parseJsonLossless(text: string, maxDepth = DEFAULT_MAX_DEPTH): u
         return value;
       }
       if (top.isArray) (top.container as unknown[]).push(value);
-      else setOwnMember(top.container as Record<string, unknown>, top.key, value);
+      else setOwn(top.container as Record<string, unknown>, top.key, value);
       i = skipWhitespace(text, i);
       const d = text.charCodeAt(i);
       if (d === 0x2c) {
@@ -293,7 +293,12 @@ export function parseJsonLossless(text: string, maxDepth = DEFAULT_MAX_DEPTH): u
   }
 }
 
-function setOwnMember(obj: Record<string, unknown>, key: string, value: unknown): void {
+/**
+ * Set `obj[key] = value` as an own, enumerable property, also when `key` is
+ * `__proto__` (which plain assignment would take as the prototype), as
+ * `JSON.parse` does.
+ */
+export function setOwn(obj: Record<string, unknown>, key: string, value: unknown): void {
   if (key === '__proto__') {
     Object.defineProperty(obj, key, {
       value,

@@ -8,6 +8,8 @@
 
 import { stringifyJson } from './json-text.js';
 
+export { setOwn } from './json-text.js';
+
 /** True when `v` is an object that is neither `null` nor an array. */
 export function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -38,23 +40,6 @@ export function preview(value: unknown, max = 120): string {
 /** The message of a caught value: an `Error`'s message, anything else as a string. */
 export function errorText(e: unknown): string {
   return e instanceof Error ? e.message : String(e);
-}
-
-/**
- * Set `obj[key] = value` as an own, enumerable property, also when `key` is
- * `__proto__` (which plain assignment would take as the prototype).
- */
-export function setOwn(obj: Record<string, unknown>, key: string, value: unknown): void {
-  if (key === '__proto__') {
-    Object.defineProperty(obj, key, {
-      value,
-      enumerable: true,
-      writable: true,
-      configurable: true,
-    });
-  } else {
-    obj[key] = value;
-  }
 }
 
 /** True when `o` has at least one enumerable property (without listing them all). */
