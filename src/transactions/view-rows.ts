@@ -7,7 +7,7 @@
  */
 
 import type { ColumnSchema, TableSchema } from '../ovsdb/schema/schema-types.js';
-import { type Int64, type Int64Operator, int64Arith, toInt64 } from '../ovsdb/values/int64.js';
+import { type Int64, type Int64Operator, ovsdbIntMutate, toInt64 } from '../ovsdb/values/int64.js';
 
 /** A row or a map value, as the replica holds it. */
 export type Rec = Record<string, unknown>;
@@ -107,12 +107,14 @@ function canonical(v: unknown): unknown {
 }
 
 /**
- * `x op n` on integers as ovsdb-server computes it (exact over int64); `x`
- * unchanged when the server would fail the transaction (`range error`,
+ * `x op n` on integers as ovsdb-server's mutators compute it
+ * ({@link ovsdbIntMutate}, the arithmetic the in-memory server uses too, so
+ * also where its overflow test lets a product through wrapped to 64 bits);
+ * `x` unchanged when the server fails the transaction (`range error`,
  * `domain error`).
  */
 function integerArith(op: Int64Operator, x: Int64, n: Int64): Int64 {
-  const r = int64Arith(op, x, n);
+  const r = ovsdbIntMutate(op, x, n);
   return typeof r === 'object' ? r.value : x;
 }
 

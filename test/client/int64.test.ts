@@ -22,7 +22,12 @@ import { INT64_MAX, INT64_MIN, type Int64 } from '../../src/ovsdb/values/int64.j
 import type { Uuid } from '../../src/ovsdb/values/uuid.js';
 import { DatumError, TransactionError } from '../../src/ovsdb/wire/errors.js';
 import { parseJson } from '../../src/ovsdb/wire/json-text.js';
-import { clientExecutor, createTransactor, type Transactor } from '../../src/transactions/index.js';
+import {
+  clientExecutor,
+  createTransactor,
+  TransactionView,
+  type Transactor,
+} from '../../src/transactions/index.js';
 import { TARGETS, useTarget } from '../helpers/targets.js';
 
 const SCHEMA_PATH = new URL('../fixtures/int64-client.ovsschema', import.meta.url).pathname;
@@ -234,6 +239,33 @@ describe.each(TARGETS)('64-bit integers against %s', (target) => {
     expect(e).toBeInstanceOf(TransactionError);
     expect(e).toMatchObject({ op: 'mutate', table: 'Counter', error: 'range error' });
     expect(await serverText('edge')).toContain('"value":9223372036854775807');
+  });
+
+  it('the transaction view predicts what the server commits for its integer mutators at the int64 edges', async () => {
+    const { client, db } = await open();
+    // ovsdb-server's mul_int lets these products through, wrapped to 64 bits; then a plain product.
+    const cases: [string, Int64, Int64, Int64][] = [
+      ['wrap-a', -(2n ** 62n), -2, INT64_MIN],
+      ['wrap-b', INT64_MIN, -1, INT64_MIN],
+      ['plain', 3, 4, 12],
+    ];
+    for (const [name, start, factor, committed] of cases) {
+      const { value: uuid } = await db.transact((tx) =>
+        tx.insert('Counter', { name: `view-${name}`, value: start }),
+      );
+      let predicted: unknown;
+      await db.transact((tx) => {
+        const view = new TransactionView(tx, client);
+        view.mutate('Counter', uuid, [['value', '*=', factor]]);
+        predicted = view.get('Counter', uuid)?.value;
+      });
+      expect({ name, predicted }).toEqual({ name, predicted: committed });
+      expect({ name, replica: client.get('Counter', uuid)?.value }).toEqual({
+        name,
+        replica: committed,
+      });
+      expect(await serverText(`view-${name}`)).toContain(`"value":${String(committed)}`);
+    }
   });
 
   it('an unsafe JS number is a DatumError naming table.column, and nothing is sent', async () => {
