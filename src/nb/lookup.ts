@@ -3,7 +3,8 @@
  * string that is a UUID of an existing row names that row; otherwise it is a
  * name. Names of logical switches, logical routers and load balancers are not
  * unique in the schema: when several rows have the name, the lookup fails
- * with {@link AmbiguousNameError} (use the UUID). Lookups read the
+ * with {@link AmbiguousNameError} (use the UUID). A name in a table with a
+ * schema index on `name` is looked up in that index (no scan). Lookups read the
  * transaction's view ({@link NbTxn}), so objects created earlier in the same
  * transaction are found.
  * @module
@@ -88,7 +89,7 @@ export function findNamed<T extends NamedTable>(
     const row = t.get(table, ref);
     if (row !== undefined) return row;
   }
-  const rows = t.filter(table, (r) => (r as { name: string }).name === ref);
+  const rows = rowsNamed(t, table, ref);
   if (rows.length > 1) {
     throw new AmbiguousNameError(kind, ref, rows.map((r) => (r as { _uuid: string })._uuid).sort());
   }
@@ -120,7 +121,21 @@ export function rowsNamed<T extends NamedTable, DB extends Named<T>>(
   name: string,
 ): RowIn<DB, T>[];
 export function rowsNamed<T extends NamedTable>(t: NbTxn, table: T, name: string): NbRow<T>[] {
+  if (indexedByName(t, table)) {
+    const row = t.lookup(table, { name } as never) as NbRow<T> | undefined;
+    return row === undefined ? [] : [row];
+  }
   return t.filter(table, (r) => (r as { name: string }).name === name);
+}
+
+/**
+ * Whether the model's `table` has a schema index on exactly `name` (ports,
+ * router ports, port groups, address sets, HA chassis groups in the NB
+ * schemas): then a name is looked up in the replica's index, one hash
+ * access, instead of a scan of the table.
+ */
+function indexedByName(t: NbTxn, table: NamedTable): boolean {
+  return t.schema(table).indexes.some((i) => i.length === 1 && i[0] === 'name');
 }
 
 /** The kind of object the rows of `table` are. */
