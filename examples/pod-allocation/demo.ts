@@ -36,6 +36,7 @@ import {
   controllerMetrics,
   type MetricsServer,
   type NodePoolStatus,
+  POOL_INDEXES,
   PoolReconciler,
   ProgrammaticNodeSource,
   parseNodesFile,
@@ -133,6 +134,8 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoSummary> {
   const client = connectDatabase({
     remotes: remote ?? server!.unixRemote,
     model: NB,
+    // A node's pool reconcile reads that node's ports through it (no scan of NB's ports).
+    indexes: POOL_INDEXES,
     ...(options.clientMetrics !== undefined ? { metrics: options.clientMetrics } : {}),
   });
   const source = new ProgrammaticPodSource();

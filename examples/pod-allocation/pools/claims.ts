@@ -13,7 +13,7 @@
  * @module
  */
 
-import { findNamed, type Nb, type NbTxn } from '../../../src/nb/index.js';
+import { findNamed, type Nb, type NbRow, type NbTxn } from '../../../src/nb/index.js';
 import type { PoolGiveBack, PoolTake } from '../controller/controller.js';
 import { type Pod, type PodKey, portName } from '../controller/pod.js';
 import { type AddressRequest, type Ipam, OWNER_KEYS, type RestoreResult } from '../ipam/ipam.js';
@@ -108,6 +108,22 @@ export function takeEntry(
   };
 }
 
+/** Port `name` through the schema index on its name (a scan only for a client without `lookup`). */
+function findPortByName(
+  client: Nb['client'],
+  name: string,
+): NbRow<'Logical_Switch_Port'> | undefined {
+  const { lookup } = client as {
+    lookup?: (
+      table: 'Logical_Switch_Port',
+      key: { name: string },
+    ) => NbRow<'Logical_Switch_Port'> | undefined;
+  };
+  if (lookup !== undefined) return lookup.call(client, 'Logical_Switch_Port', { name });
+  for (const p of client.rows('Logical_Switch_Port')) if (p.name === name) return p;
+  return undefined;
+}
+
 /**
  * How a deleted pod's port goes back to its pool: when the port was
  * claimed from a pool (`options:requested-chassis` names a node whose pool
@@ -124,10 +140,7 @@ export function giveBackEntry(
   const client = pools.nb.client;
   const known = portUuid === undefined ? undefined : client.get('Logical_Switch_Port', portUuid);
   const name = portName(key);
-  const row =
-    known?.name === name
-      ? known
-      : [...client.rows('Logical_Switch_Port')].find((p) => p.name === name);
+  const row = known?.name === name ? known : findPortByName(client, name);
   if (row === undefined || row.external_ids[OWNER_KEYS.pod] !== key) return undefined;
   const node = row.options[POOL_KEYS.chassis];
   const plan = node === undefined ? undefined : pools.planOf(node);

@@ -24,6 +24,9 @@ import { OWNER_KEYS, type RestorePort } from '../ipam/ipam.js';
 import { parseUnicastMac } from '../ipam/mac.js';
 import { PoolEntryTakenError } from './failure.js';
 
+/** The name of the client index in {@link POOL_INDEXES}. */
+export const POOL_NODE_INDEX = 'poolNode';
+
 /** The `external_ids` and `options` keys of pool entries. */
 export const POOL_KEYS = {
   /** `external_ids:pool`: the node whose pool holds the entry. */
@@ -32,6 +35,28 @@ export const POOL_KEYS = {
   since: 'pool-since',
   /** `options:requested-chassis`: the node (kept when a pod claims the entry). */
   chassis: 'requested-chassis',
+} as const;
+
+/**
+ * The client index the pools read a node's ports through (pass it to
+ * `connectDatabase({ indexes: POOL_INDEXES })`): every port by its
+ * `external_ids:pool` and its `options:requested-chassis`, so that a node's
+ * reconcile reads that node's entries and pod ports instead of every port
+ * in NB. Without it the reconciler scans the table.
+ */
+export const POOL_INDEXES = {
+  Logical_Switch_Port: {
+    [POOL_NODE_INDEX]: {
+      compute: (p: NbRow<'Logical_Switch_Port'>): string[] => {
+        const pool = p.external_ids[POOL_KEYS.pool];
+        const chassis = p.options[POOL_KEYS.chassis];
+        const out: string[] = [];
+        if (pool !== undefined) out.push(pool);
+        if (chassis !== undefined && chassis !== pool) out.push(chassis);
+        return out;
+      },
+    },
+  },
 } as const;
 
 /** An idle entry as read from NB. */

@@ -34,7 +34,8 @@
  * @module
  */
 
-import { findNamed, type Nb } from '../../../src/nb/index.js';
+import { IndexError } from '../../../src/client/index.js';
+import { findNamed, type Nb, type NbRow } from '../../../src/nb/index.js';
 import type {
   PodPools,
   PodPoolsContext,
@@ -56,6 +57,7 @@ import {
   insertEntry,
   newEntryName,
   POOL_KEYS,
+  POOL_NODE_INDEX,
   type PoolEntry,
   readEntry,
 } from './entry.js';
@@ -109,6 +111,8 @@ export class PoolReconciler implements PodPools {
   private readonly maxRetries: number;
   private ipamRef: Ipam | undefined;
   private attached = false;
+  /** Whether the client has {@link POOL_INDEXES} (undefined: not tried yet). */
+  private indexed: boolean | undefined;
   private ipamRestored = false;
   private running = false;
   private unsubscribe: (() => void) | undefined;
@@ -347,11 +351,40 @@ export class PoolReconciler implements PodPools {
     }
   }
 
-  /** Idle entries of `name` in NB (claims in flight included), and its entries held by pods. */
+  /**
+   * The ports {@link POOL_INDEXES} gives node `name` (its entries and the
+   * ports requested on it), or undefined when the client was connected
+   * without that index.
+   */
+  private portsOf(name: string): Iterable<NbRow<'Logical_Switch_Port'>> | undefined {
+    if (this.indexed === false) return undefined;
+    const client = this.nb.client as {
+      byIndex?: (table: string, index: string, value: string) => NbRow<'Logical_Switch_Port'>[];
+    };
+    if (typeof client.byIndex !== 'function') {
+      this.indexed = false;
+      return undefined;
+    }
+    try {
+      const rows = client.byIndex('Logical_Switch_Port', POOL_NODE_INDEX, name);
+      this.indexed = true;
+      return rows;
+    } catch (e) {
+      if (!(e instanceof IndexError)) throw e;
+      this.indexed = false;
+      return undefined;
+    }
+  }
+
+  /**
+   * Idle entries of `name` in NB (claims in flight included), and its
+   * entries held by pods: through {@link POOL_INDEXES} when the client has
+   * it, else by a scan of every port.
+   */
   private scan(name: string): { idle: PoolEntry[]; inUse: number } {
     const idle: PoolEntry[] = [];
     let inUse = 0;
-    for (const p of this.nb.client.rows('Logical_Switch_Port')) {
+    for (const p of this.portsOf(name) ?? this.nb.client.rows('Logical_Switch_Port')) {
       const entry = readEntry(p);
       if (entry !== undefined) {
         if (entry.node === name) idle.push(entry);

@@ -14,6 +14,7 @@ import {
 } from '../../../examples/pod-allocation/controller/index.js';
 import {
   ManualClock,
+  POOL_INDEXES,
   type PoolNode,
   PoolReconciler,
   type PoolReconcilerOptions,
@@ -42,6 +43,8 @@ export interface PoolRigOptions {
   readonly nodes?: ProgrammaticNodeSource | undefined;
   readonly pods?: ProgrammaticPodSource | undefined;
   readonly clock?: ManualClock | undefined;
+  /** Connect the client with the pools' index (default true; false: the reconciler scans NB's ports). */
+  readonly poolIndex?: boolean | undefined;
   readonly controller?: Partial<Omit<PodControllerOptions, 'nb' | 'source' | 'topology'>>;
   readonly pools?: Partial<Omit<PoolReconcilerOptions, 'nb' | 'nodes'>>;
 }
@@ -52,7 +55,14 @@ export async function poolRig(
   topology: ClusterTopology,
   options: PoolRigOptions = {},
 ): Promise<PoolRig> {
-  const client = connectDatabase({ remotes: remote, model: NB });
+  const client: DatabaseClient<NBTables> =
+    options.poolIndex === false
+      ? connectDatabase({ remotes: remote, model: NB })
+      : (connectDatabase({
+          remotes: remote,
+          model: NB,
+          indexes: POOL_INDEXES,
+        }) as unknown as DatabaseClient<NBTables>);
   await client.ready;
   const nb = createNb(client);
   const nodes = options.nodes ?? new ProgrammaticNodeSource();

@@ -238,4 +238,44 @@ describe.each(SERVER_KINDS)('node pools against %s', (kind) => {
       await server.stop();
     }
   });
+
+  it("a node's reconcile reads its ports through POOL_INDEXES, not a scan of NB's ports; without the index, a scan gives the same pools", async () => {
+    const server = await startTestServer(kind, { schemaPath: NB_SCHEMA });
+    const remote = server.unixRemote;
+    try {
+      const results: { scans: number; idle: number[] }[] = [];
+      for (const poolIndex of [true, false]) {
+        const r = await poolRig(remote, TOPOLOGY, { poolIndex });
+        try {
+          const nodes = makeNodes(4, (i) => ({
+            subnet: subnetOfIndex(i),
+            minIdle: 2,
+            maxIdle: 4,
+            idleTtlMs: 60_000,
+          }));
+          for (const n of nodes) r.nodes.add(n);
+          await r.start();
+          // Every read of Logical_Switch_Port's rows from now on (the reconciler's and the DSL's).
+          let scans = 0;
+          const rows = r.client.rows.bind(r.client);
+          r.client.rows = ((table: Parameters<typeof rows>[0]) => {
+            if (table === 'Logical_Switch_Port') scans++;
+            return rows(table);
+          }) as typeof r.client.rows;
+          for (const n of nodes) r.nodes.update({ ...n, minIdle: 3, maxIdle: 5 });
+          await r.settle();
+          results.push({ scans, idle: nodes.map((n) => r.pools.status.get(n.name)?.idle ?? -1) });
+        } finally {
+          await r.close();
+        }
+      }
+      // The first rig refilled every node to 3 without reading the table; the
+      // second (same NB, no index) scanned it and found the same pools.
+      expect(results[0]).toEqual({ scans: 0, idle: [3, 3, 3, 3] });
+      expect(results[1]!.scans).toBeGreaterThanOrEqual(4);
+      expect(results[1]!.idle).toEqual([3, 3, 3, 3]);
+    } finally {
+      await server.stop();
+    }
+  });
 });
