@@ -7,7 +7,7 @@
  * ambiguous.
  */
 
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import {
   AmbiguousNameError,
   createNb,
@@ -21,21 +21,14 @@ import {
   type NbClient,
   pgAdd,
 } from '../../src/nb/index.js';
-import { NB_SCHEMA_7_18, type NbServer, startNb } from './helpers/differential.js';
+import { NB_SCHEMA_7_18, useNb } from './helpers/differential.js';
 
-let s: NbServer;
-
-beforeAll(async () => {
-  s = await startNb(NB_SCHEMA_7_18);
-});
-afterAll(async () => {
-  await s?.close();
-});
+const server = useNb(NB_SCHEMA_7_18);
 
 /** The client, counting the rows its reads of `table` visit. */
 function counting(table: string): { client: NbClient; visited: () => number } {
   let visited = 0;
-  const c = s.client;
+  const c = server().client;
   const client = {
     model: c.model,
     get: (t, uuid) => c.get(t, uuid),
@@ -55,6 +48,7 @@ function counting(table: string): { client: NbClient; visited: () => number } {
 }
 
 it('commands naming a port read it through the name index, not the 2,000 other ports', async () => {
+  const s = server();
   await s.nb.transact((t) => {
     const sw = lsAdd(t, 'sw-big');
     for (let i = 0; i < 2000; i++) lspAdd(t, sw, `p-${i}`);
@@ -90,7 +84,7 @@ it('commands naming a port read it through the name index, not the 2,000 other p
 
 it('switch names (no index) are found by a scan, and a duplicate name is ambiguous', async () => {
   // Two switches of one name (the schema allows it; the DSL's lsAdd refuses it): raw inserts.
-  await s.client.transact([
+  await server().client.transact([
     { op: 'insert', table: 'Logical_Switch', row: { name: 'dup' } },
     { op: 'insert', table: 'Logical_Switch', row: { name: 'dup' } },
   ]);

@@ -9,7 +9,7 @@
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { promisify } from 'node:util';
-import { expect } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
 import { connectDatabase, type DatabaseClient } from '../../../src/client/client.js';
 import { createNb, NB, type NBTables, type Nb, type NbTxn } from '../../../src/nb/index.js';
 import { connect } from '../../../src/ovsdb/connection/connect.js';
@@ -188,6 +188,21 @@ export interface NbServer {
   readonly client: DatabaseClient<NBTables>;
   readonly nb: Nb;
   close(): Promise<void>;
+}
+
+/** A server and the DSL for one file's tests: started before them, closed after them. */
+export function useNb(schemaPath: string): () => NbServer {
+  let s: NbServer | undefined;
+  beforeAll(async () => {
+    s = await startNb(schemaPath);
+  });
+  afterAll(async () => {
+    await s?.close();
+  });
+  return () => {
+    if (s === undefined) throw new Error('the NB server is not started (use it inside a test)');
+    return s;
+  };
 }
 
 /** Start a fresh server and connect the DSL to it. */
