@@ -197,25 +197,30 @@ class Member implements ClusterMember {
   /** Wait until the member is part of the cluster and serves the database. */
   async waitConnected(timeoutMs: number): Promise<void> {
     const deadline = Date.now() + timeoutMs;
-    // The socket appears once the server runs.
-    for (;;) {
-      if (!this.running) {
-        await this.exited;
-        throw new Error(
-          `cluster member ${this.index} exited during startup: ${await this.logTail()}`,
-        );
-      }
-      const ok = await new Promise<boolean>((done) => {
-        const s = net.connect({ path: this.sockPath });
-        s.once('connect', () => {
-          s.destroy();
-          done(true);
+    // The sockets appear once the server runs (the control socket, for
+    // ovs-appctl, possibly after the database's).
+    for (const path of [this.sockPath, this.ctlPath]) {
+      for (;;) {
+        if (!this.running) {
+          await this.exited;
+          throw new Error(
+            `cluster member ${this.index} exited during startup: ${await this.logTail()}`,
+          );
+        }
+        const ok = await new Promise<boolean>((done) => {
+          const s = net.connect({ path });
+          s.once('connect', () => {
+            s.destroy();
+            done(true);
+          });
+          s.once('error', () => done(false));
         });
-        s.once('error', () => done(false));
-      });
-      if (ok) break;
-      if (Date.now() > deadline) throw new Error(`cluster member ${this.index} did not listen`);
-      await sleep(20);
+        if (ok) break;
+        if (Date.now() > deadline) {
+          throw new Error(`cluster member ${this.index} did not listen on ${path}`);
+        }
+        await sleep(20);
+      }
     }
     const seconds = Math.max(1, Math.ceil((deadline - Date.now()) / 1000));
     await runToolBig(this.tools.ovsdbClient, [

@@ -328,6 +328,9 @@ class ServerProcess {
       }
     };
     await waitFor(this.unixRemote, () => connectOnce({ path: this.sockPath }));
+    // ovsdb-server may listen on its remotes before its control socket exists:
+    // ovs-appctl (add-remote, exit, …) needs that socket too.
+    await waitFor(this.ctlPath, () => connectOnce({ path: this.ctlPath }));
     if (this.clustered) {
       // The Raft election of a one-server cluster takes a moment.
       const seconds = Math.max(1, Math.ceil((deadline - Date.now()) / 1000));
