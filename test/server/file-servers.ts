@@ -95,22 +95,26 @@ export async function startFileServer(
     }),
   );
   const sock = join(dir, 'db.sock');
+  const ctl = join(dir, 'x.ctl');
   const deadline = Date.now() + 30_000;
-  while (!(await accepts(sock))) {
-    if (child.exitCode !== null || child.signalCode !== null) {
-      throw new Error(`${kind} exited during startup: ${stderr}`);
+  // The database socket, then the control socket (ovs-appctl), which may come later.
+  for (const path of [sock, ctl]) {
+    while (!(await accepts(path))) {
+      if (child.exitCode !== null || child.signalCode !== null) {
+        throw new Error(`${kind} exited during startup: ${stderr}`);
+      }
+      if (Date.now() > deadline) {
+        child.kill('SIGKILL');
+        throw new Error(`${kind} did not listen on ${path} within 30 s: ${stderr}`);
+      }
+      await sleep(20);
     }
-    if (Date.now() > deadline) {
-      child.kill('SIGKILL');
-      throw new Error(`${kind} did not listen within 30 s: ${stderr}`);
-    }
-    await sleep(20);
   }
   return {
     kind,
     child,
     sock,
-    ctl: join(dir, 'x.ctl'),
+    ctl,
     pidfile: join(dir, 'x.pid'),
     log: join(dir, 'x.log'),
     exited,
