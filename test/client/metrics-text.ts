@@ -24,10 +24,17 @@ export interface Family {
 const NAME = /^[a-zA-Z_:][a-zA-Z0-9_:]*$/;
 const LABEL = /^[a-zA-Z_][a-zA-Z0-9_]*$/;
 
+/**
+ * A sample value as Prometheus reads it (Go's `strconv.ParseFloat`): a
+ * decimal float, or `NaN` / `Inf` / `Infinity` with an optional sign, in any
+ * case (prom-client prints NaN as `Nan`: `nodejs_eventloop_lag_mean_seconds`
+ * is NaN when a scrape comes within the lag monitor's 10 ms resolution of the
+ * previous one, which reset it).
+ */
 function parseValue(text: string): number {
-  if (text === '+Inf') return Number.POSITIVE_INFINITY;
-  if (text === '-Inf') return Number.NEGATIVE_INFINITY;
-  if (text === 'NaN') return Number.NaN;
+  if (/^nan$/i.test(text)) return Number.NaN;
+  const inf = /^([-+]?)inf(inity)?$/i.exec(text);
+  if (inf !== null) return inf[1] === '-' ? Number.NEGATIVE_INFINITY : Number.POSITIVE_INFINITY;
   if (!/^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/.test(text)) throw new Error(`bad value ${text}`);
   return Number(text);
 }
