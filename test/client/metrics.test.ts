@@ -36,7 +36,7 @@ import {
 } from '../../src/transactions/index.js';
 import { outcomeLabel } from '../../src/transactions/metrics.js';
 import { DB, TEST_SCHEMA } from '../helpers/server.js';
-import { TEST_MODEL, type TestTables } from './helpers/fixtures.js';
+import { nextResync, TEST_MODEL, type TestTables } from './helpers/fixtures.js';
 import { OvsdbProxy } from './helpers/proxy.js';
 import { requirePackage } from './metrics-require.js';
 import { parseMetrics, type Scrape, sampleValue, series } from './metrics-text.js';
@@ -203,14 +203,7 @@ describe('client metrics (prometheusMetrics) against ovsdb-server', () => {
   });
 
   it('counts a requested reconnect and the resume that follows', async () => {
-    const resynced = new Promise<void>((resolve) => {
-      const off = db.client.onStatus((e) => {
-        if (e.type === 'resynced') {
-          off();
-          resolve();
-        }
-      });
-    });
+    const resynced = nextResync(db.client);
     db.client.reconnect('test: reconnect');
     await resynced;
     const s = await scrape();
@@ -226,14 +219,7 @@ describe('client metrics (prometheusMetrics) against ovsdb-server', () => {
   });
 
   it('counts a reconnect after the server restarts', async () => {
-    const resynced = new Promise<void>((resolve) => {
-      const off = db.client.onStatus((e) => {
-        if (e.type === 'resynced') {
-          off();
-          resolve();
-        }
-      });
-    });
+    const resynced = nextResync(db.client);
     writer.close();
     await server.restart();
     await resynced;
@@ -281,14 +267,7 @@ describe('client metrics against the in-memory server, behind a proxy', () => {
         { op: 'insert', table: 'Item', row: { name: 'first', n: 0 } } as Operation,
       ]);
       await client.waitFor('Item', (r) => r.name === 'first', { timeout: 10_000 });
-      const resynced = new Promise<void>((resolve) => {
-        const off = client.onStatus((e) => {
-          if (e.type === 'resynced') {
-            off();
-            resolve();
-          }
-        });
-      });
+      const resynced = nextResync(client);
       proxy.cut();
       for (let i = 0; i < 3; i++) {
         await writer.transact(DB, [
@@ -313,28 +292,14 @@ describe('client metrics against the in-memory server, behind a proxy', () => {
 
       // Once more with monitor_cond_since allowed, after more than the history: found false.
       proxy.refuseMethods([]);
-      const again = new Promise<void>((resolve) => {
-        const off = client.onStatus((e) => {
-          if (e.type === 'resynced') {
-            off();
-            resolve();
-          }
-        });
-      });
+      const again = nextResync(client);
       client.reconnect('test');
       await again;
       await writer.transact(DB, [
         { op: 'insert', table: 'Item', row: { name: 'second', n: 10 } } as Operation,
       ]);
       await client.waitFor('Item', (r) => r.name === 'second', { timeout: 10_000 });
-      const last = new Promise<void>((resolve) => {
-        const off = client.onStatus((e) => {
-          if (e.type === 'resynced') {
-            off();
-            resolve();
-          }
-        });
-      });
+      const last = nextResync(client);
       proxy.cut();
       for (let i = 0; i < 3; i++) {
         await writer.transact(DB, [

@@ -24,7 +24,7 @@ import {
   openDatabase,
 } from '../../src/transactions/index.js';
 import { TEST_SCHEMA } from '../helpers/server.js';
-import { TEST_MODEL, type TestTables } from './helpers/fixtures.js';
+import { nextResync, TEST_MODEL, type TestTables } from './helpers/fixtures.js';
 import { requirePackage } from './metrics-require.js';
 
 requireOvsdbServer();
@@ -172,14 +172,7 @@ describe('tracing (OpenTelemetry) against ovsdb-server', () => {
 
   it('traces the resync after a reconnect: a resume with found true', async () => {
     exporter.reset();
-    const resynced = new Promise<void>((resolve) => {
-      const off = db.client.onStatus((e) => {
-        if (e.type === 'resynced') {
-          off();
-          resolve();
-        }
-      });
-    });
+    const resynced = nextResync(db.client);
     db.client.reconnect('test');
     await resynced;
     const [sync, ...more] = spans('ovsdb.monitor.sync');

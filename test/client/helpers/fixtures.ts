@@ -5,6 +5,7 @@
 
 import { beforeAll } from 'vitest';
 import { connectDatabase, type DatabaseClient } from '../../../src/client/client.js';
+import type { StatusEvent } from '../../../src/client/index.js';
 import { connect } from '../../../src/ovsdb/connection/connect.js';
 import type { OvsdbConnection } from '../../../src/ovsdb/connection/connection.js';
 import { defineModel, type TableTypes } from '../../../src/ovsdb/schema/model.js';
@@ -74,6 +75,23 @@ export function testClientOpener(
     fx.onClose(() => c.close());
     return c;
   };
+}
+
+/**
+ * Resolves at the client's next `resynced` status event (a sync after a
+ * reconnect); call it before causing the reconnect.
+ */
+export function nextResync(client: {
+  onStatus(handler: (event: StatusEvent) => void): () => void;
+}): Promise<void> {
+  return new Promise((resolve) => {
+    const off = client.onStatus((e) => {
+      if (e.type === 'resynced') {
+        off();
+        resolve();
+      }
+    });
+  });
 }
 
 /** Poll `condition` every 10 ms until it holds (rejects after `timeoutMs`). */
