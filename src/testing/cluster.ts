@@ -27,7 +27,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { DatabaseSchema } from '../ovsdb/schema/schema-types.js';
 import { type OvsTools, requireOvsdbServer } from './ovs-tools.js';
-import { installHooks, liveChildren, liveDirs, runTool } from './processes.js';
+import { installHooks, liveChildren, liveDirs, runTool, socketAccepts } from './processes.js';
 
 /** {@link runTool} with room for large `ovsdb-client dump` outputs. */
 function runToolBig(tool: string, args: string[], timeout = 30_000): Promise<string> {
@@ -207,15 +207,7 @@ class Member implements ClusterMember {
             `cluster member ${this.index} exited during startup: ${await this.logTail()}`,
           );
         }
-        const ok = await new Promise<boolean>((done) => {
-          const s = net.connect({ path });
-          s.once('connect', () => {
-            s.destroy();
-            done(true);
-          });
-          s.once('error', () => done(false));
-        });
-        if (ok) break;
+        if (await socketAccepts({ path })) break;
         if (Date.now() > deadline) {
           throw new Error(`cluster member ${this.index} did not listen on ${path}`);
         }

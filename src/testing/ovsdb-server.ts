@@ -20,13 +20,13 @@
 
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import * as net from 'node:net';
+import type * as net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { DatabaseSchema } from '../ovsdb/schema/schema-types.js';
 import { type OvsTools, requireOvsdbServer } from './ovs-tools.js';
 import { createPki, type Pki } from './pki.js';
-import { installHooks, liveChildren, liveDirs, runTool } from './processes.js';
+import { installHooks, liveChildren, liveDirs, runTool, socketAccepts } from './processes.js';
 
 /** The kinds of listener {@link startOvsdbServer} can open. */
 export type ServerRemoteKind = 'unix' | 'tcp' | 'ssl';
@@ -116,19 +116,6 @@ function schemaJson(schema: DatabaseSchema | object): unknown {
   // A parsed DatabaseSchema keeps the JSON it came from.
   if ('json' in s && s.json !== undefined && typeof s.name === 'string') return s.json;
   return schema;
-}
-
-function connectOnce(options: net.NetConnectOpts): Promise<boolean> {
-  return new Promise((done) => {
-    const socket = net.connect(options);
-    const finish = (ok: boolean) => {
-      socket.destroy();
-      done(ok);
-    };
-    socket.once('connect', () => finish(true));
-    socket.once('error', () => finish(false));
-    socket.setTimeout(1000, () => finish(false));
-  });
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -327,10 +314,10 @@ class ServerProcess {
         await sleep(20);
       }
     };
-    await waitFor(this.unixRemote, () => connectOnce({ path: this.sockPath }));
+    await waitFor(this.unixRemote, () => socketAccepts({ path: this.sockPath }));
     // ovsdb-server may listen on its remotes before its control socket exists:
     // ovs-appctl (add-remote, exit, …) needs that socket too.
-    await waitFor(this.ctlPath, () => connectOnce({ path: this.ctlPath }));
+    await waitFor(this.ctlPath, () => socketAccepts({ path: this.ctlPath }));
     if (this.clustered) {
       // The Raft election of a one-server cluster takes a moment.
       const seconds = Math.max(1, Math.ceil((deadline - Date.now()) / 1000));
@@ -344,7 +331,7 @@ class ServerProcess {
     }
     for (const port of [this.tcpPort, this.sslPort]) {
       if (port !== undefined) {
-        await waitFor(`127.0.0.1:${port}`, () => connectOnce({ host: '127.0.0.1', port }));
+        await waitFor(`127.0.0.1:${port}`, () => socketAccepts({ host: '127.0.0.1', port }));
       }
     }
   }
@@ -378,7 +365,7 @@ class ServerProcess {
   }
 
   private async waitForPort(port: number, deadline: number): Promise<void> {
-    while (!(await connectOnce({ host: '127.0.0.1', port }))) {
+    while (!(await socketAccepts({ host: '127.0.0.1', port }))) {
       if (Date.now() > deadline) throw new Error(`127.0.0.1:${port} does not accept connections`);
       await sleep(20);
     }

@@ -2,15 +2,34 @@
  * Process bookkeeping shared by the real-server harnesses (`ovsdb-server.ts`,
  * `cluster.ts`): every child process and temporary directory they create is
  * registered here, so that one set of exit and signal hooks kills and removes
- * them all and nothing outlives the test process.
+ * them all and nothing outlives the test process. Also the readiness probe
+ * of their sockets.
  * @module
  */
 
 import { type ChildProcess, execFile } from 'node:child_process';
 import { rmSync } from 'node:fs';
+import * as net from 'node:net';
 import { promisify } from 'node:util';
 
 const run = promisify(execFile);
+
+/**
+ * Whether a socket (`{ path }`, or `{ host, port }`) accepts a connection
+ * within a second; the connection is closed at once.
+ */
+export function socketAccepts(options: net.NetConnectOpts): Promise<boolean> {
+  return new Promise((done) => {
+    const socket = net.connect(options);
+    const finish = (ok: boolean) => {
+      socket.destroy();
+      done(ok);
+    };
+    socket.once('connect', () => finish(true));
+    socket.once('error', () => finish(false));
+    socket.setTimeout(1000, () => finish(false));
+  });
+}
 
 /** Child processes to SIGKILL when the test process exits. */
 export const liveChildren = new Set<ChildProcess>();

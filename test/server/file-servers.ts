@@ -12,7 +12,7 @@ import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { JsonStreamFramer } from '../../src/ovsdb/wire/framer.js';
 import { requireOvsdbServer } from '../../src/testing/index.js';
-import { installHooks, liveChildren } from '../../src/testing/processes.js';
+import { installHooks, liveChildren, socketAccepts } from '../../src/testing/processes.js';
 
 export const ROOT = resolve(import.meta.dirname, '../..');
 export const CLI = join(ROOT, 'src/server/cli.ts');
@@ -54,14 +54,7 @@ export function command(kind: Kind, args: readonly string[]): [string, string[]]
 
 /** Whether the unix socket at `path` accepts a connection. */
 export function accepts(path: string): Promise<boolean> {
-  return new Promise((done) => {
-    const s = connect(path);
-    s.once('connect', () => {
-      s.destroy();
-      done(true);
-    });
-    s.once('error', () => done(false));
-  });
+  return socketAccepts({ path });
 }
 
 /** Start `kind` on `db` (in `dir`) and wait until it accepts connections. */
