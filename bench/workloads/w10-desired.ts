@@ -7,6 +7,13 @@
  *   it plans, and `W10.declare`, the `add` calls of the 10,000 rows;
  * - `W10.apply`: `applyDesired` until it resolves (plan, guarded
  *   transaction, the replica showing the commit), with its client CPU;
+ * - `W10.reconcile`: a `desiredReconciler` over one long-lived desired
+ *   state kept up to date with `set`, `apply()` until it resolves (an
+ *   incremental plan of the changed ports and of the rows its last commit
+ *   changed, the guarded transaction, the replica), with its client CPU,
+ *   and `W10.reconcile.plan`, its `plan()` alone; the reconciler's first,
+ *   full plan and one warm change are made on the fresh connection before
+ *   the timed change;
  * - `W10.raw-changed`: the raw client sending only the 100 updates,
  *   pre-serialized, in one transaction, until the reply; `W10.raw-changed-rw`
  *   the same on a raw client that monitors the ports, until the reply and
@@ -36,6 +43,8 @@ import {
   naiveOvnkitSample,
   naiveRawSample,
   rawChangedSample,
+  reconcilerSample,
+  W10LiveState,
   W10Topology,
 } from './w10-subjects.js';
 
@@ -44,9 +53,16 @@ export function w10Sizes(quick: boolean): { switches: number; perSwitch: number 
   return quick ? { switches: 4, perSwitch: 250 } : { switches: 20, perSwitch: 500 };
 }
 
-type Subject = 'desired' | 'raw-changed' | 'raw-changed-rw' | 'naive-ovnkit' | 'naive-raw';
+type Subject =
+  | 'desired'
+  | 'reconcile'
+  | 'raw-changed'
+  | 'raw-changed-rw'
+  | 'naive-ovnkit'
+  | 'naive-raw';
 const SUBJECTS: readonly Subject[] = [
   'desired',
+  'reconcile',
   'raw-changed',
   'raw-changed-rw',
   'naive-ovnkit',
@@ -74,6 +90,8 @@ export const w10: Workload = {
       } finally {
         await setup.close();
       }
+      const live = new W10LiveState(topo);
+      let reconcileRows = 0;
       const samples = new Map<string, number[]>();
       // Round -1 is an untimed warm-up of every subject (a controller runs warm).
       let warm = false;
@@ -89,10 +107,16 @@ export const w10: Workload = {
         for (let k = 0; k < SUBJECTS.length; k++) {
           const subject = SUBJECTS[(k + Math.max(rep, 0)) % SUBJECTS.length]!;
           let ms: number;
-          if (subject === 'desired' || subject === 'naive-ovnkit') {
+          if (subject === 'desired' || subject === 'naive-ovnkit' || subject === 'reconcile') {
             const s = await openOvnkit(server.remote);
             try {
-              if (subject === 'desired') {
+              if (subject === 'reconcile') {
+                const r = await reconcilerSample(s.client, topo, live);
+                push('W10.reconcile.plan', r.planMs);
+                push('W10.reconcile.cpu', r.applyCpuMs);
+                reconcileRows = r.rowsPlanned;
+                ms = r.applyMs;
+              } else if (subject === 'desired') {
                 const d = await desiredSample(s.client, topo);
                 push('W10.declare', d.declareMs);
                 push('W10.plan', d.planMs);
@@ -144,6 +168,11 @@ export const w10: Workload = {
       const f = (id: string, subject: string, note?: string) =>
         figure(id, subject, 'ms', samples.get(id)!, { higherIsBetter: false, note });
       const apply = f('W10.apply', 'applyDesired (plan + guarded transaction + replica)');
+      const reconcile = f(
+        'W10.reconcile',
+        'desiredReconciler apply (incremental plan + guarded transaction + replica)',
+        `${reconcileRows} rows planned`,
+      );
       const raw = f('W10.raw-changed', 'raw client, only the changed updates, until the reply');
       const rawRw = f(
         'W10.raw-changed-rw',
@@ -167,6 +196,15 @@ export const w10: Workload = {
           higherIsBetter: false,
           cpuOf: 'W10.apply',
         }),
+        reconcile,
+        f('W10.reconcile.plan', 'desiredReconciler plan() alone'),
+        figure(
+          'W10.reconcile.cpu',
+          'desiredReconciler apply: client CPU',
+          'ms',
+          samples.get('W10.reconcile.cpu')!,
+          { higherIsBetter: false, cpuOf: 'W10.reconcile' },
+        ),
         raw,
         rawRw,
         naiveOvnkit,
@@ -181,6 +219,8 @@ export const w10: Workload = {
         );
       }
       result.ratios.push(
+        ratio('reconcile/raw-changed', reconcile, raw, '<=', 1.5),
+        ratio('reconcile/raw-changed-rw', reconcile, rawRw, '<=', 1.5),
         ratio('apply/raw-changed', apply, raw, '<=', 1.5),
         ratio('apply/raw-changed-rw', apply, rawRw, '<=', 1.5),
         ratio('naive-ovnkit/apply', naiveOvnkit, apply, '>=', 1),

@@ -3,7 +3,8 @@
  * owned by one owner, whose addresses carry a version per port; a change
  * bumps the version of 1 % of the ports. Each subject makes the database
  * match the new versions its own way and returns its times:
- * `applyDesired` (and `planDesired` alone before it), the raw client
+ * `applyDesired` (and `planDesired` alone before it), a
+ * `desiredReconciler` over one long-lived desired state, the raw client
  * sending only the changed updates (reply only, or reply and the update
  * notification of a monitoring raw client), and a naive reconcile that
  * writes every row (ovnkit's typed builder over the replica, and the raw
@@ -18,6 +19,7 @@ import { nbDesiredState } from '../../src/nb/index.js';
 import {
   applyDesired,
   type DesiredState,
+  desiredReconciler,
   type KeyRef,
   planDesired,
   type Transactor,
@@ -92,6 +94,102 @@ export class W10Topology {
       }
     }
     return d;
+  }
+}
+
+/**
+ * One long-lived desired state of W10's ports, kept up to date with `set`
+ * (as a controller keeps its state), for the reconciler subject.
+ */
+export class W10LiveState {
+  readonly state: DesiredState<NBTables>;
+  private readonly switches: KeyRef[] = [];
+  /** The address version each port is declared at. */
+  private readonly declared: Int32Array;
+
+  constructor(private readonly topo: W10Topology) {
+    this.state = nbDesiredState(NB, { owner: W10_OWNER });
+    for (let s = 0; s < topo.switches; s++) {
+      this.switches.push(this.state.set('Logical_Switch', { name: `w10-sw${s}` }));
+    }
+    this.declared = new Int32Array(topo.ports).fill(-1);
+    this.update();
+  }
+
+  /** Declare again every port whose version changed since; returns how many. */
+  update(): number {
+    let n = 0;
+    for (let i = 0; i < this.topo.ports; i++) {
+      if (this.declared[i] === this.topo.version[i]) continue;
+      this.declared[i] = this.topo.version[i]!;
+      this.state.set(
+        'Logical_Switch_Port',
+        { name: this.topo.name(i), addresses: [this.topo.address(i)] },
+        { in: this.switches[Math.floor(i / this.topo.perSwitch)]! },
+      );
+      n++;
+    }
+    return n;
+  }
+}
+
+/** The times (ms) of one reconciler sample. */
+export interface ReconcilerSample {
+  /** `plan()` alone, ms. */
+  readonly planMs: number;
+  /** `apply()` until it resolved (its own plan included), ms. */
+  readonly applyMs: number;
+  /** Client CPU (user + system) during `apply()`, ms. */
+  readonly applyCpuMs: number;
+  /** Rows its plan looked at (the changed declarations and the rows its last commit changed). */
+  readonly rowsPlanned: number;
+}
+
+/**
+ * On a fresh connection: a reconciler of `live` (untimed: its first, full
+ * plan, which must be empty, and one change applied, so that the rows of
+ * its last commit are planned again as in a running controller); then
+ * change 1 %, `set` those ports, and time `plan()` and `apply()`. Both
+ * must be incremental and the apply must send exactly the changed updates.
+ */
+export async function reconcilerSample(
+  client: DatabaseClient<NBTables>,
+  topo: W10Topology,
+  live: W10LiveState,
+): Promise<ReconcilerSample> {
+  live.update();
+  const r = desiredReconciler(client, live.state);
+  try {
+    const first = await r.apply();
+    if (first.outcome !== 'unchanged') throw new Error('W10: the reconciler base was not empty');
+    topo.change();
+    live.update();
+    const warm = await r.apply();
+    if (warm.operations !== topo.changed) throw new Error('W10: the warm reconcile failed');
+    await client.drained();
+    topo.change();
+    live.update();
+    const rows0 = r.stats.rowsPlanned;
+    const t0 = performance.now();
+    const plan = await r.plan();
+    const planMs = performance.now() - t0;
+    if (plan.operations !== topo.changed) {
+      throw new Error(`W10: the reconciler planned ${plan.operations} operations`);
+    }
+    const cpu = cpuClock();
+    const t1 = performance.now();
+    const res = await r.apply();
+    const applyMs = performance.now() - t1;
+    const applyCpuMs = cpu() / 1000;
+    if (res.operations !== topo.changed || res.attempts !== 1) {
+      throw new Error(`W10: the reconciler sent ${res.operations} operations`);
+    }
+    if (r.stats.fullPlans !== 1 || r.stats.incrementalPlans !== 3) {
+      throw new Error(`W10: the reconciler made ${JSON.stringify(r.stats)}`);
+    }
+    return { planMs, applyMs, applyCpuMs, rowsPlanned: (r.stats.rowsPlanned - rows0) / 2 };
+  } finally {
+    r.close();
   }
 }
 

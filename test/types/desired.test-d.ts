@@ -5,7 +5,8 @@
  * columns and wrong value types and returns a `KeyRef` of its table; over
  * another NB model version the columns are that model's; `planDesired` and
  * `applyDesired` take a client of the state's model and give a `Plan` and an
- * `ApplyResult`.
+ * `ApplyResult`; `set` types its row as `add` does, and `desiredReconciler`
+ * takes a client of the state's model.
  */
 
 import { describe, expectTypeOf, it } from 'vitest';
@@ -16,13 +17,16 @@ import type { Uuid } from '../../src/ovsdb/values/uuid.js';
 import {
   type ApplyResult,
   applyDesired,
+  type DesiredReconciler,
   type DesiredRow,
   DesiredState,
   type DesiredStateErrorKind,
+  desiredReconciler,
   KeyRef,
   keyOf,
   type Plan,
   planDesired,
+  type ReconcilerStats,
   type WithKeyRefs,
 } from '../../src/transactions/index.js';
 import { NB as NB61, type NBTables as NB61Tables } from '../nb/fixtures/models/nb-6.1.0/index.js';
@@ -170,5 +174,35 @@ describe('planDesired and applyDesired', () => {
     void applyDesired(client61, nbDesiredState(NB61, { owner: 'tenant-a' }));
     // @ts-expect-error batchSize is a number
     void applyDesired(client, d, { batchSize: '10' });
+  });
+});
+
+describe('DesiredState.set, delete and desiredReconciler', () => {
+  const d = nbDesiredState(NB, { owner: 'tenant-a' });
+
+  it('set takes what add takes and returns a KeyRef of its table; delete a KeyRef', () => {
+    const sw = d.set('Logical_Switch', { name: 'sw0' });
+    expectTypeOf(sw).toEqualTypeOf<KeyRef<'Logical_Switch'>>();
+    const p = d.set('Logical_Switch_Port', { name: 'p1', addresses: ['router'] }, { in: sw });
+    expectTypeOf(p).toEqualTypeOf<KeyRef<'Logical_Switch_Port'>>();
+    // @ts-expect-error addresses is a set of strings
+    d.set('Logical_Switch_Port', { name: 'p1', addresses: [1] }, { in: sw });
+    // @ts-expect-error no such column
+    d.set('Logical_Switch', { name: 'sw0', nope: 1 });
+    expectTypeOf(d.delete(p)).toEqualTypeOf<boolean>();
+  });
+
+  it('the reconciler plans and applies over a client of the state model', () => {
+    const r = desiredReconciler(client, d);
+    expectTypeOf(r).toEqualTypeOf<DesiredReconciler<NBTables>>();
+    expectTypeOf(r.plan()).resolves.toEqualTypeOf<Plan>();
+    expectTypeOf(r.apply()).resolves.toEqualTypeOf<ApplyResult>();
+    expectTypeOf(r.stats).toEqualTypeOf<ReconcilerStats>();
+    expectTypeOf(r.stats.lastFullReason).toEqualTypeOf<string | undefined>();
+    expectTypeOf(r.state).toEqualTypeOf<DesiredState<NBTables>>();
+    // @ts-expect-error a 6.1.0 client for a 7.18.0 state
+    desiredReconciler(client61, d);
+    // @ts-expect-error retries is a number
+    desiredReconciler(client, d, { retries: 'x' });
   });
 });

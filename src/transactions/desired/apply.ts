@@ -120,6 +120,27 @@ export async function applyDesired<DB extends TableMap>(
   state: DesiredState<DB>,
   options: ApplyOptions = {},
 ): Promise<ApplyResult> {
+  return runApply(client, state, options, {
+    plan: () => planDesired(client, state, options),
+    settled: () => {},
+  });
+}
+
+/** @internal Where an apply's plans come from, and what it hears of each. */
+export interface PlanSource {
+  /** The next plan (called once the replica is in sync and its events delivered). */
+  plan(): Plan;
+  /** The plan was empty or committed whole (`true`), or not (`false`). */
+  settled(plan: Plan, committed: boolean): void;
+}
+
+/** @internal {@link applyDesired}'s loop, with the plans from `source`. */
+export async function runApply<DB extends TableMap>(
+  client: DesiredClient<DB>,
+  state: DesiredState<DB>,
+  options: ApplyOptions,
+  source: PlanSource,
+): Promise<ApplyResult> {
   const retries = options.retries ?? 5;
   if (!Number.isSafeInteger(retries) || retries < 0) {
     throw new RangeError(`apply: retries must be a non-negative integer, got ${String(retries)}`);
@@ -141,8 +162,10 @@ export async function applyDesired<DB extends TableMap>(
   for (;;) {
     attempts++;
     if (client.whenSynced !== undefined) await client.whenSynced({ signal: options.signal });
-    const plan = planDesired(client, state, options);
+    await client.drained?.();
+    const plan = source.plan();
     if (plan.empty) {
+      source.settled(plan, true);
       return {
         outcome: transactions === 0 ? 'unchanged' : 'applied',
         plan,
@@ -154,6 +177,7 @@ export async function applyDesired<DB extends TableMap>(
       };
     }
     const progress = new BatchProgress(plan);
+    let committed = false;
     try {
       for (const batch of batches(plan, schema, size)) {
         let counts = { operations: 0, guards: 0 };
@@ -173,6 +197,7 @@ export async function applyDesired<DB extends TableMap>(
         operations += counts.operations;
         guards += counts.guards;
       }
+      committed = true;
       return { outcome: 'applied', plan, attempts, transactions, operations, guards, conflicts };
     } catch (error) {
       if (!isConflict(error)) throw error;
@@ -182,6 +207,8 @@ export async function applyDesired<DB extends TableMap>(
       await client.drained?.();
       await sleep(Math.min(5 * 2 ** (attempts - 1), 200) * (0.5 + Math.random()), options.signal);
       await client.drained?.();
+    } finally {
+      source.settled(plan, committed);
     }
   }
 }

@@ -28,6 +28,12 @@ export {
   type PlanOptions,
 } from './plan.js';
 export { planDesired } from './planner.js';
+export {
+  DesiredReconciler,
+  desiredReconciler,
+  type ReconcilerClient,
+  type ReconcilerStats,
+} from './reconciler.js';
 export { renderPlan } from './render.js';
 export type { DesiredReader } from './snapshot.js';
 export {

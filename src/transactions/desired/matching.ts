@@ -37,6 +37,8 @@ export class Matching {
   protected readonly declOfUuid = new Map<string, Declared>();
   /** The owner's rows (undeclared ones are deleted), by UUID, with their table. */
   protected readonly owned = new Map<string, string>();
+  /** The declarations planned: all of the state's, or the changed ones of an incremental plan. */
+  protected declared: ReadonlyMap<string, Declared>;
 
   constructor(
     reader: DesiredReader<TableMap>,
@@ -47,6 +49,7 @@ export class Matching {
     this.tables = state.model.schema.tables;
     this.owner = state.owner;
     this.ownerKey = state.ownerKey;
+    this.declared = state.declared;
   }
 
   protected keyText(table: string, row: AnyRow): string {
@@ -137,7 +140,7 @@ export class Matching {
   }
 
   protected matchDeclared(): void {
-    for (const d of this.state.declared.values()) {
+    for (const d of this.declared.values()) {
       const found = this.snap.byKey(d.ref);
       let row: AnyRow | undefined;
       if (found.length > 1) {
@@ -181,7 +184,7 @@ export class Matching {
 
   /** Every new child's chain of parents must end at a root row or an existing row. */
   protected checkParentChains(): void {
-    for (const d of this.state.declared.values()) {
+    for (const d of this.declared.values()) {
       if (this.existingOf.has(d.ref.id) || d.parent === undefined) continue;
       const seen = new Set<string>([d.ref.id]);
       let p: KeyRef | undefined = d.parent;

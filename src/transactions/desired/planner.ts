@@ -21,8 +21,8 @@ import {
   type PlannedChange,
   type PlanOptions,
 } from './plan.js';
-import type { DesiredReader } from './snapshot.js';
-import type { Declared, DesiredState } from './state.js';
+import type { AnyRow, DesiredReader } from './snapshot.js';
+import type { Declared, DesiredState, KeyRef } from './state.js';
 import { mapDiff, setAtoms, setDiff, valuesEqual } from './values.js';
 
 /**
@@ -45,11 +45,77 @@ export function planDesired<DB extends TableMap>(
   ).run();
 }
 
+/**
+ * @internal What a full plan read, kept by a {@link DesiredReconciler} to
+ * plan only what changed after it: the existing row each declaration
+ * matched, the declaration of each matched row, the owner's rows, and the
+ * owner's rows of each root table.
+ */
+export interface PlanBase {
+  readonly existingOf: ReadonlyMap<string, AnyRow>;
+  readonly declOfUuid: ReadonlyMap<string, Declared>;
+  readonly owned: ReadonlyMap<string, string>;
+  readonly ownedRoots: ReadonlyMap<string, readonly string[]>;
+}
+
+/** @internal An incremental plan cannot be made; the reason says why (a full plan is made instead). */
+export class NeedsFullPlan extends Error {}
+
+/** @internal {@link planDesired}, also returning what it read, for later incremental plans. */
+export function planWithBase(
+  reader: DesiredReader<TableMap>,
+  state: DesiredState<TableMap>,
+  options: PlanOptions,
+): { plan: Plan; base: PlanBase } {
+  const p = new Planner(reader, state, options);
+  const plan = p.run();
+  return { plan, base: p.base() };
+}
+
+/**
+ * @internal The plan of the declarations `changed` only, every other
+ * declaration being known to match the database since the full plan that
+ * made `base` (the rows that changed since are among `changed`). It is the
+ * plan a full plan would make, for the updates of existing rows the owner
+ * holds; anything else throws {@link NeedsFullPlan}.
+ */
+export function planChanged(
+  reader: DesiredReader<TableMap>,
+  state: DesiredState<TableMap>,
+  options: PlanOptions,
+  base: PlanBase,
+  changed: ReadonlyMap<string, Declared>,
+): Plan {
+  return new Planner(reader, state, options, { base, changed }).run();
+}
+
 function isRefColumn(column: ColumnSchema): boolean {
   return column.type.key.refTable !== undefined && column.type.value === undefined;
 }
 
 class Planner extends Matching {
+  constructor(
+    reader: DesiredReader<TableMap>,
+    state: DesiredState<TableMap>,
+    options: PlanOptions,
+    private readonly incremental?: {
+      readonly base: PlanBase;
+      readonly changed: ReadonlyMap<string, Declared>;
+    },
+  ) {
+    super(reader, state, options);
+  }
+
+  /** What this (full) plan read. */
+  base(): PlanBase {
+    return {
+      existingOf: this.existingOf,
+      declOfUuid: this.declOfUuid,
+      owned: this.owned,
+      ownedRoots: this.ownedRoots,
+    };
+  }
+
   private readonly edits = new Map<string, Edit>();
   private readonly creates: Create[] = [];
   private readonly createdChanges: PlannedChange[] = [];
@@ -66,8 +132,9 @@ class Planner extends Matching {
   private readonly scopedParents = new Map<string, Set<string>>();
 
   run(): Plan {
+    if (this.incremental !== undefined) return this.runChanged(this.incremental);
     this.findOwned();
-    for (const d of this.state.declared.values()) {
+    for (const d of this.declared.values()) {
       if (!d.shared && this.tables[d.table]!.isRoot && !this.ownedRoots.has(d.table)) {
         this.ownedRoots.set(d.table, []);
       }
@@ -75,13 +142,82 @@ class Planner extends Matching {
     this.matchDeclared();
     this.checkParentChains();
     this.checkChildrenColumns();
-    for (const d of this.state.declared.values()) this.planRow(d);
+    for (const d of this.declared.values()) this.planRow(d);
     this.planDeletes();
     this.checkRequired();
     this.planSharedContributions();
     this.weakRefsToDying();
     this.addParentGuards();
     this.guardMutations();
+    return this.finish();
+  }
+
+  /**
+   * The incremental plan (see {@link planChanged}). What it leaves out of a
+   * full plan holds because nothing but updates of the owner's declared rows
+   * happened since the base (the reconciler makes a full plan after any
+   * insert, delete, change of a key, an owner mark or a children column):
+   * no row to delete, cascade or adopt; no child to link or move; no
+   * contribution of an unmarked row to drop; the same owned root rows.
+   */
+  private runChanged(inc: {
+    readonly base: PlanBase;
+    readonly changed: ReadonlyMap<string, Declared>;
+  }): Plan {
+    if (this.options.guardReads === true) throw new NeedsFullPlan('guardReads');
+    for (const [t, list] of inc.base.ownedRoots) this.ownedRoots.set(t, [...list]);
+    for (const d of inc.changed.values()) {
+      const was = inc.base.existingOf.get(d.ref.id);
+      if (was === undefined) throw new NeedsFullPlan(`${d.ref.toString()} is new`);
+      const schema = this.tables[d.table]!;
+      if (d.shared) throw new NeedsFullPlan(`${d.ref.toString()} is shared`);
+      if (schema.columns['external_ids'] === undefined) {
+        throw new NeedsFullPlan(`${d.table} has no owner mark`);
+      }
+      const before = inc.base.declOfUuid.get(was._uuid);
+      if (
+        before === undefined ||
+        before.ref.id !== d.ref.id ||
+        before.parent?.id !== d.parent?.id ||
+        before.parentColumn !== d.parentColumn
+      ) {
+        throw new NeedsFullPlan(`${d.ref.toString()} has another parent`);
+      }
+      for (const c of Object.keys(d.row)) {
+        if (
+          d.row[c] !== undefined &&
+          childTableOf(this.state.model.schema, schema.columns[c]!) !== undefined
+        ) {
+          throw new NeedsFullPlan(`${d.ref.toString()} declares its children column ${c}`);
+        }
+      }
+      const row = this.snap.row(d.table, was._uuid);
+      if (row === undefined || ownerOf(row, this.ownerKey) !== this.owner) {
+        throw new NeedsFullPlan(`${d.ref.toString()} is gone or not the owner's`);
+      }
+      this.existingOf.set(d.ref.id, row);
+      this.uuidOf.set(d.ref.id, row._uuid);
+      this.matched.add(row._uuid);
+      this.declOfUuid.set(row._uuid, d);
+      this.owned.set(row._uuid, d.table);
+    }
+    this.declared = inc.changed;
+    for (const d of inc.changed.values()) this.planRow(d);
+    this.guardMutations();
+    return this.finish();
+  }
+
+  /** A declared row outside an incremental plan resolves to the row the base matched. */
+  protected override resolve(ref: KeyRef, from: Declared, column: string): string {
+    const inc = this.incremental;
+    if (inc !== undefined && !this.uuidOf.has(ref.id) && this.state.declared.has(ref.id)) {
+      const row = inc.base.existingOf.get(ref.id);
+      if (row !== undefined) return row._uuid;
+    }
+    return super.resolve(ref, from, column);
+  }
+
+  private finish(): Plan {
     const updates: PlannedChange[] = [];
     for (const e of this.edits.values()) {
       if (e.set.size === 0 && e.mutate.size === 0) continue;
@@ -129,7 +265,7 @@ class Planner extends Matching {
 
   /** A parent declares its children column, or children with { in }, not both. */
   private checkChildrenColumns(): void {
-    for (const d of this.state.declared.values()) {
+    for (const d of this.declared.values()) {
       if (d.parent === undefined || d.parentColumn === undefined) continue;
       const p = this.state.declared.get(d.parent.id);
       if (p !== undefined && p.row[d.parentColumn] !== undefined) {
@@ -401,7 +537,7 @@ class Planner extends Matching {
       }
     }
     // A declared existing child held by a parent other than the declared one moves.
-    for (const d of this.state.declared.values()) {
+    for (const d of this.declared.values()) {
       const row = this.existingOf.get(d.ref.id);
       if (row === undefined || d.parent === undefined) continue;
       const want = this.uuidOf.get(d.parent.id) ?? this.resolve(d.parent, d, 'in');
@@ -449,7 +585,7 @@ class Planner extends Matching {
    */
   private planSharedContributions(): void {
     const declaredShared = new Map<string, Declared>();
-    for (const d of this.state.declared.values()) {
+    for (const d of this.declared.values()) {
       const row = this.existingOf.get(d.ref.id);
       if (d.shared && row !== undefined) declaredShared.set(row._uuid, d);
     }

@@ -227,6 +227,73 @@ export class DesiredState<DB extends TableMap> {
     row: DesiredRow<DB, NoInfer<T>>,
     options: AddOptions = {},
   ): KeyRef<T> {
+    return this.declare(table, row, options, false);
+  }
+
+  /**
+   * Declare a desired row, or replace the declaration of a row with the
+   * same key: what {@link DesiredState.add} does, without the duplicate-key
+   * error. A long-lived state kept up to date with `set` and
+   * {@link DesiredState.delete} lets a {@link DesiredReconciler} plan only
+   * the rows that changed.
+   * @throws DesiredStateError as {@link DesiredState.add}, except for a duplicate key.
+   */
+  set<T extends TableName<DB>>(
+    table: T,
+    row: DesiredRow<DB, NoInfer<T>>,
+    options: AddOptions = {},
+  ): KeyRef<T> {
+    return this.declare(table, row, options, true);
+  }
+
+  /**
+   * Withdraw the declaration of `ref`: the next plan deletes the row (when
+   * the owner holds it). Returns false when `ref` was not declared.
+   */
+  delete(ref: KeyRef): boolean {
+    if (!this.declared.delete(ref.id)) return false;
+    this.journal(ref.id);
+    return true;
+  }
+
+  /**
+   * @internal The number of changes made to the declarations so far (an
+   * `add`, `set` or `delete` each).
+   */
+  get revision(): number {
+    return this.journalStart + this.changes.length;
+  }
+
+  /**
+   * @internal The ids of the rows declared, replaced or withdrawn since
+   * revision `since` (with repeats), or undefined when the journal no
+   * longer reaches back that far.
+   */
+  changesSince(since: number): readonly string[] | undefined {
+    if (since < this.journalStart || since > this.revision) return undefined;
+    return this.changes.slice(since - this.journalStart);
+  }
+
+  private readonly changes: string[] = [];
+  private journalStart = 0;
+
+  /** Record a change of `id`; the journal keeps at most about twice the declarations (and 4,096). */
+  private journal(id: string): void {
+    this.changes.push(id);
+    const cap = 4096 + 2 * this.declared.size;
+    if (this.changes.length > cap) {
+      const drop = this.changes.length >> 1;
+      this.changes.splice(0, drop);
+      this.journalStart += drop;
+    }
+  }
+
+  private declare<T extends TableName<DB>>(
+    table: T,
+    row: DesiredRow<DB, NoInfer<T>>,
+    options: AddOptions,
+    replace: boolean,
+  ): KeyRef<T> {
     const schema = this.model.schema.tables[table];
     if (schema === undefined) {
       throw new DesiredStateError(
@@ -338,7 +405,7 @@ export class DesiredState<DB extends TableMap> {
         { table },
       );
     }
-    if (this.declared.has(ref.id)) {
+    if (!replace && this.declared.has(ref.id)) {
       throw new DesiredStateError('duplicate-key', `${ref.toString()} is declared twice`, {
         table,
         key: ref.toString(),
@@ -354,6 +421,7 @@ export class DesiredState<DB extends TableMap> {
       shared,
       adopt: options.adopt ?? this.adopt,
     });
+    this.journal(ref.id);
     return ref as KeyRef<T>;
   }
 }
