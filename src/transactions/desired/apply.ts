@@ -128,7 +128,7 @@ export async function applyDesired<DB extends TableMap>(
 
 /** @internal Where an apply's plans come from, and what it hears of each. */
 export interface PlanSource {
-  /** The next plan (called once the replica is in sync and its events delivered). */
+  /** The next plan (called once the replica is in sync). */
   plan(): Plan;
   /** The plan was empty or committed whole (`true`), or not (`false`). */
   settled(plan: Plan, committed: boolean): void;
@@ -162,7 +162,6 @@ export async function runApply<DB extends TableMap>(
   for (;;) {
     attempts++;
     if (client.whenSynced !== undefined) await client.whenSynced({ signal: options.signal });
-    await client.drained?.();
     const plan = source.plan();
     if (plan.empty) {
       source.settled(plan, true);

@@ -53,8 +53,8 @@ export interface ReconcilerClient<DB extends TableMap> extends DesiredClient<DB>
   ): () => void;
   /** Connection status events. */
   onStatus(handler: () => void): () => void;
-  /** Resolves once every row event received so far is delivered. */
-  drained(): Promise<void>;
+  /** The client's counters: the row events queued and delivered so far. */
+  readonly stats: { readonly events: { readonly queued: number; readonly delivered: number } };
   /** True when the replica holds `table`. */
   isMonitored(table: TableName<DB>): boolean;
 }
@@ -142,13 +142,12 @@ export class DesiredReconciler<DB extends TableMap> {
   }
 
   /**
-   * The plan that makes the database match the state now (no I/O beyond
-   * waiting for the replica's events to be delivered). Nothing is applied.
+   * The plan that makes the database match the state now (no I/O).
+   * Nothing is applied.
    * @throws DesiredStateError as {@link planDesired}.
    */
   async plan(): Promise<Plan> {
     this.checkOpen();
-    await this.client.drained();
     const taken = this.take();
     this.settle(taken, taken.plan.empty);
     return taken.plan;
@@ -219,6 +218,10 @@ export class DesiredReconciler<DB extends TableMap> {
     const revision = state.revision;
     const rows = this.rows;
     this.rows = new Set();
+    // Row events still queued (a plan made from a row event handler, say) are changes the
+    // reconciler has not heard of yet: only a full plan sees them.
+    const events = this.client.stats.events;
+    if (events.queued !== events.delivered) this.needFull('row events are not delivered yet');
     if (this.clean && this.base !== undefined && this.fullBecause === undefined) {
       const changed = this.changed(this.base, rows);
       if (typeof changed !== 'string') {

@@ -9,7 +9,8 @@
  * guards); every few commands the reconciler applies, after which a full
  * plan is empty. The incremental path must be taken for a quarter of the
  * plans at least, a row inserted or deleted must make the next plan full,
- * and the rows of the reconciler's own last commit need no plan.
+ * and the rows of the reconciler's own last commit need no plan. An apply
+ * from inside a row event handler completes (with a full plan).
  */
 
 import fc from 'fast-check';
@@ -475,6 +476,62 @@ describe.each(KINDS)('desiredReconciler on %s', (kind) => {
       r.close();
     }
     await expect(r.plan()).rejects.toThrow(/closed/);
+  });
+});
+
+describe.each(KINDS)('desiredReconciler from a row event handler on %s', (kind) => {
+  let server: NbServer;
+  let client: DatabaseClient<NBTables>;
+
+  beforeAll(async () => {
+    server = await startNbServer(kind);
+    client = await connectNb(server.remote);
+  });
+  afterAll(async () => {
+    await client?.close();
+    await server?.stop();
+  });
+
+  it('applies without waiting for the event being handled, with a full plan', async () => {
+    const d = nbDesiredState(NB, { owner: 'rec-h' });
+    const sw = d.set('Logical_Switch', { name: 'rec-h-s' });
+    const r = desiredReconciler(client, d);
+    try {
+      await r.apply();
+      await settle(client);
+      expect((await r.plan()).empty).toBe(true);
+      const [ins] = await client.transact([
+        { op: 'insert', table: 'Address_Set', row: { name: 'rec_h_as' } },
+      ]);
+      await settle(client);
+      expect((await r.plan()).empty).toBe(true);
+      // A controller's handler: on a changed address set, declare a port for it and apply.
+      const done = new Promise<number>((resolve, reject) => {
+        const stop = client.on('Address_Set', 'update', async (row) => {
+          stop();
+          try {
+            d.set('Logical_Switch_Port', { name: `rec-h-${row.name}` }, { in: sw });
+            resolve((await r.apply()).operations);
+          } catch (error) {
+            reject(error);
+          }
+        });
+      });
+      await client.transact([
+        {
+          op: 'update',
+          table: 'Address_Set',
+          where: [['_uuid', '==', ['uuid', (ins as { uuid: [string, string] }).uuid[1]]]],
+          row: { addresses: '10.0.0.1' },
+        },
+      ]);
+      expect(await done).toBe(2); // the port, and the switch's ports gaining it
+      expect(r.stats.lastFullReason).toBe('row events are not delivered yet');
+      await settle(client);
+      expect(planDesired(client, d).empty).toBe(true);
+    } finally {
+      r.close();
+    }
   });
 });
 
