@@ -7,6 +7,7 @@
 import type { TableMap } from '../../ovsdb/schema/model.js';
 import type { ColumnSchema } from '../../ovsdb/schema/schema-types.js';
 import { defaultValue } from '../../ovsdb/values/datum.js';
+import { newUuid } from '../../ovsdb/values/uuid.js';
 import { columnValueProblem } from '../../ovsdb/values/validators.js';
 import { setOwn } from '../../ovsdb/wire/json.js';
 import { DesiredStateError } from './errors.js';
@@ -52,10 +53,10 @@ export function planDesired<DB extends TableMap>(
  * owner's rows of each root table.
  */
 export interface PlanBase {
-  readonly existingOf: ReadonlyMap<string, AnyRow>;
-  readonly declOfUuid: ReadonlyMap<string, Declared>;
-  readonly owned: ReadonlyMap<string, string>;
-  readonly ownedRoots: ReadonlyMap<string, readonly string[]>;
+  readonly existingOf: Map<string, AnyRow>;
+  readonly declOfUuid: Map<string, Declared>;
+  readonly owned: Map<string, string>;
+  readonly ownedRoots: Map<string, string[]>;
 }
 
 /** @internal An incremental plan cannot be made; the reason says why (a full plan is made instead). */
@@ -168,9 +169,12 @@ class Planner extends Matching {
     for (const [t, list] of inc.base.ownedRoots) this.ownedRoots.set(t, [...list]);
     for (const d of inc.changed.values()) {
       const was = inc.base.existingOf.get(d.ref.id);
-      if (was === undefined) throw new NeedsFullPlan(`${d.ref.toString()} is new`);
       const schema = this.tables[d.table]!;
       if (d.shared) throw new NeedsFullPlan(`${d.ref.toString()} is shared`);
+      if (was === undefined) {
+        this.newRow(d, inc.base, inc.changed);
+        continue;
+      }
       if (schema.columns['external_ids'] === undefined) {
         throw new NeedsFullPlan(`${d.table} has no owner mark`);
       }
@@ -203,8 +207,51 @@ class Planner extends Matching {
     }
     this.declared = inc.changed;
     for (const d of inc.changed.values()) this.planRow(d);
+    // Only new children need a link: the others were linked as the base found them.
+    for (const [parent, entry] of this.children) {
+      for (const [col, set] of entry.cols) {
+        for (const u of set) if (this.matched.has(u)) set.delete(u);
+        if (set.size === 0) entry.cols.delete(col);
+      }
+      if (entry.cols.size === 0) this.children.delete(parent);
+    }
+    this.linkChildren();
+    this.checkRequired();
     this.guardMutations();
     return this.finish();
+  }
+
+  /**
+   * A new declaration in an incremental plan: its key must be a schema index
+   * (looked up, not scanned) that no row holds, and its parent a row the
+   * base matched; anything else is left to a full plan.
+   */
+  private newRow(d: Declared, base: PlanBase, changed: ReadonlyMap<string, Declared>): void {
+    const spec = this.state.keys.get(d.table)!;
+    if (!spec.unique || spec.scoped) {
+      throw new NeedsFullPlan(`${d.ref.toString()} is new and its key is not a schema index`);
+    }
+    const found = this.snap.lookup(d.table, d.ref.key);
+    if (found !== undefined) {
+      throw new NeedsFullPlan(
+        `${d.ref.toString()} is new, and a row has its key or it cannot be looked up`,
+      );
+    }
+    if (d.parent !== undefined) {
+      const p = base.existingOf.get(d.parent.id);
+      if (p === undefined || !this.state.declared.has(d.parent.id) || changed.has(d.parent.id)) {
+        throw new NeedsFullPlan(`${d.ref.toString()} is new in a parent that is new or changed`);
+      }
+    }
+    if (this.tables[d.table]!.isRoot && !this.ownedRoots.has(d.table)) {
+      this.ownedRoots.set(d.table, []);
+    }
+    this.uuidOf.set(d.ref.id, newUuid());
+  }
+
+  /** The declaration of an existing row: of this plan, or for an incremental plan of its base. */
+  private declOf(uuid: string): Declared | undefined {
+    return this.declOfUuid.get(uuid) ?? this.incremental?.base.declOfUuid.get(uuid);
   }
 
   /** A declared row outside an incremental plan resolves to the row the base matched. */
@@ -287,13 +334,14 @@ class Planner extends Matching {
     let e = this.edits.get(uuid);
     if (e === undefined) {
       e = { table, uuid, set: new Map(), mutate: new Map(), guard: new Map() };
-      const d = this.declOfUuid.get(uuid);
+      const d = this.declOf(uuid);
       if (
         d !== undefined &&
         !d.shared &&
         this.tables[table]!.columns['external_ids'] !== undefined
       ) {
-        e.guard.set('external_ids', this.existingOf.get(d.ref.id)!['external_ids']);
+        const row = this.existingOf.get(d.ref.id) ?? this.snap.row(table, uuid)!;
+        e.guard.set('external_ids', row['external_ids']);
       }
       this.edits.set(uuid, e);
     }
@@ -513,7 +561,24 @@ class Planner extends Matching {
         how: holders.length === 0 ? 'cascade' : 'unlink',
       });
     }
-    // Children links of existing parents: add new children, move children held elsewhere.
+    this.linkChildren();
+    // A declared existing child held by a parent other than the declared one moves.
+    for (const d of this.declared.values()) {
+      const row = this.existingOf.get(d.ref.id);
+      if (row === undefined || d.parent === undefined) continue;
+      const want = this.uuidOf.get(d.parent.id) ?? this.resolve(d.parent, d, 'in');
+      for (const h of this.snap.holdersOf(d.table, row._uuid)) {
+        if (h.uuid === want && h.column === d.parentColumn) continue;
+        if (this.dying.has(h.uuid)) continue;
+        if (this.children.get(h.uuid)?.cols.get(h.column)?.has(row._uuid) === true) continue;
+        mutation(this.edit(h.table, h.uuid), h.column).remove.push(row._uuid);
+      }
+    }
+    for (const uuid of this.dying) this.edits.delete(uuid);
+  }
+
+  /** Children links of existing parents: new children are added to them (new parents insert theirs). */
+  private linkChildren(): void {
     const created = new Map(this.creates.map((c) => [c.uuid, c]));
     for (const [parent, { table: ptable, cols }] of this.children) {
       const create = created.get(parent);
@@ -536,19 +601,6 @@ class Planner extends Matching {
         (mutation(this.edit(ptable, parent), col).insert as unknown[]).push(...add);
       }
     }
-    // A declared existing child held by a parent other than the declared one moves.
-    for (const d of this.declared.values()) {
-      const row = this.existingOf.get(d.ref.id);
-      if (row === undefined || d.parent === undefined) continue;
-      const want = this.uuidOf.get(d.parent.id) ?? this.resolve(d.parent, d, 'in');
-      for (const h of this.snap.holdersOf(d.table, row._uuid)) {
-        if (h.uuid === want && h.column === d.parentColumn) continue;
-        if (this.dying.has(h.uuid)) continue;
-        if (this.children.get(h.uuid)?.cols.get(h.column)?.has(row._uuid) === true) continue;
-        mutation(this.edit(h.table, h.uuid), h.column).remove.push(row._uuid);
-      }
-    }
-    for (const uuid of this.dying) this.edits.delete(uuid);
   }
 
   /**
@@ -632,7 +684,7 @@ class Planner extends Matching {
       if (e.mutate.size === 0) continue;
       const row = this.snap.row(e.table, e.uuid);
       if (row === undefined) continue;
-      const d = this.declOfUuid.get(e.uuid);
+      const d = this.declOf(e.uuid);
       const mine = d === undefined ? this.rowOwner(e.table, row) === this.owner : !d.shared;
       if (!mine) continue;
       for (const [c, m] of e.mutate) {
@@ -675,7 +727,7 @@ class Planner extends Matching {
       });
     }
     columns.sort((a, b) => (a.column < b.column ? -1 : a.column > b.column ? 1 : 0));
-    const declared = this.declOfUuid.get(e.uuid);
+    const declared = this.declOf(e.uuid);
     return {
       action: 'update',
       table: e.table,

@@ -4,22 +4,32 @@
  * changed since the last time the database matched it.
  *
  * `planDesired` compares every declared row with the replica, so its cost
- * grows with the desired state (about 6 µs a row). A controller that keeps
+ * grows with the desired state (about 4 µs a row). A controller that keeps
  * one state up to date (`set`, `delete`) and reconciles after each change
  * needs only the rows that changed: the rows it declared, replaced or
  * withdrawn since, and the rows of the replica that changed since (another
  * writer's edits of the owner's rows, its own last commit). The reconciler
  * follows both, from the state's journal and from the replica's row events,
  * and plans those rows alone while that is exactly the plan a full plan
- * would make. It makes a full plan instead:
+ * would make: updates of the owner's existing rows, and new rows whose key is
+ * a schema index (a port by name) in a parent that exists. The rows its own
+ * commits create join what it knows from their insert events. It makes a
+ * full plan instead:
  * - the first time, and until a plan was empty, committed whole, or held
  *   only updates of the owner's declared rows;
- * - after a row was inserted into or deleted from a monitored table, the key
- *   columns, the owner mark or a children column of a row changed, or an
- *   unmarked row's references to the owner's rows changed;
- * - for a declaration withdrawn, new, shared, moved to another parent or
- *   declaring its children column, or of a table without `external_ids`;
+ * - after a row was deleted from a monitored table; a row inserted that
+ *   carries the owner's mark and no declared key, has a declared key and
+ *   another owner (or none), has a key that is not a schema index, or
+ *   references the owner's rows; the key columns, the owner mark of a row
+ *   changed, a children column lost rows or gained one of the owner's rows
+ *   declared in another parent; an unmarked row's references to the
+ *   owner's rows changed;
+ * - for a declaration withdrawn, shared, moved to another parent, declaring
+ *   its children column, of a table without `external_ids`, or new with a
+ *   key that is not a schema index or in a parent that is new or changed;
  * - after any change of the connection's status (a reconnection, a resync);
+ * - while row events of the replica are queued and not yet delivered (a
+ *   plan made from inside a row event handler: it never waits for them);
  * - with `guardReads`, and when the state's journal no longer reaches back.
  *
  * {@link DesiredReconciler.stats} counts both kinds and says why the last
@@ -35,8 +45,8 @@ import { ownerOf } from './matching.js';
 import type { Plan } from './plan.js';
 import { NeedsFullPlan, type PlanBase, planChanged, planWithBase } from './planner.js';
 import type { AnyRow, DesiredReader } from './snapshot.js';
-import { type Declared, type DesiredState, KeyRef } from './state.js';
-import { valuesEqual } from './values.js';
+import { type Declared, type DesiredState, identity, KeyRef } from './state.js';
+import { setAtoms, valuesEqual } from './values.js';
 
 /** What a {@link DesiredReconciler} needs of its client: a database client (`connectDatabase`). */
 export interface ReconcilerClient<DB extends TableMap> extends DesiredClient<DB> {
@@ -103,6 +113,8 @@ export class DesiredReconciler<DB extends TableMap> {
   private revision = 0;
   /** Existing rows (UUIDs) changed since the last settled plan. */
   private rows = new Set<string>();
+  /** Children added to parents since the last plan (checked when planning). */
+  private readonly links: Link[] = [];
   /** The rows the last committed plan wrote, and their `_version` right after. */
   private readonly written = new Map<string, string>();
   /** Why the next plan must be full, if it must. */
@@ -125,9 +137,12 @@ export class DesiredReconciler<DB extends TableMap> {
       if (!client.isMonitored(table)) continue;
       const t = schema.tables[table]!;
       const watch = new TableWatch(t, state.keys.get(table)?.columns ?? [], schema);
-      const structural = (kind: string) => () => this.needFull(`a row was ${kind} ${table}`);
-      this.stops.push(client.on(table, 'insert', structural('inserted into')));
-      this.stops.push(client.on(table, 'delete', structural('deleted from')));
+      this.stops.push(
+        client.on(table, 'insert', (row) => this.inserted(table, watch, row as AnyRow)),
+      );
+      this.stops.push(
+        client.on(table, 'delete', () => this.needFull(`a row was deleted from ${table}`)),
+      );
       this.stops.push(
         client.on(table, 'update', (row, old) =>
           this.updated(table, watch, row as AnyRow, old as AnyRow),
@@ -188,10 +203,53 @@ export class DesiredReconciler<DB extends TableMap> {
     this.fullBecause ??= reason;
   }
 
+  /**
+   * A row was inserted. The owner's row with a declared key joins the base
+   * (a row the last commit created, say) and is planned again; a row of
+   * another owner's or nobody's needs no plan unless its key is declared or
+   * it references the owner's rows; anything else needs a full plan.
+   */
+  private inserted(table: string, watch: TableWatch, row: AnyRow): void {
+    if (this.fullBecause !== undefined) return;
+    const base = this.base;
+    const spec = this.state.keys.get(table);
+    if (base === undefined || spec === undefined || spec.scoped || !watch.marked) {
+      this.needFull(`a row was inserted into ${table}`);
+      return;
+    }
+    const key: Record<string, unknown> = {};
+    for (const c of spec.columns) key[c] = row[c];
+    const id = identity(table, key, undefined);
+    const d = this.state.declared.get(id);
+    if (ownerOf(row, this.state.ownerKey) === this.state.owner) {
+      if (d === undefined || d.shared || base.existingOf.has(id)) {
+        this.needFull(`${table} ${row._uuid} was inserted, the owner's, and not declared once`);
+        return;
+      }
+      base.existingOf.set(id, row);
+      base.declOfUuid.set(row._uuid, d);
+      base.owned.set(row._uuid, table);
+      if (watch.root) {
+        const list = base.ownedRoots.get(table);
+        if (list === undefined) base.ownedRoots.set(table, [row._uuid]);
+        else list.push(row._uuid);
+      }
+      this.rows.add(row._uuid);
+      return;
+    }
+    if (d !== undefined) {
+      this.needFull(`${table} ${row._uuid} was inserted with a declared key`);
+      return;
+    }
+    if (watch.refersTo(row, base.owned)) {
+      this.needFull(`${table} ${row._uuid} was inserted and references the owner's rows`);
+    }
+  }
+
   /** A row of the replica changed: plan its declaration again, or plan everything. */
   private updated(table: string, watch: TableWatch, row: AnyRow, old: AnyRow): void {
     if (this.fullBecause !== undefined) return;
-    const why = watch.structural(row, old, this.state.ownerKey);
+    const why = watch.structural(row, old, this.state.ownerKey, this.links);
     if (why !== undefined) {
       this.needFull(`${table} ${row._uuid}: ${why}`);
       return;
@@ -222,6 +280,11 @@ export class DesiredReconciler<DB extends TableMap> {
     // reconciler has not heard of yet: only a full plan sees them.
     const events = this.client.stats.events;
     if (events.queued !== events.delivered) this.needFull('row events are not delivered yet');
+    const links = this.links.splice(0);
+    if (this.fullBecause === undefined && this.base !== undefined) {
+      const why = this.linksProblem(this.base, links);
+      if (why !== undefined) this.needFull(why);
+    }
     if (this.clean && this.base !== undefined && this.fullBecause === undefined) {
       const changed = this.changed(this.base, rows);
       if (typeof changed !== 'string') {
@@ -254,6 +317,30 @@ export class DesiredReconciler<DB extends TableMap> {
     this.base = made.base;
     this.clean = false;
     return { plan: made.plan, base: made.base, revision, rows: new Set(), full: true };
+  }
+
+  /**
+   * Children added to a parent since the last plan: each must be a row of
+   * nobody's declarations (another writer's child), or the owner's declared
+   * child of that very parent (the last commit linked it); a declared row
+   * linked into another parent is a move that only a full plan undoes.
+   */
+  private linksProblem(base: PlanBase, links: readonly Link[]): string | undefined {
+    for (const l of links) {
+      for (const u of l.added) {
+        const d = base.declOfUuid.get(u);
+        if (d === undefined) {
+          if (base.owned.has(u)) return `${l.table} ${l.parent} gained a row of the owner's`;
+          continue;
+        }
+        const now = this.state.declared.get(d.ref.id);
+        const parent = now?.parent === undefined ? undefined : base.existingOf.get(now.parent.id);
+        if (parent?._uuid !== l.parent || now?.parentColumn !== l.column) {
+          return `${l.table} ${l.parent}.${l.column} gained ${d.ref.toString()}, declared elsewhere`;
+        }
+      }
+    }
+    return undefined;
   }
 
   /** The declarations to plan again, or why a full plan is needed. */
@@ -373,11 +460,22 @@ export class DesiredReconciler<DB extends TableMap> {
   }
 }
 
+/** Children added to a parent row's children column. */
+interface Link {
+  readonly table: string;
+  readonly parent: string;
+  readonly column: string;
+  readonly added: readonly string[];
+}
+
 /** What changes of one table's rows a reconciler cannot plan incrementally. */
 class TableWatch {
   private readonly children: readonly ColumnSchema[];
   private readonly refs: readonly string[];
-  private readonly marked: boolean;
+  /** The table has an `external_ids` column (its rows carry owner marks). */
+  readonly marked: boolean;
+  /** The table is a root table. */
+  readonly root: boolean;
 
   constructor(
     private readonly table: TableSchema,
@@ -385,6 +483,7 @@ class TableWatch {
     schema: Parameters<typeof childTableOf>[0],
   ) {
     this.marked = table.columns['external_ids'] !== undefined;
+    this.root = table.isRoot;
     this.children = table.columnNames
       .map((c) => table.columns[c]!)
       .filter((c) => childTableOf(schema, c) !== undefined);
@@ -395,8 +494,12 @@ class TableWatch {
     });
   }
 
-  /** Why the change of `old` into `row` needs a full plan, if it does. */
-  structural(row: AnyRow, old: AnyRow, ownerKey: string): string | undefined {
+  /**
+   * Why the change of `old` into `row` needs a full plan, if it does. A
+   * children column that only gained rows is recorded in `links`, to be
+   * checked at the next plan (the inserts of those rows may come after).
+   */
+  structural(row: AnyRow, old: AnyRow, ownerKey: string, links: Link[]): string | undefined {
     for (const c of this.keyColumns) {
       if (!valuesEqual(this.table.columns[c]!, row[c], old[c]))
         return `its key column ${c} changed`;
@@ -405,7 +508,16 @@ class TableWatch {
       return 'its owner mark changed';
     }
     for (const c of this.children) {
-      if (!valuesEqual(c, row[c.name], old[c.name])) return `its children column ${c.name} changed`;
+      const now = row[c.name];
+      const was = old[c.name];
+      if (valuesEqual(c, now, was)) continue;
+      const before = new Set(setAtoms(was) as string[]);
+      const after = setAtoms(now) as string[];
+      if (after.length < before.size) return `its children column ${c.name} lost rows`;
+      const added: string[] = [];
+      for (const u of after) if (!before.delete(u)) added.push(u);
+      if (before.size > 0) return `its children column ${c.name} lost rows`;
+      links.push({ table: this.table.name, parent: row._uuid, column: c.name, added });
     }
     return undefined;
   }

@@ -27,6 +27,8 @@ export interface DesiredReader<DB extends TableMap> {
   rows<T extends TableName<DB>>(table: T): Iterable<DB[T]['row']>;
   /** True when the replica holds `table`. */
   isMonitored(table: TableName<DB>): boolean;
+  /** The row of `table` with `key`, by the index on exactly its columns (used, when given, instead of a scan). */
+  lookup?<T extends TableName<DB>>(table: T, key: Partial<RowOf<DB, T>>): RowOf<DB, T> | undefined;
   /** The row of `table` with UUID `uuid` (used, when given, instead of a scan for one row). */
   get?<T extends TableName<DB>>(table: T, uuid: string): RowOf<DB, T> | undefined;
 }
@@ -85,6 +87,20 @@ export class Snapshot {
       return this.reader.get(table, uuid) as AnyRow | undefined;
     }
     return this.table(table).get(uuid);
+  }
+
+  /**
+   * The row of `table` with the values of `key`, through the reader's index
+   * on exactly those columns: `undefined` when none has them, `null` when the
+   * reader cannot look it up (no `lookup`, or no such index).
+   */
+  lookup(table: string, key: Readonly<Record<string, unknown>>): AnyRow | undefined | null {
+    if (this.reader.lookup === undefined || !this.reader.isMonitored(table)) return null;
+    try {
+      return this.reader.lookup(table, key as never) as AnyRow | undefined;
+    } catch {
+      return null;
+    }
   }
 
   /** The parents holding each row of `child` (strong reference sets of non-root rows). */

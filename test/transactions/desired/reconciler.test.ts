@@ -3,8 +3,8 @@
  * program: a long-lived desired state (switches with ports, a port group
  * with ACLs, address sets, a router with NATs and static routes) changed by
  * random commands (replace a row's columns; add, move or withdraw a port;
- * another writer editing the owner's rows, declared columns and others, or
- * a row of nobody's). After every command the reconciler's plan equals a
+ * another writer editing the owner's rows, declared columns and others,
+ * linking one of its ports into a second switch, or a row of nobody's). After every command the reconciler's plan equals a
  * full `planDesired` of the same state (the same changes, operations and
  * guards); every few commands the reconciler applies, after which a full
  * plan is empty. The incremental path must be taken for a quarter of the
@@ -74,6 +74,7 @@ type Command =
   | { kind: 'route'; options: Record<string, string> }
   | { kind: 'outside-edit'; sw: number; port: number; value: string }
   | { kind: 'outside-foreign'; value: string }
+  | { kind: 'outside-link'; sw: number; port: number }
   | { kind: 'apply' };
 
 const command: fc.Arbitrary<Command> = fc.oneof(
@@ -141,6 +142,14 @@ const command: fc.Arbitrary<Command> = fc.oneof(
       sw: fc.nat(SWITCHES - 1),
       port: fc.nat(PORTS - 1),
       value: fc.constantFrom('x', 'y'),
+    }),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      kind: fc.constant('outside-link' as const),
+      sw: fc.nat(SWITCHES - 1),
+      port: fc.nat(PORTS - 1),
     }),
   },
   {
@@ -385,6 +394,24 @@ describe.each(KINDS)('desiredReconciler on %s', (kind) => {
         }
         return;
       }
+      case 'outside-link': {
+        // Another writer links one of the owner's ports into the other switch as well.
+        await settle(other);
+        const port = other.lookup('Logical_Switch_Port', { name: `rec-s${c.sw}-p${c.port}${sfx}` });
+        const to = other.find('Logical_Switch', (x) => x.name === sw(1 - c.sw).name);
+        if (port !== undefined && to !== undefined) {
+          await other.transact([
+            {
+              op: 'mutate',
+              table: 'Logical_Switch',
+              where: [['_uuid', '==', ['uuid', to._uuid]]],
+              mutations: [['ports', 'insert', ['uuid', port._uuid]]],
+            },
+          ]);
+          await settle(client);
+        }
+        return;
+      }
       case 'outside-foreign': {
         // A switch of nobody's: the reconciler has nothing to plan for it.
         await settle(other);
@@ -409,7 +436,7 @@ describe.each(KINDS)('desiredReconciler on %s', (kind) => {
     }
   }
 
-  it('a row inserted or deleted makes the next plan full, updates keep it incremental', async () => {
+  it('creates and updates are planned incrementally, a deleted row or declaration makes a full plan', async () => {
     const d = nbDesiredState(NB, { owner: 'rec-b' });
     const sw = d.set('Logical_Switch', { name: 'rec-b-s' });
     for (let i = 0; i < 20; i++) {
@@ -420,18 +447,19 @@ describe.each(KINDS)('desiredReconciler on %s', (kind) => {
       const first = await r.apply();
       expect(first.operations).toBe(21);
       expect(r.stats.fullPlans).toBe(1);
-      // Its own inserts: the next plan is full, and empty.
+      // Its own inserts join the base: the next plan looks at those 21 rows only, and is empty.
+      await settle(client);
       expect((await r.plan()).empty).toBe(true);
-      expect(r.stats.fullPlans).toBe(2);
-      expect(r.stats.lastFullReason).toMatch(/inserted into/);
+      expect(r.stats).toMatchObject({ fullPlans: 1, incrementalPlans: 1, rowsPlanned: 21 });
       // An update of one port: planned alone.
       d.set('Logical_Switch_Port', { name: 'rec-b-p3', addresses: ['router'] }, { in: sw });
       const upd = await r.apply();
       expect(upd.operations).toBe(1);
-      expect(r.stats).toMatchObject({ fullPlans: 2, incrementalPlans: 1, rowsPlanned: 1 });
+      expect(r.stats).toMatchObject({ fullPlans: 1, incrementalPlans: 2, rowsPlanned: 22 });
       // Its own commit's change of p3 needs no plan: p3 still has the _version right after it.
+      await settle(client);
       expect((await r.plan()).empty).toBe(true);
-      expect(r.stats).toMatchObject({ fullPlans: 2, incrementalPlans: 2, rowsPlanned: 1 });
+      expect(r.stats).toMatchObject({ fullPlans: 1, incrementalPlans: 3, rowsPlanned: 22 });
       // Another writer's change of p3 is planned (and reverted).
       await settle(other);
       const p3 = other.lookup('Logical_Switch_Port', { name: 'rec-b-p3' })!;
@@ -446,7 +474,15 @@ describe.each(KINDS)('desiredReconciler on %s', (kind) => {
       await settle(client);
       const revert = await r.apply();
       expect(revert.operations).toBe(1);
-      expect(r.stats).toMatchObject({ fullPlans: 2, incrementalPlans: 3, rowsPlanned: 2 });
+      expect(r.stats).toMatchObject({ fullPlans: 1, incrementalPlans: 4, rowsPlanned: 23 });
+      // A new port: its insert and the switch's ports gaining it, planned alone.
+      d.set('Logical_Switch_Port', { name: 'rec-b-p20', addresses: ['unknown'] }, { in: sw });
+      const created = await r.apply();
+      expect(created.plan.counts).toEqual({ creates: 1, updates: 1, deletes: 0 });
+      expect(r.stats).toMatchObject({ fullPlans: 1, incrementalPlans: 5, rowsPlanned: 24 });
+      await settle(client);
+      expect((await r.plan()).empty).toBe(true);
+      expect(r.stats.fullPlans).toBe(1);
       // Another writer deletes a port: a full plan creates it again.
       const p5 = other.lookup('Logical_Switch_Port', { name: 'rec-b-p5' });
       const s = other.find('Logical_Switch', (x) => x.name === 'rec-b-s');
@@ -463,15 +499,38 @@ describe.each(KINDS)('desiredReconciler on %s', (kind) => {
       const again = await r.apply();
       // p5 again, and the switch's ports gaining it.
       expect(again.plan.counts).toEqual({ creates: 1, updates: 1, deletes: 0 });
-      expect(r.stats.fullPlans).toBe(3);
-      expect(r.stats.lastFullReason).toMatch(/deleted from Logical_Switch_Port|children column/);
+      expect(r.stats.fullPlans).toBe(2);
+      expect(r.stats.lastFullReason).toMatch(/deleted from Logical_Switch_Port|lost rows/);
       // Withdrawing a declaration: a full plan deletes the port.
+      await settle(client);
       expect((await r.plan()).empty).toBe(true);
+      expect(r.stats.fullPlans).toBe(2);
       d.delete([...d.declared.values()].find((x) => x.row['name'] === 'rec-b-p7')!.ref);
       const del = await r.apply();
       // The port unlinked from the switch (its update) and gone.
       expect(del.plan.counts).toEqual({ creates: 0, updates: 1, deletes: 1 });
       expect(r.stats.lastFullReason).toBe('a declaration was withdrawn');
+      // A port of another owner's, created in this owner's switch, needs no plan.
+      await settle(client);
+      expect((await r.plan()).empty).toBe(true);
+      const full = r.stats.fullPlans;
+      await other.transact([
+        {
+          op: 'insert',
+          table: 'Logical_Switch_Port',
+          row: { name: 'rec-b-foreign', external_ids: ['map', [['ovnkit-owner', 'rec-z']]] },
+          'uuid-name': 'f',
+        },
+        {
+          op: 'mutate',
+          table: 'Logical_Switch',
+          where: [['_uuid', '==', ['uuid', (s as { _uuid: string })._uuid]]],
+          mutations: [['ports', 'insert', ['named-uuid', 'f']]],
+        },
+      ]);
+      await settle(client);
+      expect((await r.plan()).empty).toBe(true);
+      expect(r.stats.fullPlans).toBe(full);
     } finally {
       r.close();
     }
