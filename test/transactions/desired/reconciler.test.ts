@@ -77,6 +77,10 @@ type Command =
   | { kind: 'outside-link'; sw: number; port: number }
   | { kind: 'apply' };
 
+/** A command naming one of the model's ports. */
+const portCommand = <K extends 'move-port' | 'drop-port' | 'outside-link'>(kind: K) =>
+  fc.record({ kind: fc.constant(kind), sw: fc.nat(SWITCHES - 1), port: fc.nat(PORTS - 1) });
+
 const command: fc.Arbitrary<Command> = fc.oneof(
   {
     weight: 6,
@@ -89,22 +93,8 @@ const command: fc.Arbitrary<Command> = fc.oneof(
     }),
   },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('add-port' as const), sw: fc.nat(1) }) },
-  {
-    weight: 1,
-    arbitrary: fc.record({
-      kind: fc.constant('move-port' as const),
-      sw: fc.nat(SWITCHES - 1),
-      port: fc.nat(PORTS - 1),
-    }),
-  },
-  {
-    weight: 1,
-    arbitrary: fc.record({
-      kind: fc.constant('drop-port' as const),
-      sw: fc.nat(SWITCHES - 1),
-      port: fc.nat(PORTS - 1),
-    }),
-  },
+  { weight: 1, arbitrary: portCommand('move-port') },
+  { weight: 1, arbitrary: portCommand('drop-port') },
   {
     weight: 2,
     arbitrary: fc.record({
@@ -144,14 +134,7 @@ const command: fc.Arbitrary<Command> = fc.oneof(
       value: fc.constantFrom('x', 'y'),
     }),
   },
-  {
-    weight: 1,
-    arbitrary: fc.record({
-      kind: fc.constant('outside-link' as const),
-      sw: fc.nat(SWITCHES - 1),
-      port: fc.nat(PORTS - 1),
-    }),
-  },
+  { weight: 1, arbitrary: portCommand('outside-link') },
   {
     weight: 1,
     arbitrary: fc.record({
@@ -169,7 +152,6 @@ class Model {
   readonly ports = new Map<string, KeyRef>();
   readonly pg: KeyRef<'Port_Group'>;
   readonly router: KeyRef<'Logical_Router'>;
-  extra = 0;
 
   constructor() {
     this.d = nbDesiredState(NB, { owner: OWNER });
