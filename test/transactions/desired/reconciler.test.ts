@@ -458,6 +458,7 @@ describe.each(KINDS)('desiredReconciler on %s', (kind) => {
       expect(revert.operations).toBe(1);
       expect(r.stats).toMatchObject({ fullPlans: 1, incrementalPlans: 4, rowsPlanned: 23 });
       // A new port: its insert and the switch's ports gaining it, planned alone.
+      await settle(client);
       d.set('Logical_Switch_Port', { name: 'rec-b-p20', addresses: ['unknown'] }, { in: sw });
       const created = await r.apply();
       expect(created.plan.counts).toEqual({ creates: 1, updates: 1, deletes: 0 });
