@@ -55,6 +55,7 @@ import { datumDiff } from '../../ovsdb/values/sorted-datum.js';
 import { DatumError, OvsdbError, ProtocolError } from '../../ovsdb/wire/errors.js';
 import { hasKeys, isObject, preview, setOwn } from '../../ovsdb/wire/json.js';
 import type { RowUpdate, RowUpdate2, WireRow } from '../../ovsdb/wire/wire.js';
+import { applyVersionedSetDiff, modifyVersioned, rowVersions, SetVersion } from './set-versions.js';
 
 /** A row as the replica holds it: `_uuid` plus the monitored columns. Never mutated. */
 export type Row = Readonly<Record<string, unknown>>;
@@ -232,8 +233,13 @@ function buildColumnOps(table: string, column: ColumnSchema): ColumnOps {
         const v = raw(j) as Atom[];
         return v.length === 0 ? EMPTY_SET : v;
       };
+      // A large set becomes a version (see set-versions.ts), not a copy.
       applyDiff = (current, diff) =>
-        applySetDiff(current as readonly Atom[], raw(diff) as readonly Atom[]);
+        applyVersionedSetDiff(
+          current as readonly Atom[] | SetVersion,
+          raw(diff) as readonly Atom[],
+          applySetDiff,
+        );
       equal = setsEqual;
       break;
     case 'map':
@@ -308,6 +314,7 @@ function buildRowCodec(table: TableSchema, requested: readonly string[]): RowCod
   const decodeRow = compileBuilder(ordered, byName, template) ?? genericBuilder(template, byName);
 
   const applyModify = (current: Row, diff: WireRow): Row => {
+    if (rowVersions(current) !== undefined) return modifyVersioned(current, diff, byName);
     let row: Record<string, unknown> | undefined;
     for (const k in diff) {
       const o = byName[k];
@@ -315,6 +322,9 @@ function buildRowCodec(table: TableSchema, requested: readonly string[]): RowCod
       const before = current[k];
       const after = o.applyDiff(before, diff[k]);
       if (after === before) continue;
+      // A large set's first version: start again, holding it as one (the
+      // diffs applied so far left `current` as it was).
+      if (after instanceof SetVersion) return modifyVersioned(current, diff, byName);
       row ??= { ...current };
       row[k] = after;
     }

@@ -32,6 +32,7 @@ import {
   type Row,
   type RowCodec,
 } from './row-codec.js';
+import { rowVersions } from './set-versions.js';
 
 /** Client indexes per table: index name → spec (see {@link ClientIndexSpec}). */
 export type IndexesOption<DB extends TableMap> = {
@@ -83,7 +84,14 @@ interface TableState extends EventSource {
 }
 
 function freezeRow(row: Row, before: Row | undefined): Row {
+  const versions = rowVersions(row);
   for (const k in row) {
+    const version = versions?.[k];
+    if (version !== undefined) {
+      // Frozen when it is first read.
+      version.frozen = true;
+      continue;
+    }
     const v = row[k];
     if (typeof v === 'object' && v !== null && (before === undefined || before[k] !== v)) {
       Object.freeze(v);

@@ -34,25 +34,11 @@ export const EMPTY_MAP: Readonly<Record<string, never>> = Object.freeze({});
  */
 const sortedSets = new WeakSet<readonly Atom[]>();
 
-/**
- * Private, never frozen copies of large sets that rows hold: the replica
- * freezes a row's values, and V8 copies frozen arrays element by element
- * (`toSpliced` of a frozen 5,000-element array takes ~100 times as long as
- * of a plain one), so the next diff of the set edits the twin in place
- * instead, and hands it on to the new set (one copy per diff, for the new
- * set itself). Keyed weakly: a twin lives as long as its set, or until a
- * diff of the set takes it.
- */
-const twins = new WeakMap<readonly Atom[], readonly Atom[]>();
-
-/** Sets at least this long get a twin. */
-const TWIN_MIN = 256;
-
 /** Sets at least this long are searched by bisection (when known sorted). */
 const BISECT_MIN = 16;
 
 function isSorted(xs: readonly Atom[]): boolean {
-  if (twins.has(xs) || sortedSets.has(xs)) return true;
+  if (sortedSets.has(xs)) return true;
   if (!isSortedDistinct(xs)) return false;
   sortedSets.add(xs);
   return true;
@@ -86,55 +72,30 @@ export function applySetDiff(current: readonly Atom[], diff: readonly Atom[]): r
   return mergeSorted(kept, added);
 }
 
-/** {@link applySetDiff} for a `current` known to be sorted. */
+/**
+ * {@link applySetDiff} for a `current` known to be sorted. (The replica holds
+ * large sets as versions instead, see `client/replica/set-versions.ts`: a
+ * copy per diff costs in proportion to the set.)
+ */
 function applySortedDiff(current: readonly Atom[], diff: readonly Atom[]): readonly Atom[] {
-  // `slice` makes a plain copy: `toSpliced` of a frozen array yields one
-  // whose later copies are slow too.
-  const twin = twins.get(current) as Atom[] | undefined;
-  const src: Atom[] | readonly Atom[] =
-    twin ?? (current.length >= TWIN_MIN && Object.isFrozen(current) ? current.slice() : current);
-  // A twin, or the fresh copy of a frozen set, is private: it is edited in
-  // place and passed on to the result, which saves copying a large set.
-  const own = src !== current ? (src as Atom[]) : undefined;
   // A diff never repeats an element, but stay correct if it does.
   const d = sortedDistinct(diff);
-  const pos = matchSorted(src, d);
+  const pos = matchSorted(current, d);
   let removed = 0;
-  let at = 0;
-  for (let j = 0; j < pos.length; j++) {
-    if ((pos[j] as number) >= 0) {
-      removed++;
-      at = pos[j] as number;
-    }
-  }
-  const added = d.length - removed;
-  const size = src.length - removed + added;
+  for (let j = 0; j < pos.length; j++) if ((pos[j] as number) >= 0) removed++;
+  const size = current.length - removed + (d.length - removed);
   if (size === 0) return EMPTY_SET;
   let out: Atom[];
-  if (added === 0 && removed === 1) {
-    if (own === undefined) out = src.toSpliced(at, 1);
-    else {
-      own.splice(at, 1);
-      out = own;
-    }
-  } else if (removed === 0 && added === 1) {
-    const p = -(pos[0] as number) - 1;
-    if (own === undefined) out = src.toSpliced(p, 0, d[0]!);
-    else {
-      own.splice(p, 0, d[0]!);
-      out = own;
-    }
-  } else out = spliceSorted(src, pos, d, true, size);
-  // The twin no longer mirrors `current` (it was edited, or is replaced):
-  // a later diff of `current` copies `current` itself.
-  if (twin !== undefined) twins.delete(current);
-  if (out.length < TWIN_MIN) {
-    sortedSets.add(out);
-    return out;
-  }
-  const shown = out.slice();
-  twins.set(shown, out);
-  return shown;
+  if (d.length === 1) {
+    // `Array.from` copies a frozen array as fast as a plain one (`slice` and
+    // `toSpliced` do not).
+    out = Array.from(current);
+    const p = pos[0] as number;
+    if (p >= 0) out.splice(p, 1);
+    else out.splice(-p - 1, 0, d[0] as Atom);
+  } else out = spliceSorted(current, pos, d, true, size);
+  sortedSets.add(out);
+  return out;
 }
 
 /** Merge two sorted lists. */
