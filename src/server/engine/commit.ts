@@ -41,6 +41,19 @@ function hasStrongRefs(table: TableSchema, column: string): boolean {
   );
 }
 
+const strongRefColumnsCache = new WeakMap<TableStore, readonly string[]>();
+
+/** The columns of `store`'s table that hold strong references, in its column order (built once per table). */
+function strongRefColumns(store: TableStore): readonly string[] {
+  let cols = strongRefColumnsCache.get(store);
+  if (cols === undefined) {
+    const table = store.schema;
+    cols = store.columnOrder.filter((c) => hasStrongRefs(table, c));
+    strongRefColumnsCache.set(store, cols);
+  }
+  return cols;
+}
+
 /** Adjust the reference counts of the rows `d` strongly references from `row` by `delta`. */
 function adjustRefs(
   txn: Txn,
@@ -200,8 +213,8 @@ export function precommit(txn: Txn): void {
   // Reference counts and referential integrity.
   txn.forEachRow((tr) => {
     const table = tr.store.schema;
-    for (const column of tr.store.columnOrder) {
-      if (!hasChange(tr, column) || !hasStrongRefs(table, column)) continue;
+    for (const column of strongRefColumns(tr.store)) {
+      if (!hasChange(tr, column)) continue;
       if (tr.old !== null && tr.new === null) {
         adjustRefs(txn, table, tr.uuid, column, tr.old.fields[column] as Datum, -1);
       } else if (tr.old === null && tr.new !== null) {

@@ -63,11 +63,20 @@ function bigintReplacer(_key: string, v: unknown): unknown {
 /**
  * A string that is equal for two rows exactly when their values in `columns`
  * are (datums are canonical: sorted, and integers in canonical int64 form).
+ * One column holding one string (a name, a UUID: most indexes) is keyed as
+ * `s` and the string, which no other key starts with (those are JSON arrays).
  */
 export function columnsKey(
   fields: Readonly<Record<string, Datum>>,
   columns: readonly string[],
 ): string {
+  if (columns.length === 1) {
+    const d = fields[columns[0] as string];
+    if (d !== undefined && d.values === undefined && d.keys.length === 1) {
+      const k = d.keys[0];
+      if (typeof k === 'string') return `s${k}`;
+    }
+  }
   const values = columns.map((c) => fields[c]);
   try {
     return JSON.stringify(values);
