@@ -24,7 +24,12 @@
  * @module
  */
 
-import type { Atom, DatabaseSchema, TableSchema } from '../../ovsdb/schema/schema-types.js';
+import type {
+  Atom,
+  AtomicType,
+  DatabaseSchema,
+  TableSchema,
+} from '../../ovsdb/schema/schema-types.js';
 import { defaultDatum, isDefaultDatum } from '../../ovsdb/values/defaults.js';
 import { compareAtoms, lowerBound } from '../../ovsdb/values/order.js';
 import {
@@ -43,7 +48,7 @@ import { OpError } from '../engine/op-error.js';
 import { shashOrder } from '../engine/ovs-hash.js';
 import { Txn } from '../engine/staging.js';
 import { columnType, type Row, type TableStore } from '../engine/table-store.js';
-import { datumToWire, parseDatum } from '../engine/values.js';
+import { atomToWire, datumToWire, parseDatum } from '../engine/values.js';
 
 /** The members of a transaction record that are not tables. */
 const ANNOTATIONS = new Set(['_date', '_comment', '_is_diff']);
@@ -164,6 +169,91 @@ export function txnRecord(
   return any ? annotate(out, changes.comment, columnDiff) : undefined;
 }
 
+/** A character JSON.stringify escapes (or a surrogate, which it may): such strings are left to it. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: the control characters are what is looked for
+const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;
+
+/** `JSON.stringify(s)`: a string without anything to escape is only quoted, which costs a scan instead of a copy per character. */
+function stringText(s: string): string {
+  return NEEDS_ESCAPE.test(s) ? JSON.stringify(s) : `"${s}"`;
+}
+
+function atomText(atom: Atom, type: AtomicType): string {
+  if (typeof atom === 'string') {
+    return type === 'uuid' ? `["uuid",${stringText(atom)}]` : stringText(atom);
+  }
+  return stringifyJson(atomToWire(atom, type));
+}
+
+/** `stringifyJson(datumToWire(d, type))`, written directly. */
+export function datumJsonText(d: Datum, type: DatumType): string {
+  const kt = type.key.type;
+  if (type.value !== undefined) {
+    const vt = type.value.type;
+    const vals = d.values ?? [];
+    let out = '["map",[';
+    for (let i = 0; i < d.keys.length; i++) {
+      if (i > 0) out += ',';
+      out += `[${atomText(d.keys[i] as Atom, kt)},${atomText(vals[i] as Atom, vt)}]`;
+    }
+    return `${out}]]`;
+  }
+  if (d.keys.length === 1) return atomText(d.keys[0] as Atom, kt);
+  let out = '["set",[';
+  for (let i = 0; i < d.keys.length; i++) {
+    if (i > 0) out += ',';
+    out += atomText(d.keys[i] as Atom, kt);
+  }
+  return `${out}]]`;
+}
+
+const columnNameTexts = new Map<string, string>();
+
+/** A column name as a JSON string followed by a colon, made once per name. */
+function memberPrefix(column: string): string {
+  let t = columnNameTexts.get(column);
+  if (t === undefined) {
+    t = `${JSON.stringify(column)}:`;
+    if (columnNameTexts.size < 65536) columnNameTexts.set(column, t);
+  }
+  return t;
+}
+
+/**
+ * The JSON text of {@link rowRecord} (`stringifyJson` of it), written
+ * directly, or undefined when it writes nothing.
+ */
+function rowRecordText(
+  store: TableStore,
+  ch: TxnChanges['rows'][number],
+  columnDiff: boolean,
+): string | undefined {
+  if (ch.new === null) return 'null';
+  const table = store.schema;
+  let out = '{';
+  let columns = 0;
+  if (ch.old === null) {
+    const row = ch.new;
+    for (const c of persistentColumns(store)) {
+      const type = columnType(table, c);
+      const d = row.fields[c] as Datum;
+      if (isDefaultDatum(d, type)) continue;
+      out += `${columns === 0 ? '' : ','}${memberPrefix(c)}${datumJsonText(d, type)}`;
+      columns++;
+    }
+    return `${out}}`;
+  }
+  for (const c of ch.changed) {
+    if (!isPersistent(table, c)) continue;
+    const type = columnType(table, c);
+    const value = ch.new.fields[c] as Datum;
+    const d = columnDiff ? datumDiff(ch.old.fields[c] as Datum, value, type) : value;
+    out += `${columns === 0 ? '' : ','}${memberPrefix(c)}${datumJsonText(d, type)}`;
+    columns++;
+  }
+  return columns === 0 ? undefined : `${out}}`;
+}
+
 /**
  * The JSON text of {@link txnRecord} (the same text `stringifyJson` makes
  * of it), built without the record object: each row is serialized on its
@@ -181,15 +271,15 @@ export function txnRecordText(
   for (const ch of changes.rows) {
     const store = db.tables.get(ch.table);
     if (store === undefined) continue;
-    const row = rowRecord(store, ch, columnDiff);
-    if (row === undefined) continue;
+    const text = rowRecordText(store, ch, columnDiff);
+    if (text === undefined) continue;
     tables ??= new Map();
     let t = tables.get(ch.table);
     if (t === undefined) {
       t = new Map();
       tables.set(ch.table, t);
     }
-    t.set(ch.uuid, row === null ? 'null' : stringifyJson(row));
+    t.set(ch.uuid, text);
   }
   if (tables === undefined) return undefined;
   let out = `{"_date":${stringifyJson(now)}`;

@@ -10,6 +10,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { parseSchema } from '../../../src/ovsdb/schema/schema.js';
+import type { Atom } from '../../../src/ovsdb/schema/schema-types.js';
+import type { Datum, DatumType } from '../../../src/ovsdb/values/sorted-datum.js';
 import { stringifyJson } from '../../../src/ovsdb/wire/json-text.js';
 import {
   applyTxnRecord,
@@ -17,7 +19,8 @@ import {
   type TransactResult,
   txnRecord,
 } from '../../../src/server/core-index.js';
-import { txnRecordText } from '../../../src/server/storage/records.js';
+import { datumToWire } from '../../../src/server/engine/values.js';
+import { datumJsonText, txnRecordText } from '../../../src/server/storage/records.js';
 
 const SCHEMA = parseSchema({
   name: 'R',
@@ -156,5 +159,57 @@ describe('records', () => {
     expect(() => applyTxnRecord(db, { _date: 'today' })).toThrow(/invalid _date member/);
     // Nothing was applied by the failed records.
     expect((db.dump().T![0] as { few: unknown }).few).toEqual(['set', ['a', 'b', 'c']]);
+  });
+});
+
+describe('datumJsonText', () => {
+  const types: Record<string, DatumType> = {
+    str: { key: { type: 'string' }, min: 0, max: Number.POSITIVE_INFINITY },
+    one: { key: { type: 'string' }, min: 1, max: 1 },
+    real: { key: { type: 'real' }, min: 0, max: Number.POSITIVE_INFINITY },
+    int: { key: { type: 'integer' }, min: 0, max: Number.POSITIVE_INFINITY },
+    bool: { key: { type: 'boolean' }, min: 0, max: 2 },
+    uuid: { key: { type: 'uuid' }, min: 0, max: Number.POSITIVE_INFINITY },
+    map: {
+      key: { type: 'string' },
+      value: { type: 'uuid' },
+      min: 0,
+      max: Number.POSITIVE_INFINITY,
+    },
+  } as unknown as Record<string, DatumType>;
+  const text = fc.oneof(
+    fc.string({ unit: 'binary' }),
+    fc.string({ unit: 'grapheme' }),
+    fc.constantFrom('', '"', '\\', '\u0000', '\n', '\u001f', '\ud800', '\udc00x', '😀', 'a"b\\c'),
+  );
+  const atoms: Record<string, fc.Arbitrary<Atom>> = {
+    str: text,
+    one: text,
+    real: fc.double({ noNaN: true, noDefaultInfinity: true }),
+    int: fc.oneof(fc.integer(), fc.bigInt({ min: -(2n ** 63n), max: 2n ** 63n - 1n })),
+    bool: fc.boolean(),
+    uuid: fc.uuid(),
+  };
+
+  it('is the text of the datum as wire JSON, for every atomic type and escapes', () => {
+    for (const [name, type] of Object.entries(types)) {
+      const keyArb = name === 'map' ? text : (atoms[name] as fc.Arbitrary<Atom>);
+      const n = name === 'one' ? fc.constant(1) : fc.integer({ min: 0, max: 4 });
+      fc.assert(
+        fc.property(
+          n,
+          fc.array(keyArb, { minLength: 4, maxLength: 4 }),
+          fc.array(fc.uuid(), { minLength: 4, maxLength: 4 }),
+          (len, ks, vs) => {
+            const d: Datum =
+              name === 'map'
+                ? { keys: ks.slice(0, len), values: vs.slice(0, len) }
+                : { keys: ks.slice(0, len) };
+            expect(datumJsonText(d, type)).toBe(stringifyJson(datumToWire(d, type)));
+          },
+        ),
+        { numRuns: 200 },
+      );
+    }
   });
 });
