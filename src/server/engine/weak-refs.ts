@@ -9,13 +9,19 @@
  * @module
  */
 
-import type { Atom, BaseType, DatabaseSchema } from '../../ovsdb/schema/schema-types.js';
+import type {
+  Atom,
+  BaseType,
+  ColumnSchema,
+  DatabaseSchema,
+} from '../../ovsdb/schema/schema-types.js';
 import { compareAtoms } from '../../ovsdb/values/order.js';
 import { type Datum, subtractDatums } from '../../ovsdb/values/sorted-datum.js';
 import { ZERO_UUID } from '../../ovsdb/values/uuid.js';
 import { OpError } from './op-error.js';
 import { bucketItems } from './secondary-index.js';
 import { hasChange, type Txn, type TxnRow, type WeakReferrer } from './staging.js';
+import type { TableStore } from './table-store.js';
 
 /** The table a weak reference of type `base` points into, if `base` is one. */
 export function weakRefTarget(base: BaseType | undefined): string | undefined {
@@ -99,6 +105,36 @@ function weakReferrers(txn: Txn, dstTable: string, dst: string): WeakReferrer[] 
   return out;
 }
 
+/** A column of a table holding weak references, with the tables its keys and values point into. */
+interface OwnWeakColumn {
+  readonly column: string;
+  readonly keyTarget: string | undefined;
+  readonly valueTarget: string | undefined;
+}
+
+const ownWeakColumnsCache = new WeakMap<TableStore, readonly OwnWeakColumn[]>();
+
+/** The columns of `store`'s table holding weak references, in its column order (built once per table). */
+function ownWeakColumns(store: TableStore): readonly OwnWeakColumn[] {
+  let out = ownWeakColumnsCache.get(store);
+  if (out === undefined) {
+    const table = store.schema;
+    const cols: OwnWeakColumn[] = [];
+    for (const column of store.columnOrder) {
+      const c = table.columns[column];
+      if (c === undefined) continue;
+      const keyTarget = weakRefTarget(c.type.key);
+      const valueTarget = weakRefTarget(c.type.value);
+      if (keyTarget !== undefined || valueTarget !== undefined) {
+        cols.push({ column, keyTarget, valueTarget });
+      }
+    }
+    out = cols;
+    ownWeakColumnsCache.set(store, out);
+  }
+  return out;
+}
+
 /**
  * OVS's `assess_weak_refs`, row by row in transaction order: a deleted row
  * queues the removal of the weak references to it in the rows that hold them
@@ -118,12 +154,8 @@ export function assessWeakRefs(txn: Txn): void {
     }
     if (tr.new === null) return;
     let fields: Record<string, Datum> | undefined;
-    for (const column of tr.store.columnOrder) {
-      const c = table.columns[column];
-      if (c === undefined) continue;
-      const kt = weakRefTarget(c.type.key);
-      const vt = weakRefTarget(c.type.value);
-      if (kt === undefined && vt === undefined) continue;
+    for (const { column, keyTarget: kt, valueTarget: vt } of ownWeakColumns(tr.store)) {
+      const c = table.columns[column] as ColumnSchema;
       let d = (fields ?? tr.new.fields)[column] as Datum;
       const origN = d.keys.length;
       const isMap = c.type.value !== undefined;
