@@ -33,9 +33,9 @@ import type {
 import { defaultDatum, isDefaultDatum } from '../../ovsdb/values/defaults.js';
 import { compareAtoms, lowerBound } from '../../ovsdb/values/order.js';
 import {
+  addedRemoved,
   type Datum,
   type DatumType,
-  datumDiff,
   uuidDatum,
 } from '../../ovsdb/values/sorted-datum.js';
 import { isUuid, newUuid } from '../../ovsdb/values/uuid.js';
@@ -114,6 +114,56 @@ function annotate(
 }
 
 /**
+ * The diff a record holds for a changed column, `datumDiff(old, next, type)`
+ * (the `update2` diff): made from {@link addedRemoved}, which knows the
+ * change of a datum made by a mutation without comparing the two, and
+ * otherwise compares shared elements by identity first; then the added and
+ * removed elements are merged, a map key in both keeping its new value.
+ */
+export function recordDiff(old: Datum, next: Datum, type: DatumType): Datum {
+  if (!(type.max > 1)) return next;
+  const { added, removed } = addedRemoved(old, next);
+  const ak = added.keys;
+  const rk = removed.keys;
+  const isMap = type.value !== undefined;
+  if (rk.length === 0) return isMap ? { keys: ak, values: added.values ?? [] } : { keys: ak };
+  if (ak.length === 0) return isMap ? { keys: rk, values: removed.values ?? [] } : { keys: rk };
+  const av = added.values ?? [];
+  const rv = removed.values ?? [];
+  const keys: Atom[] = [];
+  const values: Atom[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < ak.length && j < rk.length) {
+    const c = compareAtoms(ak[i] as Atom, rk[j] as Atom);
+    if (c < 0) {
+      keys.push(ak[i] as Atom);
+      if (isMap) values.push(av[i] as Atom);
+      i++;
+    } else if (c > 0) {
+      keys.push(rk[j] as Atom);
+      if (isMap) values.push(rv[j] as Atom);
+      j++;
+    } else {
+      // A map key whose value changed: the diff holds the new value.
+      keys.push(ak[i] as Atom);
+      if (isMap) values.push(av[i] as Atom);
+      i++;
+      j++;
+    }
+  }
+  for (; i < ak.length; i++) {
+    keys.push(ak[i] as Atom);
+    if (isMap) values.push(av[i] as Atom);
+  }
+  for (; j < rk.length; j++) {
+    keys.push(rk[j] as Atom);
+    if (isMap) values.push(rv[j] as Atom);
+  }
+  return isMap ? { keys, values } : { keys };
+}
+
+/**
  * What a record holds for one changed row: `null` for a delete, the row's
  * columns for an insert, the changed persistent columns for a modification;
  * undefined when a modification changed none of those (nothing is written).
@@ -132,7 +182,7 @@ function rowRecord(
     if (!isPersistent(table, c)) continue;
     const type = columnType(table, c);
     const value = ch.new.fields[c] as Datum;
-    const d = columnDiff ? datumDiff(ch.old.fields[c] as Datum, value, type) : value;
+    const d = columnDiff ? recordDiff(ch.old.fields[c] as Datum, value, type) : value;
     setOwn(row, c, datumToWire(d, type));
     columns++;
   }
@@ -247,7 +297,7 @@ function rowRecordText(
     if (!isPersistent(table, c)) continue;
     const type = columnType(table, c);
     const value = ch.new.fields[c] as Datum;
-    const d = columnDiff ? datumDiff(ch.old.fields[c] as Datum, value, type) : value;
+    const d = columnDiff ? recordDiff(ch.old.fields[c] as Datum, value, type) : value;
     out += `${columns === 0 ? '' : ','}${memberPrefix(c)}${datumJsonText(d, type)}`;
     columns++;
   }

@@ -11,7 +11,12 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { parseSchema } from '../../../src/ovsdb/schema/schema.js';
 import type { Atom } from '../../../src/ovsdb/schema/schema-types.js';
-import type { Datum, DatumType } from '../../../src/ovsdb/values/sorted-datum.js';
+import {
+  type Datum,
+  type DatumType,
+  datumDiff,
+  unionDatums,
+} from '../../../src/ovsdb/values/sorted-datum.js';
 import { stringifyJson } from '../../../src/ovsdb/wire/json-text.js';
 import {
   applyTxnRecord,
@@ -20,7 +25,7 @@ import {
   txnRecord,
 } from '../../../src/server/core-index.js';
 import { datumToWire } from '../../../src/server/engine/values.js';
-import { datumJsonText, txnRecordText } from '../../../src/server/storage/records.js';
+import { datumJsonText, recordDiff, txnRecordText } from '../../../src/server/storage/records.js';
 
 const SCHEMA = parseSchema({
   name: 'R',
@@ -211,5 +216,56 @@ describe('datumJsonText', () => {
         { numRuns: 200 },
       );
     }
+  });
+});
+
+describe('recordDiff', () => {
+  const setType = {
+    key: { type: 'integer' },
+    min: 0,
+    max: Number.POSITIVE_INFINITY,
+  } as unknown as DatumType;
+  const mapType = {
+    key: { type: 'string' },
+    value: { type: 'integer' },
+    min: 0,
+    max: Number.POSITIVE_INFINITY,
+  } as unknown as DatumType;
+  const sorted = (xs: number[]) => [...new Set(xs)].sort((a, b) => a - b);
+
+  it('is datumDiff, for sets and maps, made by mutations or not', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.integer({ min: 0, max: 30 })),
+        fc.array(fc.integer({ min: 0, max: 30 })),
+        fc.boolean(),
+        (a, b, mutated) => {
+          const old: Datum = { keys: sorted(a) };
+          const next: Datum = mutated ? unionDatums(old, { keys: sorted(b) }) : { keys: sorted(b) };
+          expect(recordDiff(old, next, setType).keys).toEqual(datumDiff(old, next, setType).keys);
+        },
+      ),
+      { numRuns: 300 },
+    );
+    const pairs = fc.uniqueArray(
+      fc.tuple(fc.constantFrom('a', 'b', 'c', 'd', 'e', 'f'), fc.integer({ min: 0, max: 3 })),
+      {
+        selector: (p) => p[0],
+      },
+    );
+    const mapOf = (ps: [string, number][]): Datum => {
+      const s = [...ps].sort((x, y) => (x[0] < y[0] ? -1 : 1));
+      return { keys: s.map((p) => p[0]), values: s.map((p) => p[1]) };
+    };
+    fc.assert(
+      fc.property(pairs, pairs, (a, b) => {
+        const old = mapOf(a);
+        const next = mapOf(b);
+        const got = recordDiff(old, next, mapType);
+        const want = datumDiff(old, next, mapType);
+        expect([got.keys, got.values]).toEqual([want.keys, want.values]);
+      }),
+      { numRuns: 300 },
+    );
   });
 });
