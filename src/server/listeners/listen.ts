@@ -20,7 +20,6 @@ import {
 import { type ChannelBounds, type SessionChannel, SocketChannel } from '../rpc/channel.js';
 import type { ServerLog } from '../rpc/server-log.js';
 import { ConnectionLimits } from './limits.js';
-import { listenWebSocket } from './ws-listener.js';
 
 /**
  * TLS material for `pssl:` and `wss:` listeners (PEM contents). `pssl:` clients
@@ -259,9 +258,14 @@ export class Listeners {
     }
   }
 
-  /** A WebSocket listener: one session per client, one JSON-RPC message per text frame. */
+  /**
+   * A WebSocket listener: one session per client, one JSON-RPC message per
+   * text frame. Its module (and the `ws` package) is loaded when the first
+   * one is opened, so that a server without one does not load it at start.
+   */
   private async listenWebSocket(remote: string): Promise<ListenAddress> {
     const t = this.host.tls;
+    const { listenWebSocket } = await import('./ws-listener.js');
     const ws = await listenWebSocket(
       remote,
       (channel) => {
