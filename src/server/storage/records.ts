@@ -36,6 +36,7 @@ import {
   addedRemoved,
   type Datum,
   type DatumType,
+  datumDiff,
   uuidDatum,
 } from '../../ovsdb/values/sorted-datum.js';
 import { isUuid, newUuid } from '../../ovsdb/values/uuid.js';
@@ -118,49 +119,14 @@ function annotate(
  * (the `update2` diff): made from {@link addedRemoved}, which knows the
  * change of a datum made by a mutation without comparing the two, and
  * otherwise compares shared elements by identity first; then the added and
- * removed elements are merged, a map key in both keeping its new value.
+ * removed elements are merged by `datumDiff` itself (a few elements, not the
+ * two whole sets).
  */
 export function recordDiff(old: Datum, next: Datum, type: DatumType): Datum {
   if (!(type.max > 1)) return next;
   const { added, removed } = addedRemoved(old, next);
-  const ak = added.keys;
-  const rk = removed.keys;
-  const isMap = type.value !== undefined;
-  if (rk.length === 0) return isMap ? { keys: ak, values: added.values ?? [] } : { keys: ak };
-  if (ak.length === 0) return isMap ? { keys: rk, values: removed.values ?? [] } : { keys: rk };
-  const av = added.values ?? [];
-  const rv = removed.values ?? [];
-  const keys: Atom[] = [];
-  const values: Atom[] = [];
-  let i = 0;
-  let j = 0;
-  while (i < ak.length && j < rk.length) {
-    const c = compareAtoms(ak[i] as Atom, rk[j] as Atom);
-    if (c < 0) {
-      keys.push(ak[i] as Atom);
-      if (isMap) values.push(av[i] as Atom);
-      i++;
-    } else if (c > 0) {
-      keys.push(rk[j] as Atom);
-      if (isMap) values.push(rv[j] as Atom);
-      j++;
-    } else {
-      // A map key whose value changed: the diff holds the new value.
-      keys.push(ak[i] as Atom);
-      if (isMap) values.push(av[i] as Atom);
-      i++;
-      j++;
-    }
-  }
-  for (; i < ak.length; i++) {
-    keys.push(ak[i] as Atom);
-    if (isMap) values.push(av[i] as Atom);
-  }
-  for (; j < rk.length; j++) {
-    keys.push(rk[j] as Atom);
-    if (isMap) values.push(rv[j] as Atom);
-  }
-  return isMap ? { keys, values } : { keys };
+  // A map key in both (its value changed) keeps the new value, as datumDiff's own merge does.
+  return datumDiff(removed, added, type);
 }
 
 /**
