@@ -50,7 +50,7 @@
 import type { Atom, ColumnSchema, TableSchema } from '../../ovsdb/schema/schema-types.js';
 import { compileColumnCodec, defaultValue } from '../../ovsdb/values/datum.js';
 import { sortedDistinct } from '../../ovsdb/values/order.js';
-import { applyMapDiff, applySetDiff, EMPTY_MAP, EMPTY_SET } from '../../ovsdb/values/set-map.js';
+import { applyMapDiff, EMPTY_MAP, EMPTY_SET } from '../../ovsdb/values/set-map.js';
 import { datumDiff } from '../../ovsdb/values/sorted-datum.js';
 import { DatumError, OvsdbError, ProtocolError } from '../../ovsdb/wire/errors.js';
 import { hasKeys, isObject, preview, setOwn } from '../../ovsdb/wire/json.js';
@@ -238,7 +238,6 @@ function buildColumnOps(table: string, column: ColumnSchema): ColumnOps {
         applyVersionedSetDiff(
           current as readonly Atom[] | SetVersion,
           raw(diff) as readonly Atom[],
-          applySetDiff,
         );
       equal = setsEqual;
       break;

@@ -19,14 +19,8 @@
  */
 
 import type { Atom } from '../../ovsdb/schema/schema-types.js';
-import {
-  compareAtoms,
-  lowerBound,
-  matchSorted,
-  sortedDistinct,
-  spliceSorted,
-} from '../../ovsdb/values/order.js';
-import { EMPTY_SET } from '../../ovsdb/values/set-map.js';
+import { compareAtoms, lowerBound, sortedDistinct } from '../../ovsdb/values/order.js';
+import { applySetDiff, EMPTY_SET, sortedSymmetricDifference } from '../../ovsdb/values/set-map.js';
 
 /** Sets at least this long that a diff changes are versioned (smaller ones are copied). */
 export const LAZY_SET_MIN = 256;
@@ -105,12 +99,8 @@ export class SetVersion {
   private diff: readonly Atom[] | undefined;
   /** Freeze the value when it is built (the replica's `freeze` option). */
   frozen = false;
-  /** The number of elements. */
-  readonly size: number;
-
   private constructor(own: Chunked) {
     this.own = own;
-    this.size = own.size;
   }
 
   /**
@@ -147,7 +137,7 @@ export class SetVersion {
       // A large one: one pass over the whole set; the old elements stay this version's.
       const flat = base.flat();
       if (newest && this.value === undefined) this.keep(flat);
-      edited = new Chunked(symmetricDifference(flat, d));
+      edited = new Chunked(sortedSymmetricDifference(flat, d));
     }
     // (An edit that empties the set kept this version's value above: the
     // diff then held every element.)
@@ -184,8 +174,9 @@ export class SetVersion {
       }
       const start = v.value ?? (v.own as Chunked).flat();
       let combined = diffs[0] as readonly Atom[];
-      for (let i = 1; i < diffs.length; i++) combined = symmetricDifference(combined, diffs[i]!);
-      value = symmetricDifference(start, combined);
+      for (let i = 1; i < diffs.length; i++)
+        combined = sortedSymmetricDifference(combined, diffs[i]!);
+      value = sortedSymmetricDifference(start, combined);
       this.next = undefined;
       this.diff = undefined;
     }
@@ -194,26 +185,17 @@ export class SetVersion {
   }
 }
 
-/** The symmetric difference of two sorted, distinct arrays (a new array). */
-function symmetricDifference(a: readonly Atom[], b: readonly Atom[]): Atom[] {
-  const pos = matchSorted(a, b);
-  let both = 0;
-  for (let j = 0; j < pos.length; j++) if ((pos[j] as number) >= 0) both++;
-  return spliceSorted(a, pos, b, true, a.length - both + (b.length - both));
-}
-
 /**
  * The value after applying a set diff to `current` (an array, or a
  * {@link SetVersion} of a large set): a version when the set is large, else
- * `small(current, diff)` (the plain copy-and-edit).
+ * `applySetDiff`'s copy.
  */
 export function applyVersionedSetDiff(
   current: readonly Atom[] | SetVersion,
   diff: readonly Atom[],
-  small: (current: readonly Atom[], diff: readonly Atom[]) => readonly Atom[],
 ): readonly Atom[] | SetVersion {
   if (current instanceof SetVersion) return current.apply(diff);
-  if (current.length < LAZY_SET_MIN || diff.length === 0) return small(current, diff);
+  if (current.length < LAZY_SET_MIN || diff.length === 0) return applySetDiff(current, diff);
   return SetVersion.of(current, sortedDistinct(current)).apply(diff);
 }
 

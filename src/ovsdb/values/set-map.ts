@@ -80,22 +80,29 @@ export function applySetDiff(current: readonly Atom[], diff: readonly Atom[]): r
 function applySortedDiff(current: readonly Atom[], diff: readonly Atom[]): readonly Atom[] {
   // A diff never repeats an element, but stay correct if it does.
   const d = sortedDistinct(diff);
-  const pos = matchSorted(current, d);
-  let removed = 0;
-  for (let j = 0; j < pos.length; j++) if ((pos[j] as number) >= 0) removed++;
-  const size = current.length - removed + (d.length - removed);
-  if (size === 0) return EMPTY_SET;
   let out: Atom[];
   if (d.length === 1) {
+    const p = matchSorted(current, d)[0] as number;
+    if (p >= 0 && current.length === 1) return EMPTY_SET;
     // `Array.from` copies a frozen array as fast as a plain one (`slice` and
     // `toSpliced` do not).
     out = Array.from(current);
-    const p = pos[0] as number;
     if (p >= 0) out.splice(p, 1);
     else out.splice(-p - 1, 0, d[0] as Atom);
-  } else out = spliceSorted(current, pos, d, true, size);
+  } else {
+    out = sortedSymmetricDifference(current, d);
+    if (out.length === 0) return EMPTY_SET;
+  }
   sortedSets.add(out);
   return out;
+}
+
+/** The elements in exactly one of `a` and `b` (both sorted and distinct), as a new sorted array. */
+export function sortedSymmetricDifference(a: readonly Atom[], b: readonly Atom[]): Atom[] {
+  const pos = matchSorted(a, b);
+  let both = 0;
+  for (let j = 0; j < pos.length; j++) if ((pos[j] as number) >= 0) both++;
+  return spliceSorted(a, pos, b, true, a.length - both + (b.length - both));
 }
 
 /** Merge two sorted lists. */
