@@ -11,7 +11,7 @@
 
 import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { runJson } from './lib/child.js';
+import { benchNodeFlags, runJson } from './lib/child.js';
 import { topFrames } from './lib/cpu-profile.js';
 import { populatePorts } from './lib/nb-data.js';
 import { RawClient } from './lib/raw-client.js';
@@ -29,7 +29,7 @@ async function profiled(name: string, file: string, args: string[]): Promise<voi
   rmSync(dest, { force: true });
   await runJson(
     process.execPath,
-    ['--expose-gc', '--enable-source-maps', '--import', 'tsx', file, ...args],
+    ['--expose-gc', '--enable-source-maps', ...benchNodeFlags(), file, ...args],
     {
       cwd: ROOT,
       env: { BENCH_CPU_PROFILE: dest },

@@ -5,6 +5,8 @@
  */
 
 import { spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 /** Options of {@link runJson}. */
 export interface RunJsonOptions {
@@ -60,14 +62,40 @@ export function runJson<T>(
   });
 }
 
-/** Run a TypeScript file of this repository in a fresh Node process (through tsx). */
+/**
+ * The Node flags that run one of the harness's TypeScript files: tsx, and
+ * `compiled.mjs`, which sends ovnkit's own modules to the compiled copy the
+ * parent made (unless `OVNKIT_BENCH_SOURCE=1`).
+ */
+export function benchNodeFlags(): string[] {
+  const flags = ['--import', 'tsx'];
+  if (process.env['OVNKIT_BENCH_SOURCE'] !== '1') {
+    flags.push('--import', fileURLToPath(new URL('./compiled.mjs', import.meta.url)));
+  }
+  return flags;
+}
+
+/**
+ * The ovnkit module the harness's processes load for `src/<path>.ts`: the
+ * compiled copy of this run (see `compiled.mjs`), or the source file when
+ * the sources run through tsx. Returns the path and the Node flags it needs.
+ */
+export function ovnkitEntry(root: string, path: string): { file: string; flags: string[] } {
+  const compiled = process.env['OVNKIT_BENCH_COMPILED'];
+  if (process.env['OVNKIT_BENCH_SOURCE'] !== '1' && compiled !== undefined && compiled !== '') {
+    return { file: join(compiled, 'src', `${path}.js`), flags: [] };
+  }
+  return { file: join(root, 'src', `${path}.ts`), flags: ['--import', 'tsx'] };
+}
+
+/** Run a TypeScript file of this repository in a fresh Node process (see {@link benchNodeFlags}). */
 export function runTsChild<T>(
   root: string,
   file: string,
   args: readonly string[],
   nodeFlags: readonly string[] = [],
 ): Promise<T> {
-  return runJson<T>(process.execPath, [...nodeFlags, '--import', 'tsx', file, ...args], {
+  return runJson<T>(process.execPath, [...nodeFlags, ...benchNodeFlags(), file, ...args], {
     cwd: root,
   });
 }

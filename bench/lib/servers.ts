@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { startOvsdbServer } from '../../src/testing/index.js';
+import { ovnkitEntry } from './child.js';
 
 /** The NB schema every workload uses, relative to the repository root. */
 export const NB_SCHEMA = 'schema/ovn-nb-7.18.0.ovsschema';
@@ -71,17 +72,11 @@ export async function startBenchServer(kind: ServerKind, root: string): Promise<
   }
   const dir = mkdtempSync(join(tmpdir(), 'ovnkit-bench-mem-'));
   const socketPath = join(dir, 'db.sock');
+  // The program as it ships (the run's compiled copy), or its source through tsx.
+  const cli = ovnkitEntry(root, 'server/cli');
   const proc = spawn(
     process.execPath,
-    [
-      '--import',
-      'tsx',
-      join(root, 'src/server/cli.ts'),
-      '--schema',
-      join(root, NB_SCHEMA),
-      '--listen',
-      `punix:${socketPath}`,
-    ],
+    [...cli.flags, cli.file, '--schema', join(root, NB_SCHEMA), '--listen', `punix:${socketPath}`],
     { stdio: ['ignore', 'ignore', 'inherit'], cwd: root },
   );
   const exited = new Promise<void>((r) => proc.once('exit', () => r()));

@@ -21,6 +21,7 @@ import { performance } from 'node:perf_hooks';
 import { createInterface } from 'node:readline';
 import { connectDatabase } from '../../src/client/client.js';
 import { NB } from '../../src/nb/generated/model.js';
+import { benchNodeFlags } from '../lib/child.js';
 import { RawClient } from '../lib/raw-client.js';
 import { NB_SCHEMA } from '../lib/servers.js';
 
@@ -32,7 +33,7 @@ const ROOT = join(import.meta.dirname, '../..');
 async function startWriter(): Promise<{ go: () => void; done: Promise<void> }> {
   const child = spawn(
     process.execPath,
-    ['--import', 'tsx', join(ROOT, 'bench/workloads/w4-writer.ts'), socketPath!, String(count)],
+    [...benchNodeFlags(), join(ROOT, 'bench/workloads/w4-writer.ts'), socketPath!, String(count)],
     { cwd: ROOT, stdio: ['pipe', 'pipe', 'inherit'] },
   );
   const done = new Promise<void>((resolve, reject) =>

@@ -5,18 +5,19 @@
  * sample on a fresh file and process, the raw client on a Unix socket:
  *
  * - W9a: sequential inserts of 4 KB rows (a switch whose `external_ids`
- *   holds 4 KB), each awaited; transactions/s.
+ *   holds 4 KB), each awaited; transactions/s of the second `n` on the
+ *   process (the first `n`, while V8 compiles ovnkit-server's hot paths,
+ *   are reported apart as `W9a.cold`, without a target).
  * - W9b: W2's batches (ports in transactions of 1,000, each awaited); LSP/s.
  * - W9c: sequential inserts with `"durable": true` (fsync before the
- *   reply), each awaited; transactions/s.
+ *   reply), each awaited; transactions/s, second half as in W9a.
  * - W9d: restart on W9b's file: from starting the process to the first
  *   answered request (its own load time, from its log, is shown apart); ms.
  *
  * `ovnkit-server` runs as a user runs it: plain `node` on JavaScript, the
- * package's `bin`. The sources are compiled once per run, file for file as
- * `tsc` lays out `dist/` (esbuild, types stripped, nothing bundled), into a
- * temporary directory, so that what is measured is the working tree and
- * not a `dist/` that may be stale; `BENCH_W9_TSX=1` runs `src/server/cli.ts`
+ * package's `bin`, from the run's compiled copy of the sources (see
+ * `bench/lib/compiled.mjs`: the working tree, never a `dist/` that may be
+ * stale); `BENCH_W9_TSX=1` runs `src/server/cli.ts`
  * through tsx instead (its start, about half a second of CPU, then counts
  * in W9d, and its source maps in every error stack).
  *
@@ -27,15 +28,15 @@
  */
 
 import { type ChildProcess, spawn } from 'node:child_process';
-import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { build } from 'esbuild';
 import { requireOvsdbServer } from '../../src/testing/index.js';
 import { runTool } from '../../src/testing/processes.js';
+import { compileSources } from '../lib/compile-sources.js';
 import { DB } from '../lib/nb-data.js';
 import { RawClient } from '../lib/raw-client.js';
 import { emptyResult, figure, limit } from '../lib/results.js';
@@ -65,34 +66,6 @@ function accepts(path: string): Promise<boolean> {
     });
     s.once('error', () => done(false));
   });
-}
-
-/**
- * Compile `root/src` into a new directory, file for file (as `dist/src`),
- * with `package.json` beside it and `node_modules` linked; returns the
- * path of the compiled `ovnkit-server` CLI and a cleanup.
- */
-async function compileServer(root: string): Promise<{ cli: string; remove: () => void }> {
-  const out = mkdtempSync(join(tmpdir(), 'ovnkit-bench-w9-js-'));
-  const src = join(root, 'src');
-  const entryPoints = readdirSync(src, { recursive: true, encoding: 'utf8' })
-    .filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts'))
-    .map((f) => join(src, f));
-  await build({
-    entryPoints,
-    outdir: join(out, 'src'),
-    outbase: src,
-    format: 'esm',
-    platform: 'node',
-    target: 'node20',
-    logLevel: 'warning',
-  });
-  copyFileSync(join(root, 'package.json'), join(out, 'package.json'));
-  symlinkSync(join(root, 'node_modules'), join(out, 'node_modules'), 'dir');
-  return {
-    cli: join(out, 'src/server/cli.js'),
-    remove: () => rmSync(out, { recursive: true, force: true }),
-  };
 }
 
 /**
@@ -182,13 +155,29 @@ async function fresh(root: string, subject: Subject): Promise<FileServer> {
   return start(root, subject, dir, db);
 }
 
-/** `n` sequential inserts of a switch holding a 4 KB value, each awaited (durable: fsync'ed). Transactions/s. */
-async function sequential(s: BenchServer, n: number, durable: boolean): Promise<number> {
+/** What {@link sequential} measured. */
+interface SequentialSample {
+  /** The first `n` transactions on the fresh process, transactions/s. */
+  readonly cold: number;
+  /** The next `n`, transactions/s. */
+  readonly warm: number;
+  /** The server's CPU time per transaction of the next `n`, µs (when known). */
+  readonly warmCpuUs: number | undefined;
+}
+
+/**
+ * `2n` sequential inserts of a switch holding a 4 KB value, each awaited
+ * (durable: fsync'ed), timed as two halves: the first `n` on the freshly
+ * started process (cold: ovnkit-server's JIT compiles its hot paths then),
+ * and the next `n` (warm: a server that has been up for a while). The
+ * server's CPU time is read around the second half.
+ */
+async function sequential(s: FileServer, n: number, durable: boolean): Promise<SequentialSample> {
   const c = await RawClient.open(s.socketPath);
   try {
     const blob = 'x'.repeat(4096);
     const requests: string[] = [];
-    for (let i = 0; i < n; i++) {
+    for (let i = 0; i < 2 * n; i++) {
       const ops: unknown[] = [
         DB,
         {
@@ -200,21 +189,29 @@ async function sequential(s: BenchServer, n: number, durable: boolean): Promise<
       if (durable) ops.push({ op: 'commit', durable: true });
       requests.push(JSON.stringify({ method: 'transact', params: ops, id: i }));
     }
-    const base = c.count;
-    const t0 = performance.now();
-    for (let k = 0; k < n; k++) {
-      c.write(requests[k] as string);
-      await c.until(base + k + 1);
-    }
-    const ms = performance.now() - t0;
+    const run = async (from: number): Promise<number> => {
+      const base = c.count;
+      const t0 = performance.now();
+      for (let k = 0; k < n; k++) {
+        c.write(requests[from + k] as string);
+        await c.until(base + k + 1);
+      }
+      return (n / (performance.now() - t0)) * 1000;
+    };
+    const cold = await run(0);
+    const cpu0 = cpuMs(s.pid);
+    const warm = await run(n);
+    const cpu1 = cpuMs(s.pid);
     const r = (await c.request('transact', [
       DB,
       { op: 'select', table: 'Logical_Switch', where: [], columns: ['_uuid'] },
     ])) as [{ rows?: unknown[] }];
-    if (r[0].rows?.length !== n) {
-      throw new Error(`expected ${n} switches, found ${r[0].rows?.length}`);
+    if (r[0].rows?.length !== 2 * n) {
+      throw new Error(`expected ${2 * n} switches, found ${r[0].rows?.length}`);
     }
-    return (n / ms) * 1000;
+    const warmCpuUs =
+      cpu0 !== undefined && cpu1 !== undefined ? ((cpu1 - cpu0) * 1000) / n : undefined;
+    return { cold, warm, warmCpuUs };
   } finally {
     c.close();
   }
@@ -264,14 +261,19 @@ export const w9: Workload = {
       `database files, ovnkit-server vs ovsdb-server (standalone), raw client: ${n4k} sequential 4 KB inserts, ` +
         `W2 ${ports} LSPs by ${batch}, ${nDurable} durable inserts, restart on the ${ports}-port file`,
     );
-    const compiled =
-      process.env['BENCH_W9_TSX'] === '1' ? undefined : await compileServer(ctx.root);
-    serverCli = compiled?.cli;
+    // The run's compiled copy (see bench/lib/compiled.mjs), or one made here.
+    let made: string | undefined;
+    if (process.env['BENCH_W9_TSX'] !== '1') {
+      const shared = process.env['OVNKIT_BENCH_COMPILED'];
+      const dir = shared !== undefined && shared !== '' ? shared : await compileSources(ctx.root);
+      if (dir !== shared) made = dir;
+      serverCli = join(dir, 'src/server/cli.js');
+    }
     try {
       return await measure(ctx, result, n4k, nDurable, ports, batch);
     } finally {
       serverCli = undefined;
-      compiled?.remove();
+      if (made !== undefined) rmSync(made, { recursive: true, force: true });
     }
   },
 };
@@ -299,9 +301,12 @@ async function measure(
           let v: number;
           const cpu0 = cpuMs(s.pid);
           let cpu: number | undefined;
-          if (key === 'W9a') v = await sequential(s, n4k, false);
-          else if (key === 'W9c') v = await sequential(s, nDurable, true);
-          else {
+          if (key === 'W9a' || key === 'W9c') {
+            const q = await sequential(s, key === 'W9a' ? n4k : nDurable, key === 'W9c');
+            v = q.warm;
+            cpu = q.warmCpuUs;
+            push(`${key}.cold.${subject}`, q.cold);
+          } else {
             const rate = await rawBatched(s, ports, batch);
             if (key === 'W9b') v = rate;
             else {
@@ -311,11 +316,10 @@ async function measure(
               if (r.loadMs !== undefined) push('W9d.load', r.loadMs);
             }
           }
-          if (key !== 'W9d') {
-            // Per transaction (W9b: per port); the connection and the final check included.
+          if (key === 'W9b') {
+            // Per port; the connection and the final check included.
             const cpu1 = cpuMs(s.pid);
-            const ops = key === 'W9a' ? n4k : key === 'W9c' ? nDurable : ports;
-            if (cpu0 !== undefined && cpu1 !== undefined) cpu = ((cpu1 - cpu0) * 1000) / ops;
+            if (cpu0 !== undefined && cpu1 !== undefined) cpu = ((cpu1 - cpu0) * 1000) / ports;
           }
           if (cpu !== undefined) push(`${key}.cpu.${subject}`, cpu);
           push(`${key}.${subject}`, v);
@@ -327,9 +331,9 @@ async function measure(
     }
   }
   const what: Record<(typeof keys)[number], [string, string]> = {
-    W9a: ['sequential 4 KB inserts', 'txn/s'],
+    W9a: [`sequential 4 KB inserts (${n4k} after the first ${n4k})`, 'txn/s'],
     W9b: [`W2 batches of ${batch}`, 'LSP/s'],
-    W9c: ['sequential durable inserts', 'txn/s'],
+    W9c: [`sequential durable inserts (${nDurable} after the first ${nDurable})`, 'txn/s'],
     W9d: [`restart on a ${ports}-port file, to the first reply`, 'ms'],
   };
   for (const key of keys) {
@@ -379,6 +383,26 @@ async function measure(
         ),
       );
     }
+  }
+  // The first half of W9a and W9c, on the freshly started process: no target.
+  for (const [key, n, label] of [
+    ['W9a', n4k, 'sequential 4 KB inserts'],
+    ['W9c', nDurable, 'sequential durable inserts'],
+  ] as const) {
+    const real = samples.get(`${key}.cold.ovsdb-server`) ?? [];
+    const ours = samples.get(`${key}.cold.ovnkit-server`) ?? [];
+    const what = `${label}, the first ${n} after the start`;
+    result.figures.push(
+      figure(`${key}.cold.ovsdb-server`, `ovsdb-server, ${what}`, 'txn/s', real),
+      figure(`${key}.cold.ovnkit-server`, `ovnkit-server, ${what}`, 'txn/s', ours),
+      figure(
+        `${key}.cold.paired`,
+        `${what}: ovnkit ÷ ovsdb-server, paired per repetition`,
+        '×',
+        ours.map((o, i) => o / (real[i] as number)),
+        { higherIsBetter: true, note: 'cold: the JIT compiles ovnkit-server meanwhile; no target' },
+      ),
+    );
   }
   const load = samples.get('W9d.load');
   if (load !== undefined) {
