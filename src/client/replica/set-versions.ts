@@ -217,6 +217,29 @@ export interface DiffColumn {
   applyDiff(current: unknown, diff: unknown): unknown;
 }
 
+/** Per column name, the accessor of a versioned column (one getter shared by every row). */
+const accessors = new Map<string, PropertyDescriptor>();
+
+/** The accessor descriptor of versioned column `name`: reads the row's version of it. */
+function versionedAccessor(name: string): PropertyDescriptor {
+  let d = accessors.get(name);
+  if (d === undefined) {
+    d = {
+      get(this: object): readonly Atom[] {
+        const version = rowVersions(this)?.[name];
+        if (version === undefined) {
+          throw new TypeError(`${name}: this accessor reads a replica row's set, not this object`);
+        }
+        return version.read();
+      },
+      enumerable: true,
+      configurable: true,
+    };
+    accessors.set(name, d);
+  }
+  return d;
+}
+
 /**
  * Apply an `update2` `modify` diff to `current`, holding each large set as a
  * version behind an accessor (read on first access). Returns `current`
@@ -228,36 +251,47 @@ export function modifyVersioned(
   columns: Readonly<Record<string, DiffColumn>>,
 ): Readonly<Record<string, unknown>> {
   const versions = rowVersions(current);
-  const changed: Record<string, unknown> = Object.create(null);
-  let any = false;
+  // The changed columns and their new values (a diff changes few).
+  let names: string[] | undefined;
+  let values: unknown[] | undefined;
   for (const k in diff) {
     const c = columns[k];
     if (c === undefined) continue;
     const before = versions?.[k] ?? current[k];
     const after = c.applyDiff(before, diff[k]);
     if (after === before) continue;
-    changed[k] = after;
-    any = true;
+    if (names === undefined || values === undefined) {
+      names = [k];
+      values = [after];
+    } else {
+      names.push(k);
+      values.push(after);
+    }
   }
-  if (!any) return current;
+  if (names === undefined || values === undefined) return current;
   const row: Record<string, unknown> = {};
   let held: Record<string, SetVersion> | undefined;
-  const put = (k: string, v: unknown) => {
+  // Own keys in order (the shape of the template every row starts from),
+  // then any changed column the row did not have.
+  for (const k in current) {
+    const j = names.indexOf(k);
+    const v = j >= 0 ? values[j] : (versions?.[k] ?? current[k]);
     if (v instanceof SetVersion) {
       held ??= Object.create(null) as Record<string, SetVersion>;
       held[k] = v;
-      Object.defineProperty(row, k, {
-        get: () => v.read(),
-        enumerable: true,
-        configurable: true,
-      });
+      Object.defineProperty(row, k, versionedAccessor(k));
     } else row[k] = v;
-  };
-  // Own keys in order (the shape of the template every row starts from).
-  for (const k of Object.keys(current)) {
-    put(k, k in changed ? changed[k] : (versions?.[k] ?? current[k]));
   }
-  for (const k in changed) if (!Object.hasOwn(row, k)) put(k, changed[k]);
+  for (let j = 0; j < names.length; j++) {
+    const k = names[j] as string;
+    if (Object.hasOwn(row, k)) continue;
+    const v = values[j];
+    if (v instanceof SetVersion) {
+      held ??= Object.create(null) as Record<string, SetVersion>;
+      held[k] = v;
+      Object.defineProperty(row, k, versionedAccessor(k));
+    } else row[k] = v;
+  }
   if (held !== undefined) Object.defineProperty(row, VERSIONS, { value: held });
   return row;
 }

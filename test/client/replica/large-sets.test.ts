@@ -109,6 +109,23 @@ describe('large set versions (row codec)', () => {
     expect(b3.tags).toEqual([...many, 'x9999']);
     expect(big.tags).toEqual(many);
   });
+
+  it('reads each row its own version through one accessor shared by every row', () => {
+    const many = Array.from({ length: LAZY_SET_MIN }, (_, i) => `x${String(i).padStart(4, '0')}`);
+    const big = codec.decodeRow(UUID, { name: 'b', tags: ['set', many] } as WireRow);
+    const r1 = codec.applyModify(big, { tags: 'x9998' } as WireRow);
+    const r2 = codec.applyModify(r1, { tags: 'x9999' } as WireRow);
+    const d1 = Object.getOwnPropertyDescriptor(r1, 'tags');
+    const d2 = Object.getOwnPropertyDescriptor(r2, 'tags');
+    expect(d1?.get).toBeTypeOf('function');
+    expect(d1?.get).toBe(d2?.get);
+    expect(d1?.enumerable).toBe(true);
+    expect(r1.tags).toEqual([...many, 'x9998']);
+    expect(r2.tags).toEqual([...many, 'x9998', 'x9999']);
+    // The accessor copied onto another object does not read a replica row: it says so.
+    const copy = Object.defineProperty({}, 'tags', d2!) as { tags: unknown };
+    expect(() => copy.tags).toThrow(TypeError);
+  });
 });
 
 describe.each(TARGETS)('large sets in the replica against %s', (target) => {
