@@ -106,6 +106,21 @@ export function ratio(
   };
 }
 
+/** The ratio of two figures (paired per repetition where they can be), shown without a target. */
+export function contextRatio(label: string, num: Figure, den: Figure, note?: string): Ratio {
+  const paired = pairedRatio(num, den);
+  return {
+    id: `${num.workload} ${label}`,
+    workload: num.workload,
+    label,
+    numerator: num.id,
+    denominator: den.id,
+    value: num.median / den.median,
+    ...(paired !== undefined ? { paired } : {}),
+    ...(note !== undefined ? { note } : {}),
+  };
+}
+
 /** A figure's median against an absolute limit. */
 export function limit(label: string, f: Figure, comparison: '>=' | '<=', target: number): Ratio {
   const value = f.median;

@@ -58,9 +58,11 @@ export function renderTable(results: readonly WorkloadResult[]): string {
       const p = x.paired;
       const paired = p ? `${num(p.median)}${u}` : '';
       const spread = p ? `${num(p.min)}–${num(p.max)}${u}` : '';
+      const target = x.target === undefined ? '—' : `${x.comparison ?? ''} ${num(x.target)}${u}`;
+      const met = x.met === undefined ? '' : x.met ? 'met' : 'MISSED';
       lines.push(
-        `| ${x.id} | ${paired} | ${spread} | ${num(x.value)}${u} | ${x.comparison} ${num(x.target)}${u} | ` +
-          `${x.met ? 'met' : 'MISSED'} | ${loadSpan(r)} | ${x.note ?? ''} |`,
+        `| ${x.id} | ${paired} | ${spread} | ${num(x.value)}${u} | ${target} | ` +
+          `${met} | ${loadSpan(r)} | ${x.note ?? ''} |`,
       );
     }
   }

@@ -63,12 +63,12 @@ export interface Ratio {
   readonly paired?: PairedRatio | undefined;
   /** What was measured about a miss (or a met target), in words. */
   readonly note?: string | undefined;
-  /** The target value. */
-  readonly target: number;
-  /** `>=`: value must be at least the target; `<=`: at most. */
-  readonly comparison: '>=' | '<=';
-  /** Whether the target is met. */
-  readonly met: boolean;
+  /** The target value (absent: a ratio shown for context, without a target). */
+  readonly target?: number | undefined;
+  /** `>=`: value must be at least the target; `<=`: at most (absent with the target). */
+  readonly comparison?: '>=' | '<=' | undefined;
+  /** Whether the target is met (absent with the target). */
+  readonly met?: boolean | undefined;
 }
 
 /** A measurement that did not run. */

@@ -19,6 +19,11 @@
  *   pre-serialized, in one transaction, until the reply; `W10.raw-changed-rw`
  *   the same on a raw client that monitors the ports, until the reply and
  *   the update notification (read-your-writes, as `applyDesired` waits);
+ * - `W10.raw-guarded`: the raw client sending, pre-serialized, the
+ *   changed ports' mutates with the guards a guarded apply puts before them
+ *   (a `wait` on each port's `external_ids` and `addresses`), until the
+ *   reply: what the server alone spends on the guards; its ratios to
+ *   `raw-changed` and from `reconcile` are shown without a target;
  * - `W10.naive-ovnkit` / `W10.naive-raw`: read all, write all, an update of
  *   every one of the 10,000 rows (from the replica through the typed
  *   builder; after a `select` of every port on the raw client).
@@ -35,7 +40,7 @@ import { applyDesired, planDesired } from '../../src/transactions/index.js';
 import { DB } from '../lib/nb-data.js';
 import { openOvnkit } from '../lib/ovnkit-side.js';
 import { RawClient } from '../lib/raw-client.js';
-import { emptyResult, figure, ratio } from '../lib/results.js';
+import { contextRatio, emptyResult, figure, ratio } from '../lib/results.js';
 import { startBenchServer } from '../lib/servers.js';
 import type { BenchContext, Workload, WorkloadResult } from '../lib/types.js';
 import {
@@ -45,6 +50,7 @@ import {
   naiveOvnkitSample,
   naiveRawSample,
   rawChangedSample,
+  rawGuardedSample,
   reconcilerSample,
   W10LiveState,
   W10Topology,
@@ -60,6 +66,7 @@ type Subject =
   | 'reconcile'
   | 'raw-changed'
   | 'raw-changed-rw'
+  | 'raw-guarded'
   | 'naive-ovnkit'
   | 'naive-raw';
 const SUBJECTS: readonly Subject[] = [
@@ -67,6 +74,7 @@ const SUBJECTS: readonly Subject[] = [
   'reconcile',
   'raw-changed',
   'raw-changed-rw',
+  'raw-guarded',
   'naive-ovnkit',
   'naive-raw',
 ];
@@ -147,7 +155,11 @@ export const w10: Workload = {
               else {
                 const each: number[] = [];
                 for (let k = 0; k < changes; k++) {
-                  each.push(await rawChangedSample(c, topo, subject === 'raw-changed-rw'));
+                  each.push(
+                    subject === 'raw-guarded'
+                      ? await rawGuardedSample(c, topo)
+                      : await rawChangedSample(c, topo, subject === 'raw-changed-rw'),
+                  );
                 }
                 ms = median(each);
               }
@@ -186,6 +198,10 @@ export const w10: Workload = {
         'W10.raw-changed-rw',
         'raw client, only the changed updates, until the reply and the update notification',
       );
+      const rawGuarded = f(
+        'W10.raw-guarded',
+        'raw client, the changed mutates and their guards (what the server alone spends on them)',
+      );
       const naiveOvnkit = f(
         'W10.naive-ovnkit',
         'read all, write all: typed builder over the replica',
@@ -215,6 +231,7 @@ export const w10: Workload = {
         ),
         raw,
         rawRw,
+        rawGuarded,
         naiveOvnkit,
         naiveRaw,
       );
@@ -229,6 +246,9 @@ export const w10: Workload = {
       result.ratios.push(
         ratio('reconcile/raw-changed', reconcile, raw, '<=', 1.5),
         ratio('reconcile/raw-changed-rw', reconcile, rawRw, '<=', 1.5),
+        // No target: how far the server alone puts the guarded change from the unguarded one.
+        contextRatio('raw-guarded/raw-changed', rawGuarded, raw),
+        contextRatio('reconcile/raw-guarded', reconcile, rawGuarded),
         ratio('apply/raw-changed', apply, raw, '<=', 1.5),
         ratio('apply/raw-changed-rw', apply, rawRw, '<=', 1.5),
         ratio('naive-ovnkit/apply', naiveOvnkit, apply, '>=', 1),

@@ -305,6 +305,93 @@ export async function rawChangedSample(
   return performance.now() - t0;
 }
 
+/** A port as {@link rawGuardedSample} reads it: UUID, addresses and external_ids (wire form). */
+interface WirePort {
+  readonly uuid: string;
+  readonly addresses: unknown;
+  readonly externalIds: unknown;
+}
+
+/** Every port by name, with the columns the reconciler's guards compare (a raw `select`, untimed). */
+async function portRows(c: RawClient): Promise<Map<string, WirePort>> {
+  const [sel] = (await c.request('transact', [
+    DB,
+    {
+      op: 'select',
+      table: 'Logical_Switch_Port',
+      where: [],
+      columns: ['_uuid', 'name', 'addresses', 'external_ids'],
+    },
+  ])) as [
+    {
+      rows: {
+        _uuid: [string, string];
+        name: string;
+        addresses: unknown;
+        external_ids: unknown;
+      }[];
+    },
+  ];
+  return new Map(
+    sel.rows.map((r) => [
+      r.name,
+      { uuid: r._uuid[1], addresses: r.addresses, externalIds: r.external_ids },
+    ]),
+  );
+}
+
+/**
+ * Change 1 % and send, pre-serialized on the raw client, the operations a
+ * guarded apply of that change holds: per changed port a `wait` (timeout 0)
+ * that its `external_ids` and `addresses` are still what was read, and a
+ * `mutate` of its addresses (delete the old, insert the new); time until
+ * the reply. What the server alone spends on the guards (no plan, no typed
+ * builder, no replica).
+ */
+export async function rawGuardedSample(c: RawClient, topo: W10Topology): Promise<number> {
+  const rows = await portRows(c);
+  const changed = topo.change();
+  const waits: Record<string, unknown>[] = [];
+  const mutates: Record<string, unknown>[] = [];
+  for (const i of changed) {
+    const r = rows.get(topo.name(i))!;
+    const where = [['_uuid', '==', ['uuid', r.uuid]]];
+    waits.push({
+      op: 'wait',
+      table: 'Logical_Switch_Port',
+      where,
+      columns: ['external_ids', 'addresses'],
+      until: '==',
+      rows: [{ external_ids: r.externalIds, addresses: r.addresses }],
+      timeout: 0,
+    });
+    mutates.push({
+      op: 'mutate',
+      table: 'Logical_Switch_Port',
+      where,
+      mutations: [
+        ['addresses', 'delete', r.addresses],
+        ['addresses', 'insert', topo.address(i)],
+      ],
+    });
+  }
+  const id = `w10-${Math.random().toString(36).slice(2)}`;
+  const text = transactText([...waits, ...mutates], id);
+  await c.request('echo', []); // every earlier notification is in
+  const base = c.count;
+  const t0 = performance.now();
+  c.write(text);
+  await c.until(base + 1);
+  const ms = performance.now() - t0;
+  // Every guard held: the change committed (checked after the clock stopped).
+  const after = await portRows(c);
+  for (const i of changed) {
+    const a = after.get(topo.name(i))!.addresses;
+    if (a !== topo.address(i)) throw new Error(`W10: the guarded raw change left ${String(a)}`);
+  }
+  return ms;
+}
+
 /** Change 1 %, then write every port through ovnkit's typed builder (uuids from the replica). */
 export async function naiveOvnkitSample(
   client: DatabaseClient<NBTables>,
