@@ -6,7 +6,11 @@
  * skipping over strings (escape-aware), works on raw bytes so that a UTF-8
  * sequence split across two chunks is never decoded in halves, and keeps its
  * scan state between pushes so every byte is looked at once: the cost is linear
- * in the stream length however the stream is chunked.
+ * in the stream length however the stream is chunked. The first bytes of a
+ * string are stepped through one by one (most strings are short); past
+ * them, the closing quote and any backslash before it are found with
+ * `indexOf`, the chunk's next backslash being remembered so that no byte is
+ * searched for one twice.
  *
  * Only complete messages are decoded (with a fatal UTF-8 decoder) and parsed
  * with `JSON.parse`, except a message holding an integer token of 16 digits
@@ -109,6 +113,9 @@ const DQUOTE = 0x22;
 const BACKSLASH = 0x5c;
 const LETTER_U = 0x75;
 
+/** The bytes of a string stepped through one by one before the rest of it is searched with `indexOf`. */
+const SHORT_STRING = 64;
+
 /**
  * Splits a byte stream of concatenated JSON objects into parsed messages.
  *
@@ -170,6 +177,12 @@ export class JsonStreamFramer {
   private losslessCount = 0;
   /** Give messages as `FramedMessage`s (text and value). */
   private withText = false;
+  /**
+   * The first backslash of the chunk being scanned at or after where one
+   * was last looked for (the chunk's length when there is none): the next
+   * one as long as the scan has not passed it. Reset for every chunk.
+   */
+  private backslashAt = -1;
 
   /** @param opts - limits; see {@link JsonStreamFramerOptions}. */
   constructor(opts: JsonStreamFramerOptions = {}) {
@@ -273,6 +286,7 @@ export class JsonStreamFramer {
   private scanChunk(chunk: Uint8Array, out: unknown[]): void {
     const n = chunk.length;
     let i = 0;
+    this.backslashAt = -1;
     while (i < n) {
       let start: number;
       if (!this.inMessage) {
@@ -384,7 +398,8 @@ export class JsonStreamFramer {
     const maxDepth = this.maxDepth;
     while (i < to) {
       if (inString) {
-        // Fast path through string contents.
+        // The first bytes of the string one by one: most strings end within them.
+        const short = to - i > SHORT_STRING ? i + SHORT_STRING : to;
         for (;;) {
           const c = chunk[i++]!;
           if (c === DQUOTE) {
@@ -396,7 +411,17 @@ export class JsonStreamFramer {
             if (chunk[i] === LETTER_U) this.unicodeEscape = true;
             i++;
           }
-          if (i >= to) break;
+          if (i >= short) break;
+        }
+        if (inString && i < to) {
+          // A longer string: the rest of it by search.
+          const end = this.skipString(chunk, i, to);
+          if (end >= 0) {
+            i = end;
+            inString = false;
+            continue;
+          }
+          i = -1 - end;
         }
         if (i > to) {
           // A backslash was the last byte: skip the escaped byte next time.
@@ -435,6 +460,39 @@ export class JsonStreamFramer {
     this.depth = depth;
     this.inString = inString;
     return -1;
+  }
+
+  /**
+   * The rest of a string from `chunk[i]` (`i < to`), as the byte loop of
+   * {@link JsonStreamFramer.scanMessage} would step through it: the index
+   * just past its closing quote, or, when the string goes on past `to`,
+   * `-1 - j` with `j` where the loop would have stopped (`to`, or `to + 1`
+   * when the last byte before `to` is a backslash). A `\u` escape on the
+   * way is noted.
+   */
+  private skipString(chunk: Uint8Array, from: number, to: number): number {
+    let i = from;
+    let quote = -1;
+    for (;;) {
+      if (quote < i) {
+        quote = chunk.indexOf(DQUOTE, i);
+        if (quote < 0 || quote > to) quote = to;
+      }
+      let backslash = this.backslashAt;
+      if (backslash < i) {
+        backslash = chunk.indexOf(BACKSLASH, i);
+        if (backslash < 0) backslash = chunk.length;
+        this.backslashAt = backslash;
+      }
+      if (backslash >= quote) {
+        // Nothing escaped before the quote (or before `to`).
+        return quote < to ? quote + 1 : -1 - to;
+      }
+      // An escape: a `\u` one may spell U+0000, checked once the message is whole.
+      if (chunk[backslash + 1] === LETTER_U) this.unicodeEscape = true;
+      i = backslash + 2;
+      if (i >= to) return -1 - i;
+    }
   }
 
   /**
