@@ -185,13 +185,19 @@ export function txnRecord(
   return any ? annotate(out, changes.comment, columnDiff) : undefined;
 }
 
-/** A character JSON.stringify escapes (or a surrogate, which it may): such strings are left to it. */
+/**
+ * A string without a character JSON.stringify escapes (or a surrogate, which
+ * it may): other strings are left to it. Anchored and negated, so that the
+ * whole string is matched in one pass of the character class (a search for
+ * one such character restarts the match at every position, and costs about
+ * twice as much per character).
+ */
 // biome-ignore lint/suspicious/noControlCharactersInRegex: the control characters are what is looked for
-const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;
+const PLAIN = /^[^"\\\u0000-\u001f\ud800-\udfff]*$/;
 
 /** `JSON.stringify(s)`: a string without anything to escape is only quoted, which costs a scan instead of a copy per character. */
 function stringText(s: string): string {
-  return NEEDS_ESCAPE.test(s) ? JSON.stringify(s) : `"${s}"`;
+  return PLAIN.test(s) ? `"${s}"` : JSON.stringify(s);
 }
 
 function atomText(atom: Atom, type: AtomicType): string {

@@ -186,6 +186,14 @@ describe('datumJsonText', () => {
     fc.string({ unit: 'binary' }),
     fc.string({ unit: 'grapheme' }),
     fc.constantFrom('', '"', '\\', '\u0000', '\n', '\u001f', '\ud800', '\udc00x', '😀', 'a"b\\c'),
+    // Long strings with one character to escape (or none) anywhere in them.
+    fc
+      .tuple(
+        fc.nat(300),
+        fc.constantFrom('', '"', '\\', '\u0000', '\n', '\u001f', '\ud800', '\udfff', '😀', 'é'),
+        fc.nat(300),
+      )
+      .map(([a, c, b]) => `${'x'.repeat(a)}${c}${'y'.repeat(b)}`),
   );
   const atoms: Record<string, fc.Arbitrary<Atom>> = {
     str: text,
