@@ -213,6 +213,83 @@ function recordChange(result: Datum, base: Datum, added: Datum, removed: Datum):
 }
 
 /**
+ * `old` with an `update2` diff applied (`ovsdb_datum_apply_diff_in_place`),
+ * as a new datum: a key of `diff` (sorted, distinct) that `old` lacks is
+ * added; one it has is removed, or, in a map (`isMap`) whose value differs,
+ * given the diff's value (and the diff's key). One pass over `old` after a
+ * binary search per diff key; what was added and removed is recorded, so
+ * that {@link addedRemoved} of `old` and the result costs nothing.
+ */
+export function applyDatumDiff(old: Datum, diff: Datum, isMap: boolean): Datum {
+  const ok = old.keys;
+  const ov = old.values ?? [];
+  const dk = diff.keys;
+  const dv = diff.values ?? [];
+  const pos = matchSorted(ok, dk);
+  const addK: Atom[] = [];
+  const remK: Atom[] = [];
+  const addV: Atom[] | undefined = isMap ? [] : undefined;
+  const remV: Atom[] | undefined = isMap ? [] : undefined;
+  let size = ok.length;
+  for (let j = 0; j < dk.length; j++) {
+    const p = pos[j] as number;
+    if (p < 0) {
+      addK.push(dk[j] as Atom);
+      addV?.push(dv[j] as Atom);
+      size++;
+    } else if (isMap && !atomsEqual(ov[p] as Atom, dv[j] as Atom)) {
+      // A new value: the pair is replaced (its old version removed, the new one added).
+      remK.push(ok[p] as Atom);
+      remV?.push(ov[p] as Atom);
+      addK.push(dk[j] as Atom);
+      addV?.push(dv[j] as Atom);
+    } else {
+      remK.push(ok[p] as Atom);
+      remV?.push(ov[p] as Atom);
+      size--;
+    }
+  }
+  const keys: Atom[] = new Array(size);
+  const values: Atom[] | undefined = isMap ? new Array(size) : undefined;
+  let i = 0;
+  let o = 0;
+  for (let j = 0; j < dk.length; j++) {
+    const p = pos[j] as number;
+    const stop = p >= 0 ? p : -p - 1;
+    if (values === undefined) {
+      while (i < stop) keys[o++] = ok[i++] as Atom;
+    } else {
+      while (i < stop) {
+        keys[o] = ok[i] as Atom;
+        values[o++] = ov[i++] as Atom;
+      }
+    }
+    if (p < 0) {
+      keys[o] = dk[j] as Atom;
+      if (values !== undefined) values[o] = dv[j] as Atom;
+      o++;
+    } else {
+      if (values !== undefined && !atomsEqual(ov[p] as Atom, dv[j] as Atom)) {
+        keys[o] = dk[j] as Atom;
+        values[o++] = dv[j] as Atom;
+      }
+      i++;
+    }
+  }
+  if (values === undefined) {
+    while (i < ok.length) keys[o++] = ok[i++] as Atom;
+  } else {
+    while (i < ok.length) {
+      keys[o] = ok[i] as Atom;
+      values[o++] = ov[i++] as Atom;
+    }
+  }
+  const out: Datum = values === undefined ? { keys } : { keys, values };
+  recordChange(out, old, { keys: addK, values: addV }, { keys: remK, values: remV });
+  return out;
+}
+
+/**
  * Elements of `b` not in `a` (added) and of `a` not in `b` (removed), comparing
  * whole pairs. One linear merge of the two sorted datums; shared elements are
  * usually the very same strings, so comparing them is cheap.

@@ -31,9 +31,9 @@ import type {
   TableSchema,
 } from '../../ovsdb/schema/schema-types.js';
 import { defaultDatum, isDefaultDatum } from '../../ovsdb/values/defaults.js';
-import { compareAtoms, lowerBound } from '../../ovsdb/values/order.js';
 import {
   addedRemoved,
+  applyDatumDiff,
   type Datum,
   type DatumType,
   datumDiff,
@@ -337,71 +337,23 @@ export function snapshotRecord(
   return annotate(out, comment, columnDiff);
 }
 
-/** `[].concat(...parts)` without one argument per part (a spread of many parts would overflow the stack). */
-function joinRuns(parts: Atom[][]): Atom[] {
-  if (parts.length === 1) return parts[0] as Atom[];
-  const CHUNK = 8192;
-  let out: Atom[] = [];
-  for (let i = 0; i < parts.length; i += CHUNK) {
-    out = out.concat(...parts.slice(i, i + CHUNK));
-  }
-  return out;
-}
-
 /**
  * Apply a column diff of a record to `old` (`ovsdb_datum_apply_diff_in_place`):
  * a key of the diff that `old` lacks is added; one it has is removed, or for
- * a map whose value differs, updated. Each diff key is found by binary
- * search and the runs of `old` between them are copied whole (`slice`, then
- * one `concat`), so a small diff of a large set costs little more than
- * copying the set once.
+ * a map whose value differs, updated ({@link applyDatumDiff}: one pass over
+ * `old`, and the elements added and removed are known to the commit without
+ * comparing the two sets). The result must fit the column's size bounds.
  */
 function applyDiff(old: Datum, diff: Datum, type: DatumType): Datum {
   if (!(type.max > 1)) return diff;
-  const isMap = type.value !== undefined;
-  const ok = old.keys;
-  const ov = old.values ?? [];
-  const dk = diff.keys;
-  const dv = diff.values ?? [];
-  const keyRuns: Atom[][] = [];
-  const valueRuns: Atom[][] = [];
-  let length = 0;
-  let next = 0;
-  for (let j = 0; j < dk.length; j++) {
-    const key = dk[j] as Atom;
-    const at = lowerBound(ok, key, next);
-    if (at > next) {
-      keyRuns.push(ok.slice(next, at));
-      if (isMap) valueRuns.push(ov.slice(next, at));
-      length += at - next;
-    }
-    if (at < ok.length && compareAtoms(ok[at] as Atom, key) === 0) {
-      if (isMap && compareAtoms(ov[at] as Atom, dv[j] as Atom) !== 0) {
-        keyRuns.push([key]);
-        valueRuns.push([dv[j] as Atom]);
-        length++;
-      }
-      next = at + 1;
-    } else {
-      keyRuns.push([key]);
-      if (isMap) valueRuns.push([dv[j] as Atom]);
-      length++;
-      next = at;
-    }
-  }
-  if (next < ok.length) {
-    keyRuns.push(next === 0 ? ok.slice() : ok.slice(next));
-    if (isMap) valueRuns.push(next === 0 ? ov.slice() : ov.slice(next));
-    length += ok.length - next;
-  }
+  const next = applyDatumDiff(old, diff, type.value !== undefined);
+  const length = next.keys.length;
   if (length < type.min || length > type.max) {
     throw new Error(
       `the diff leaves ${length} elements, outside the ${type.min} to ${type.max === Number.POSITIVE_INFINITY ? 'unlimited' : type.max} the column allows`,
     );
   }
-  const keys = keyRuns.length === 0 ? [] : joinRuns(keyRuns);
-  if (!isMap) return { keys };
-  return { keys, values: valueRuns.length === 0 ? [] : joinRuns(valueRuns) };
+  return next;
 }
 
 function opErrorText(e: unknown): string {
