@@ -20,7 +20,7 @@ import { compareAtoms } from '../../ovsdb/values/order.js';
 import { atomToString, datumToString, formatG15, roundReal } from '../../ovsdb/values/ovs-text.js';
 import { type Datum, type DatumType, sortDatum } from '../../ovsdb/values/sorted-datum.js';
 import { isUuid, newUuid } from '../../ovsdb/values/uuid.js';
-import { columnValueProblem } from '../../ovsdb/values/validators.js';
+import { columnValueProblem } from '../../ovsdb/values/value-checks.js';
 import { OpError, syntaxError } from './op-error.js';
 
 /** A named-UUID symbol of one transaction (OVS's `ovsdb_symbol`). */
