@@ -4,12 +4,13 @@
  * `isUuid` against `^[0-9a-fA-F]{8}-…-[0-9a-fA-F]{12}$`, and
  * `hasLongInteger` (whose first pass looks for 16 digits in a row) against
  * the same scan behind `[0-9]{16}`, on texts made of digit runs of every
- * length around 16, hex letters, dashes and JSON punctuation.
+ * length around 16, hex letters, dashes and JSON punctuation; and the UUIDs
+ * `newUuid` makes (version 4, random, distinct).
  */
 
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { isUuid } from '../../../src/ovsdb/values/uuid.js';
+import { isUuid, newUuid } from '../../../src/ovsdb/values/uuid.js';
 import { hasLongInteger, isFractionOrExponent } from '../../../src/ovsdb/wire/json-text.js';
 
 const SEED = 20_261_205;
@@ -106,5 +107,21 @@ describe('text checks with spelled-out regular expressions', () => {
       }),
       runs(3000),
     );
+  });
+
+  it('newUuid makes distinct random version 4 UUIDs, flat lower-case text', () => {
+    const seen = new Set<string>();
+    for (let i = 0; i < 5000; i++) {
+      const u = newUuid();
+      expect(u).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+      expect(isUuid(u)).toBe(true);
+      seen.add(u);
+    }
+    expect(seen.size).toBe(5000);
+    // Every hex digit shows up in every random position.
+    const digits = Array.from({ length: 36 }, () => new Set<string>());
+    for (const u of seen) for (let i = 0; i < 36; i++) digits[i]?.add(u[i] as string);
+    for (const i of [0, 7, 9, 15, 16, 20, 35]) expect(digits[i]?.size).toBe(16);
+    expect(digits[19]?.size).toBe(4);
   });
 });
