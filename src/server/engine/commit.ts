@@ -316,7 +316,8 @@ export function commit(txn: Txn, comment: string | undefined): TxnChanges | null
       } else {
         store.rows.set(tr.uuid, tr.new);
         if (tr.nRefs > 0) store.refCounts.set(tr.uuid, tr.nRefs);
-        else store.refCounts.delete(tr.uuid);
+        // A row the table did not have has no count to drop.
+        else if (tr.old !== null) store.refCounts.delete(tr.uuid);
       }
     }
     for (const tr of t.values()) {
