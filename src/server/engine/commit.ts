@@ -63,28 +63,39 @@ function adjustRefs(
   d: Datum,
   delta: number,
 ): void {
+  // Keys first, then values (an empty datum, the usual case, references nothing).
+  if (d.keys.length === 0) return;
   const c = table.columns[column];
   if (c === undefined) return;
-  const parts: [BaseType | undefined, readonly Atom[]][] = [
-    [c.type.key, d.keys],
-    [c.type.value, d.values ?? []],
-  ];
-  for (const [base, atoms] of parts) {
-    const target = strongRefTargets(base);
-    if (target === undefined) continue;
-    for (const a of atoms) {
-      const uuid = a as string;
-      if (uuid === rowUuid) continue;
-      const tr = txn.findOrMake(target, uuid);
-      if (tr === undefined) {
-        if (delta < 0) continue;
-        throw new OpError(
-          'referential integrity violation',
-          `Table ${table.name} column ${column} row ${rowUuid} references nonexistent row ${uuid} in table ${target}.`,
-        );
-      }
-      tr.nRefs += delta;
+  adjustAtomRefs(txn, table, rowUuid, column, strongRefTargets(c.type.key), d.keys, delta);
+  if (d.values !== undefined) {
+    adjustAtomRefs(txn, table, rowUuid, column, strongRefTargets(c.type.value), d.values, delta);
+  }
+}
+
+/** {@link adjustRefs} for the keys or the values of a datum, which reference rows of `target` (if any). */
+function adjustAtomRefs(
+  txn: Txn,
+  table: TableSchema,
+  rowUuid: string,
+  column: string,
+  target: string | undefined,
+  atoms: readonly Atom[],
+  delta: number,
+): void {
+  if (target === undefined) return;
+  for (let i = 0; i < atoms.length; i++) {
+    const uuid = atoms[i] as string;
+    if (uuid === rowUuid) continue;
+    const tr = txn.findOrMake(target, uuid);
+    if (tr === undefined) {
+      if (delta < 0) continue;
+      throw new OpError(
+        'referential integrity violation',
+        `Table ${table.name} column ${column} row ${rowUuid} references nonexistent row ${uuid} in table ${target}.`,
+      );
     }
+    tr.nRefs += delta;
   }
 }
 
