@@ -212,20 +212,135 @@ function recordChange(result: Datum, base: Datum, added: Datum, removed: Datum):
   changes.set(result, { base: datumId(base), added, removed });
 }
 
+/** Sets at least this long are searched through {@link uuidPrefixes} when they hold UUIDs. */
+const PREFIX_MIN = 1024;
+
+/**
+ * For a long sorted array of UUIDs (the canonical lower-case text; more
+ * exactly, strings that start with 8 lower-case hex digits, a dash and 4 hex
+ * digits): the value of each one's first 12 hex digits, which orders them
+ * as their text does. Built when a diff is first applied to such a set, and
+ * made for each result along with it, so that the binary searches of the
+ * next diff read this array instead of the strings it stands for (each in
+ * another place of the heap: most of what a search costs in a large set).
+ * `null`: the array holds something else.
+ */
+const uuidPrefixes = new WeakMap<readonly Atom[], Float64Array | null>();
+
+/** The value of the first 12 hex digits of a UUID's text (see {@link uuidPrefixes}), or -1. */
+function uuidPrefix(a: Atom): number {
+  if (typeof a !== 'string' || a.length < 13 || a.charCodeAt(8) !== 0x2d) return -1;
+  let v = 0;
+  for (let i = 0; i < 13; i++) {
+    if (i === 8) continue;
+    const c = a.charCodeAt(i);
+    const d = c >= 0x30 && c <= 0x39 ? c - 0x30 : c >= 0x61 && c <= 0x66 ? c - 0x57 : -1;
+    if (d < 0) return -1;
+    v = v * 16 + d;
+  }
+  return v;
+}
+
+/** The {@link uuidPrefixes} of `xs` (made now if need be), or undefined when it holds anything else. */
+function prefixesOf(xs: readonly Atom[]): Float64Array | undefined {
+  let p = uuidPrefixes.get(xs);
+  if (p === undefined) {
+    p = new Float64Array(xs.length);
+    for (let i = 0; i < xs.length; i++) {
+      const v = uuidPrefix(xs[i] as Atom);
+      if (v < 0) {
+        p = null;
+        break;
+      }
+      p[i] = v;
+    }
+    uuidPrefixes.set(xs, p);
+  }
+  return p ?? undefined;
+}
+
+/**
+ * {@link matchSorted}`(xs, keys)` for `xs` with prefixes `p` and `keys`
+ * with prefixes `kp`: a binary search over `p` for each key, then by text
+ * among the elements that share its prefix.
+ */
+function matchByPrefix(
+  xs: readonly Atom[],
+  p: Float64Array,
+  keys: readonly Atom[],
+  kp: Float64Array,
+): Int32Array {
+  const out = new Int32Array(keys.length);
+  const n = xs.length;
+  let from = 0;
+  for (let j = 0; j < keys.length; j++) {
+    const k = keys[j] as Atom;
+    const v = kp[j] as number;
+    let lo = from;
+    let hi = n;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if ((p[mid] as number) < v) lo = mid + 1;
+      else hi = mid;
+    }
+    if (lo < n && p[lo] === v) {
+      // Elements with the same prefix, [lo, end): the first of them not before `k`, by text.
+      let end = lo + 1;
+      hi = n;
+      while (end < hi) {
+        const mid = (end + hi) >>> 1;
+        if ((p[mid] as number) <= v) end = mid + 1;
+        else hi = mid;
+      }
+      while (lo < end) {
+        const mid = (lo + end) >>> 1;
+        if (compareAtoms(xs[mid] as Atom, k) < 0) lo = mid + 1;
+        else end = mid;
+      }
+    }
+    if (lo < n && (xs[lo] === k || compareAtoms(xs[lo] as Atom, k) === 0)) {
+      out[j] = lo;
+      from = lo + 1;
+    } else {
+      out[j] = -(lo + 1);
+      from = lo;
+    }
+  }
+  return out;
+}
+
 /**
  * `old` with an `update2` diff applied (`ovsdb_datum_apply_diff_in_place`),
  * as a new datum: a key of `diff` (sorted, distinct) that `old` lacks is
  * added; one it has is removed, or, in a map (`isMap`) whose value differs,
  * given the diff's value (and the diff's key). One pass over `old` after a
- * binary search per diff key; what was added and removed is recorded, so
- * that {@link addedRemoved} of `old` and the result costs nothing.
+ * binary search per diff key (in a long set of UUIDs, over their
+ * {@link uuidPrefixes}); what was added and removed is recorded, so that
+ * {@link addedRemoved} of `old` and the result costs nothing.
  */
 export function applyDatumDiff(old: Datum, diff: Datum, isMap: boolean): Datum {
   const ok = old.keys;
   const ov = old.values ?? [];
   const dk = diff.keys;
   const dv = diff.values ?? [];
-  const pos = matchSorted(ok, dk);
+  let prefixes: Float64Array | undefined;
+  let diffPrefixes: Float64Array | undefined;
+  if (ok.length >= PREFIX_MIN && dk.length > 0) {
+    diffPrefixes = new Float64Array(dk.length);
+    for (let j = 0; j < dk.length; j++) {
+      const v = uuidPrefix(dk[j] as Atom);
+      if (v < 0) {
+        diffPrefixes = undefined;
+        break;
+      }
+      diffPrefixes[j] = v;
+    }
+    if (diffPrefixes !== undefined) prefixes = prefixesOf(ok);
+  }
+  const pos =
+    prefixes !== undefined && diffPrefixes !== undefined
+      ? matchByPrefix(ok, prefixes, dk, diffPrefixes)
+      : matchSorted(ok, dk);
   const addK: Atom[] = [];
   const remK: Atom[] = [];
   const addV: Atom[] | undefined = isMap ? [] : undefined;
@@ -251,11 +366,14 @@ export function applyDatumDiff(old: Datum, diff: Datum, isMap: boolean): Datum {
   }
   const keys: Atom[] = new Array(size);
   const values: Atom[] | undefined = isMap ? new Array(size) : undefined;
+  // The result's prefixes, made along (its elements are the old ones and the diff's).
+  const np = prefixes !== undefined ? new Float64Array(size) : undefined;
   let i = 0;
   let o = 0;
   for (let j = 0; j < dk.length; j++) {
     const p = pos[j] as number;
     const stop = p >= 0 ? p : -p - 1;
+    if (np !== undefined) np.set((prefixes as Float64Array).subarray(i, stop), o);
     if (values === undefined) {
       while (i < stop) keys[o++] = ok[i++] as Atom;
     } else {
@@ -267,15 +385,19 @@ export function applyDatumDiff(old: Datum, diff: Datum, isMap: boolean): Datum {
     if (p < 0) {
       keys[o] = dk[j] as Atom;
       if (values !== undefined) values[o] = dv[j] as Atom;
+      if (np !== undefined) np[o] = (diffPrefixes as Float64Array)[j] as number;
       o++;
     } else {
       if (values !== undefined && !atomsEqual(ov[p] as Atom, dv[j] as Atom)) {
         keys[o] = dk[j] as Atom;
-        values[o++] = dv[j] as Atom;
+        values[o] = dv[j] as Atom;
+        if (np !== undefined) np[o] = (diffPrefixes as Float64Array)[j] as number;
+        o++;
       }
       i++;
     }
   }
+  if (np !== undefined) np.set((prefixes as Float64Array).subarray(i), o);
   if (values === undefined) {
     while (i < ok.length) keys[o++] = ok[i++] as Atom;
   } else {
@@ -284,6 +406,7 @@ export function applyDatumDiff(old: Datum, diff: Datum, isMap: boolean): Datum {
       values[o++] = ov[i++] as Atom;
     }
   }
+  if (np !== undefined) uuidPrefixes.set(keys, np);
   const out: Datum = values === undefined ? { keys } : { keys, values };
   recordChange(out, old, { keys: addK, values: addV }, { keys: remK, values: remV });
   return out;

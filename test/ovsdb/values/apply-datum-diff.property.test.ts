@@ -4,8 +4,9 @@
  * search per diff key and the runs of the old datum between them copied;
  * and the change it records against `addedRemoved` computed by comparing
  * the two datums: sets and maps of strings, integers (64-bit ones too) and
- * reals (`0` and `-0` compare equal), small and large, diffs adding,
- * removing and (maps) replacing elements.
+ * reals (`0` and `-0` compare equal), small and large (a long set of UUIDs
+ * is searched by the value of their first hex digits: some share them), diffs
+ * adding, removing and (maps) replacing elements, one after another.
  */
 
 import fc from 'fast-check';
@@ -114,18 +115,60 @@ describe('applyDatumDiff', () => {
     }
   }
 
-  it('applies a small diff to a large set of UUIDs in one pass', () => {
+  /** UUIDs, some sharing their first 12 hex digits (the prefix the search of a long set compares). */
+  const uuidish = fc.oneof(
+    { weight: 4, arbitrary: fc.uuid() },
+    {
+      weight: 1,
+      arbitrary: fc
+        .tuple(fc.constantFrom('0123abcd-ef01', 'ffffffff-ffff', '00000000-0000'), fc.uuid())
+        .map(([head, u]) => head + u.slice(13)),
+    },
+  );
+
+  it('applies diffs one after another to a long set of UUIDs as before (prefix search)', () => {
     fc.assert(
       fc.property(
-        fc.uniqueArray(fc.uuid(), { minLength: 500, maxLength: 2000 }),
-        fc.uniqueArray(fc.uuid(), { maxLength: 40 }),
+        fc.uniqueArray(uuidish, { minLength: 1024, maxLength: 2500 }),
+        fc.array(fc.tuple(fc.uniqueArray(uuidish, { maxLength: 40 }), fc.nat()), {
+          minLength: 1,
+          maxLength: 4,
+        }),
+        (all, diffs) => {
+          let old = datumOf(all, undefined);
+          for (const [extra, pick] of diffs) {
+            const taken = old.keys.filter((_, i) => (i + pick) % 97 === 0);
+            const diff = datumOf([...extra, ...taken], undefined);
+            const next = applyDatumDiff(old, diff, false);
+            expect(next).toEqual(reference(old, diff, false));
+            expect(addedRemoved(old, next)).toEqual(addedRemoved(unknown(old), unknown(next)));
+            old = next;
+          }
+        },
+      ),
+      runs(40),
+    );
+  });
+
+  it('applies diffs to long maps keyed by UUIDs, and to long sets holding other strings too', () => {
+    fc.assert(
+      fc.property(
+        fc.uniqueArray(uuidish, { minLength: 1024, maxLength: 1500 }),
+        fc.uniqueArray(fc.oneof(uuidish, fc.string({ maxLength: 14 })), { maxLength: 30 }),
+        fc.array(fc.integer({ min: 0, max: 3 }), { minLength: 1, maxLength: 4 }),
         fc.nat(),
-        (all, extra, pick) => {
-          const old = datumOf(all, undefined);
-          const diff = datumOf([...extra, old.keys[pick % old.keys.length] as Atom], undefined);
-          const next = applyDatumDiff(old, diff, false);
-          expect(next).toEqual(reference(old, diff, false));
+        fc.boolean(),
+        (all, extra, vals, pick, isMap) => {
+          const old = datumOf(all, isMap ? vals : undefined);
+          const taken = old.keys.filter((_, i) => (i + pick) % 89 === 0);
+          const diff = datumOf([...extra, ...taken], isMap ? [...vals].reverse() : undefined);
+          const next = applyDatumDiff(old, diff, isMap);
+          expect(next).toEqual(reference(old, diff, isMap));
           expect(addedRemoved(old, next)).toEqual(addedRemoved(unknown(old), unknown(next)));
+          // The same diff on a long set of other strings (no prefixes) and on a mixed one.
+          const mixed = datumOf([...all.slice(0, 1100), 'not-a-uuid', 'Z'], undefined);
+          const d2 = datumOf([...extra, 'not-a-uuid'], undefined);
+          expect(applyDatumDiff(mixed, d2, false)).toEqual(reference(mixed, d2, false));
         },
       ),
       runs(40),
