@@ -17,7 +17,7 @@ import {
 import { newUuid } from '../../ovsdb/values/uuid.js';
 import type { RowChange, TxnChanges } from './executor.js';
 import { OpError } from './op-error.js';
-import { anyChange, hasChange, type Txn, type TxnRow } from './staging.js';
+import { anyChange, hasChange, markChanged, type Txn, type TxnRow } from './staging.js';
 import {
   columnType,
   compareRowsOn,
@@ -212,9 +212,9 @@ export function precommit(txn: Txn): void {
     const cols = tr.store.columnOrder;
     if (tr.old !== null && tr.new !== null) {
       for (const c of cols) {
-        if (!datumsEqual(tr.old.fields[c] as Datum, tr.new.fields[c] as Datum)) tr.changed.add(c);
+        if (!datumsEqual(tr.old.fields[c] as Datum, tr.new.fields[c] as Datum)) markChanged(tr, c);
       }
-      if (tr.changed.size === 0) txn.tables.get(tr.store.schema.name)?.delete(tr.uuid);
+      if (tr.changed === undefined) txn.tables.get(tr.store.schema.name)?.delete(tr.uuid);
     } else {
       tr.allChanged = true;
     }
@@ -299,7 +299,7 @@ export function precommit(txn: Txn): void {
   // New _version for modified rows.
   txn.forEachRow((tr) => {
     if (tr.old !== null && tr.new !== null && anyChange(tr)) {
-      tr.changed.add('_version');
+      markChanged(tr, '_version');
       tr.new = { uuid: tr.uuid, fields: { ...tr.new.fields, _version: uuidDatum(newUuid()) } };
     }
   });
@@ -346,7 +346,7 @@ export function commit(txn: Txn, comment: string | undefined): TxnChanges | null
         new: tr.new,
         changed: tr.allChanged
           ? store.columnOrder
-          : store.columnOrder.filter((c) => tr.changed.has(c)),
+          : store.columnOrder.filter((c) => tr.changed?.has(c) === true),
       });
     }
   }

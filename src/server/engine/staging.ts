@@ -31,11 +31,12 @@ export interface TxnRow {
   readonly old: Row | null;
   new: Row | null;
   nRefs: number;
-  readonly changed: Set<string>;
+  /** The columns found changed (see {@link markChanged}); absent while there is none. */
+  changed: Set<string> | undefined;
   /** Every column changed (an insert or delete as the transaction ended); `changed` is then not filled. */
   allChanged: boolean;
-  /** Weak references to rows this transaction deletes, to remove from this row. */
-  deletedRefs: WeakRef[];
+  /** Weak references to rows this transaction deletes, to remove from this row (absent while there is none). */
+  deletedRefs: WeakRef[] | undefined;
   /** The last {@link Txn.forEachRow} pass that visited the row. */
   pass: number;
   /** The last query ({@link Txn.nextMark}) that evaluated the row. */
@@ -44,12 +45,18 @@ export interface TxnRow {
 
 /** Whether the transaction changed `column` of `tr`. */
 export function hasChange(tr: TxnRow, column: string): boolean {
-  return tr.allChanged || tr.changed.has(column);
+  return tr.allChanged || tr.changed?.has(column) === true;
 }
 
 /** Whether the transaction changed any column of `tr`. */
 export function anyChange(tr: TxnRow): boolean {
-  return tr.allChanged || tr.changed.size > 0;
+  return tr.allChanged || (tr.changed !== undefined && tr.changed.size > 0);
+}
+
+/** Note that the transaction changed `column` of `tr`. */
+export function markChanged(tr: TxnRow, column: string): void {
+  if (tr.changed === undefined) tr.changed = new Set([column]);
+  else tr.changed.add(column);
 }
 
 /** The staged row changes of one transaction, over the committed tables of its database. */
@@ -116,9 +123,9 @@ export class Txn {
       old: null,
       new: row,
       nRefs: 0,
-      changed: new Set(),
+      changed: undefined,
       allChanged: false,
-      deletedRefs: [],
+      deletedRefs: undefined,
       pass: 0,
       mark: 0,
     });
@@ -139,9 +146,9 @@ export class Txn {
       old,
       new: row,
       nRefs: store.refCounts.get(uuid) ?? 0,
-      changed: new Set(),
+      changed: undefined,
       allChanged: false,
-      deletedRefs: [],
+      deletedRefs: undefined,
       pass: 0,
       mark: 0,
     });
@@ -162,9 +169,9 @@ export class Txn {
       old: store.rows.get(uuid) as Row,
       new: null,
       nRefs: store.refCounts.get(uuid) ?? 0,
-      changed: new Set(),
+      changed: undefined,
       allChanged: false,
-      deletedRefs: [],
+      deletedRefs: undefined,
       pass: 0,
       mark: 0,
     });
@@ -183,9 +190,9 @@ export class Txn {
       old: row,
       new: row,
       nRefs: store.refCounts.get(uuid) ?? 0,
-      changed: new Set(),
+      changed: undefined,
       allChanged: false,
-      deletedRefs: [],
+      deletedRefs: undefined,
       pass: 0,
       mark: 0,
     };

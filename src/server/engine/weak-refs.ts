@@ -20,7 +20,7 @@ import { type Datum, subtractDatums } from '../../ovsdb/values/sorted-datum.js';
 import { ZERO_UUID } from '../../ovsdb/values/uuid.js';
 import { OpError } from './op-error.js';
 import { bucketItems } from './secondary-index.js';
-import { hasChange, type Txn, type TxnRow, type WeakReferrer } from './staging.js';
+import { hasChange, markChanged, type Txn, type TxnRow, type WeakReferrer } from './staging.js';
 import type { TableStore } from './table-store.js';
 
 /** The table a weak reference of type `base` points into, if `base` is one. */
@@ -149,7 +149,10 @@ export function assessWeakRefs(txn: Txn): void {
     const table = tr.store.schema;
     if (tr.old !== null && tr.new === null) {
       for (const r of weakReferrers(txn, table.name, tr.uuid)) {
-        txn.findOrMake(r.table, r.uuid)?.deletedRefs.push(r.ref);
+        const referrer = txn.findOrMake(r.table, r.uuid);
+        if (referrer === undefined) continue;
+        if (referrer.deletedRefs === undefined) referrer.deletedRefs = [r.ref];
+        else referrer.deletedRefs.push(r.ref);
       }
     }
     if (tr.new === null) return;
@@ -161,7 +164,7 @@ export function assessWeakRefs(txn: Txn): void {
       const isMap = c.type.value !== undefined;
       let zero = false;
 
-      if (tr.deletedRefs.length > 0) {
+      if (tr.deletedRefs !== undefined && tr.deletedRefs.length > 0) {
         const queued = tr.deletedRefs.filter((r) => r.column === column);
         if (queued.length > 0) {
           tr.deletedRefs = tr.deletedRefs.filter((r) => r.column !== column);
@@ -196,7 +199,7 @@ export function assessWeakRefs(txn: Txn): void {
       if (d.keys.length === origN) continue;
       fields ??= { ...tr.new.fields };
       fields[column] = d;
-      tr.changed.add(column);
+      markChanged(tr, column);
       if (d.keys.length < c.type.min) {
         if (zero && tr.old === null) {
           throw new OpError(
