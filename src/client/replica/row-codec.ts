@@ -52,6 +52,7 @@ import { compileColumnCodec, defaultValue } from '../../ovsdb/values/datum.js';
 import { sortedDistinct } from '../../ovsdb/values/order.js';
 import { applyMapDiff, EMPTY_MAP, EMPTY_SET } from '../../ovsdb/values/set-map.js';
 import { datumDiff } from '../../ovsdb/values/sorted-datum.js';
+import { isCanonicalUuid } from '../../ovsdb/values/uuid.js';
 import { DatumError, OvsdbError, ProtocolError } from '../../ovsdb/wire/errors.js';
 import { hasKeys, isObject, preview, setOwn } from '../../ovsdb/wire/json.js';
 import type { RowUpdate, RowUpdate2, WireRow } from '../../ovsdb/wire/wire.js';
@@ -428,9 +429,6 @@ function compileBuilder(
 
 // ---- checking what the server sent ----------------------------------------------
 
-/** A row UUID as ovsdb-server writes it: 36 characters, lower-case hexadecimal. */
-const ROW_UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-
 /**
  * A row change from the server that is not one (a row key that is not a
  * UUID, a change that is not an object, a row that is not one, a value that
@@ -451,7 +449,10 @@ function malformedUpdate(
 }
 
 function checkRowKey(table: string, uuid: string): void {
-  if (!ROW_UUID_RE.test(uuid)) throw malformedUpdate(table, uuid, 'the row key is not a UUID');
+  // A row UUID as ovsdb-server writes it: 36 characters, lower-case hexadecimal.
+  if (typeof uuid !== 'string' || !isCanonicalUuid(uuid)) {
+    throw malformedUpdate(table, uuid, 'the row key is not a UUID');
+  }
 }
 
 /** A value that does not fit its column (a DatumError) as a ProtocolError; anything else as is. */

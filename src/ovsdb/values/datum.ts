@@ -54,7 +54,7 @@ import { DatumError } from '../wire/errors.js';
 import { isPlainObject, setOwn } from '../wire/json.js';
 import { defaultAtom } from './defaults.js';
 import { INT64_MAX, INT64_MIN, toInt64 } from './int64.js';
-import { isUuid } from './uuid.js';
+import { isCanonicalUuid, isUuid } from './uuid.js';
 
 /** Options for encoding values that may reference rows inserted in the same transaction. */
 export interface EncodeContext {
@@ -121,7 +121,6 @@ type Fail = (value: unknown, reason: string) => never;
 type AtomDecoder = (json: unknown, ctx: DecodeContext | undefined) => Atom;
 type AtomEncoder = (value: unknown, ctx: EncodeContext | undefined) => unknown;
 
-const LOWER_UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const INTEGER_KEY_RE = /^-?(?:0|[1-9][0-9]*)$/;
 
 function describe(json: unknown): string {
@@ -192,7 +191,7 @@ function makeAtomDecoder(base: BaseType, fail: Fail): AtomDecoder {
           const tag = j[0];
           const s: unknown = j[1];
           if (tag === 'uuid' && typeof s === 'string') {
-            if (LOWER_UUID_RE.test(s)) return s;
+            if (isCanonicalUuid(s)) return s;
             if (isUuid(s)) return s.toLowerCase();
             return fail(j, `${JSON.stringify(s)} is not a UUID`);
           }

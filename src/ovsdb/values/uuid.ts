@@ -28,6 +28,20 @@ export function isUuid(s: unknown): s is Uuid {
   return typeof s === 'string' && s.length === 36 && UUID_RE.test(s);
 }
 
+/** {@link UUID_RE} with lower-case hex digits only, written out the same way. */
+const CANONICAL_UUID_RE = new RegExp(
+  `^${[8, 4, 4, 4, 12].map((n) => '[0-9a-f]'.repeat(n)).join('-')}$`,
+);
+
+/**
+ * True when `s` is a UUID in its canonical form, lower-case, as ovsdb-server
+ * writes every UUID (a row key, a `["uuid", …]` atom): the check of every
+ * UUID a client decodes from the server.
+ */
+export function isCanonicalUuid(s: string): boolean {
+  return s.length === 36 && CANONICAL_UUID_RE.test(s);
+}
+
 /**
  * Brand a string as a UUID of table `T`, after checking its syntax.
  * @throws TypeError when `s` is not a UUID.
