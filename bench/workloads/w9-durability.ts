@@ -5,12 +5,14 @@
  * sample on a fresh file and process, the raw client on a Unix socket:
  *
  * - W9a: sequential inserts of 4 KB rows (a switch whose `external_ids`
- *   holds 4 KB), each awaited; transactions/s of the second `n` on the
- *   process (the first `n`, while V8 compiles ovnkit-server's hot paths,
- *   are reported apart as `W9a.cold`, without a target).
+ *   holds 4 KB), each awaited; transactions/s of 2,000 after the first
+ *   10,000 on the process (steady state; the first 2,000, while V8 compiles
+ *   ovnkit-server's hot paths, are reported apart as `W9a.cold`, without a
+ *   target).
  * - W9b: W2's batches (ports in transactions of 1,000, each awaited); LSP/s.
  * - W9c: sequential inserts with `"durable": true` (fsync before the
- *   reply), each awaited; transactions/s, second half as in W9a.
+ *   reply), each awaited; transactions/s of 300 after the first 3,000 (the
+ *   first 300 as `W9c.cold`).
  * - W9d: restart on W9b's file: from starting the process to the first
  *   answered request (its own load time, from its log, is shown apart); ms.
  *
@@ -159,25 +161,33 @@ async function fresh(root: string, subject: Subject): Promise<FileServer> {
 interface SequentialSample {
   /** The first `n` transactions on the fresh process, transactions/s. */
   readonly cold: number;
-  /** The next `n`, transactions/s. */
+  /** The `n` after the warm-up, transactions/s. */
   readonly warm: number;
-  /** The server's CPU time per transaction of the next `n`, µs (when known). */
+  /** The server's CPU time per transaction of those, µs (when known). */
   readonly warmCpuUs: number | undefined;
 }
 
 /**
- * `2n` sequential inserts of a switch holding a 4 KB value, each awaited
- * (durable: fsync'ed), timed as two halves: the first `n` on the freshly
- * started process (cold: ovnkit-server's JIT compiles its hot paths then),
- * and the next `n` (warm: a server that has been up for a while). The
- * server's CPU time is read around the second half.
+ * Sequential inserts of a switch holding a 4 KB value, each awaited
+ * (durable: fsync'ed): the first `n` timed on the freshly started process
+ * (cold: V8 compiles ovnkit-server's hot paths meanwhile, and a function
+ * called once per transaction is optimized only after a few thousand
+ * calls), then `warmup` more untimed, then `n` timed again (warm: a server
+ * that has been up for a while, as the one a deployment runs). The
+ * server's CPU time is read around the warm part.
  */
-async function sequential(s: FileServer, n: number, durable: boolean): Promise<SequentialSample> {
+async function sequential(
+  s: FileServer,
+  n: number,
+  warmup: number,
+  durable: boolean,
+): Promise<SequentialSample> {
   const c = await RawClient.open(s.socketPath);
   try {
     const blob = 'x'.repeat(4096);
+    const total = 2 * n + warmup;
     const requests: string[] = [];
-    for (let i = 0; i < 2 * n; i++) {
+    for (let i = 0; i < total; i++) {
       const ops: unknown[] = [
         DB,
         {
@@ -189,25 +199,26 @@ async function sequential(s: FileServer, n: number, durable: boolean): Promise<S
       if (durable) ops.push({ op: 'commit', durable: true });
       requests.push(JSON.stringify({ method: 'transact', params: ops, id: i }));
     }
-    const run = async (from: number): Promise<number> => {
+    const run = async (from: number, count: number): Promise<number> => {
       const base = c.count;
       const t0 = performance.now();
-      for (let k = 0; k < n; k++) {
+      for (let k = 0; k < count; k++) {
         c.write(requests[from + k] as string);
         await c.until(base + k + 1);
       }
-      return (n / (performance.now() - t0)) * 1000;
+      return (count / (performance.now() - t0)) * 1000;
     };
-    const cold = await run(0);
+    const cold = await run(0, n);
+    await run(n, warmup);
     const cpu0 = cpuMs(s.pid);
-    const warm = await run(n);
+    const warm = await run(n + warmup, n);
     const cpu1 = cpuMs(s.pid);
     const r = (await c.request('transact', [
       DB,
       { op: 'select', table: 'Logical_Switch', where: [], columns: ['_uuid'] },
     ])) as [{ rows?: unknown[] }];
-    if (r[0].rows?.length !== 2 * n) {
-      throw new Error(`expected ${2 * n} switches, found ${r[0].rows?.length}`);
+    if (r[0].rows?.length !== total) {
+      throw new Error(`expected ${total} switches, found ${r[0].rows?.length}`);
     }
     const warmCpuUs =
       cpu0 !== undefined && cpu1 !== undefined ? ((cpu1 - cpu0) * 1000) / n : undefined;
@@ -255,11 +266,15 @@ export const w9: Workload = {
   async run(ctx: BenchContext): Promise<WorkloadResult> {
     const n4k = ctx.quick ? 100 : 2000;
     const nDurable = ctx.quick ? 20 : 300;
+    // Untimed between the cold and the warm part: enough for V8 to have optimized the hot paths.
+    const warm4k = ctx.quick ? 100 : 8000;
+    const warmDurable = ctx.quick ? 20 : 2700;
     const { ports, batch } = w2Sizes(ctx.quick);
     const result = emptyResult(
       'W9',
-      `database files, ovnkit-server vs ovsdb-server (standalone), raw client: ${n4k} sequential 4 KB inserts, ` +
-        `W2 ${ports} LSPs by ${batch}, ${nDurable} durable inserts, restart on the ${ports}-port file`,
+      `database files, ovnkit-server vs ovsdb-server (standalone), raw client: ${n4k} sequential 4 KB inserts ` +
+        `(after ${n4k + warm4k}), W2 ${ports} LSPs by ${batch}, ${nDurable} durable inserts (after ` +
+        `${nDurable + warmDurable}), restart on the ${ports}-port file`,
     );
     // The run's compiled copy (see bench/lib/compiled.mjs), or one made here.
     let made: string | undefined;
@@ -270,7 +285,7 @@ export const w9: Workload = {
       serverCli = join(dir, 'src/server/cli.js');
     }
     try {
-      return await measure(ctx, result, n4k, nDurable, ports, batch);
+      return await measure(ctx, result, { n4k, warm4k, nDurable, warmDurable }, ports, batch);
     } finally {
       serverCli = undefined;
       if (made !== undefined) rmSync(made, { recursive: true, force: true });
@@ -282,11 +297,16 @@ export const w9: Workload = {
 async function measure(
   ctx: BenchContext,
   result: WorkloadResult,
-  n4k: number,
-  nDurable: number,
+  sizes: {
+    readonly n4k: number;
+    readonly warm4k: number;
+    readonly nDurable: number;
+    readonly warmDurable: number;
+  },
   ports: number,
   batch: number,
 ): Promise<WorkloadResult> {
+  const { n4k, warm4k, nDurable, warmDurable } = sizes;
   const keys = ['W9a', 'W9b', 'W9c', 'W9d'] as const;
   const samples = new Map<string, number[]>();
   const push = (key: string, v: number) => {
@@ -302,7 +322,10 @@ async function measure(
           const cpu0 = cpuMs(s.pid);
           let cpu: number | undefined;
           if (key === 'W9a' || key === 'W9c') {
-            const q = await sequential(s, key === 'W9a' ? n4k : nDurable, key === 'W9c');
+            const q =
+              key === 'W9a'
+                ? await sequential(s, n4k, warm4k, false)
+                : await sequential(s, nDurable, warmDurable, true);
             v = q.warm;
             cpu = q.warmCpuUs;
             push(`${key}.cold.${subject}`, q.cold);
@@ -331,9 +354,12 @@ async function measure(
     }
   }
   const what: Record<(typeof keys)[number], [string, string]> = {
-    W9a: [`sequential 4 KB inserts (${n4k} after the first ${n4k})`, 'txn/s'],
+    W9a: [`sequential 4 KB inserts (${n4k} after the first ${n4k + warm4k})`, 'txn/s'],
     W9b: [`W2 batches of ${batch}`, 'LSP/s'],
-    W9c: [`sequential durable inserts (${nDurable} after the first ${nDurable})`, 'txn/s'],
+    W9c: [
+      `sequential durable inserts (${nDurable} after the first ${nDurable + warmDurable})`,
+      'txn/s',
+    ],
     W9d: [`restart on a ${ports}-port file, to the first reply`, 'ms'],
   };
   for (const key of keys) {
