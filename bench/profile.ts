@@ -5,7 +5,8 @@
  * top frames by self time and leaves the `.cpuprofile` files in
  * `bench/results/` (open them in Chrome DevTools).
  *
- * Run: `node --import tsx bench/profile.ts [W1a|W1b|W3] [--quick]`.
+ * Run: `npm run bench:profile -- [W1a|W1b|W3] [--quick]` (ovnkit as it ships: see
+ * `lib/compiled.mjs`).
  * @module
  */
 
