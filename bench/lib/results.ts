@@ -88,18 +88,10 @@ export function ratio(
   target: number,
   note?: string,
 ): Ratio {
-  const value = num.median / den.median;
-  const paired = pairedRatio(num, den);
-  const judged = paired?.median ?? value;
+  const r = contextRatio(label, num, den, note);
+  const judged = r.paired?.median ?? r.value;
   return {
-    id: `${num.workload} ${label}`,
-    workload: num.workload,
-    label,
-    numerator: num.id,
-    denominator: den.id,
-    value,
-    ...(paired !== undefined ? { paired } : {}),
-    ...(note !== undefined ? { note } : {}),
+    ...r,
     target,
     comparison,
     met: comparison === '>=' ? judged >= target : judged <= target,
