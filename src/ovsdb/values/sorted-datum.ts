@@ -241,19 +241,22 @@ function uuidPrefix(a: Atom): number {
   return v;
 }
 
+/** The {@link uuidPrefix} of every element of `xs`, or null when one has none. */
+function prefixArray(xs: readonly Atom[]): Float64Array | null {
+  const p = new Float64Array(xs.length);
+  for (let i = 0; i < xs.length; i++) {
+    const v = uuidPrefix(xs[i] as Atom);
+    if (v < 0) return null;
+    p[i] = v;
+  }
+  return p;
+}
+
 /** The {@link uuidPrefixes} of `xs` (made now if need be), or undefined when it holds anything else. */
 function prefixesOf(xs: readonly Atom[]): Float64Array | undefined {
   let p = uuidPrefixes.get(xs);
   if (p === undefined) {
-    p = new Float64Array(xs.length);
-    for (let i = 0; i < xs.length; i++) {
-      const v = uuidPrefix(xs[i] as Atom);
-      if (v < 0) {
-        p = null;
-        break;
-      }
-      p[i] = v;
-    }
+    p = prefixArray(xs);
     uuidPrefixes.set(xs, p);
   }
   return p ?? undefined;
@@ -326,15 +329,7 @@ export function applyDatumDiff(old: Datum, diff: Datum, isMap: boolean): Datum {
   let prefixes: Float64Array | undefined;
   let diffPrefixes: Float64Array | undefined;
   if (ok.length >= PREFIX_MIN && dk.length > 0) {
-    diffPrefixes = new Float64Array(dk.length);
-    for (let j = 0; j < dk.length; j++) {
-      const v = uuidPrefix(dk[j] as Atom);
-      if (v < 0) {
-        diffPrefixes = undefined;
-        break;
-      }
-      diffPrefixes[j] = v;
-    }
+    diffPrefixes = prefixArray(dk) ?? undefined;
     if (diffPrefixes !== undefined) prefixes = prefixesOf(ok);
   }
   const pos =
