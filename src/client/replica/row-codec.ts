@@ -450,9 +450,7 @@ function malformedUpdate(
 
 function checkRowKey(table: string, uuid: string): void {
   // A row UUID as ovsdb-server writes it: 36 characters, lower-case hexadecimal.
-  if (typeof uuid !== 'string' || !isCanonicalUuid(uuid)) {
-    throw malformedUpdate(table, uuid, 'the row key is not a UUID');
-  }
+  if (!isCanonicalUuid(uuid)) throw malformedUpdate(table, uuid, 'the row key is not a UUID');
 }
 
 /** A value that does not fit its column (a DatumError) as a ProtocolError; anything else as is. */

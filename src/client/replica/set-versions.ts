@@ -270,28 +270,38 @@ export function modifyVersioned(
   }
   if (names === undefined || values === undefined) return current;
   const row: Record<string, unknown> = {};
-  let held: Record<string, SetVersion> | undefined;
+  const held: Record<string, SetVersion> = Object.create(null);
+  let versioned = false;
   // Own keys in order (the shape of the template every row starts from),
   // then any changed column the row did not have.
   for (const k in current) {
     const j = names.indexOf(k);
-    const v = j >= 0 ? values[j] : (versions?.[k] ?? current[k]);
-    if (v instanceof SetVersion) {
-      held ??= Object.create(null) as Record<string, SetVersion>;
-      held[k] = v;
-      Object.defineProperty(row, k, versionedAccessor(k));
-    } else row[k] = v;
+    versioned =
+      putColumn(row, held, k, j >= 0 ? values[j] : (versions?.[k] ?? current[k])) || versioned;
   }
   for (let j = 0; j < names.length; j++) {
     const k = names[j] as string;
-    if (Object.hasOwn(row, k)) continue;
-    const v = values[j];
-    if (v instanceof SetVersion) {
-      held ??= Object.create(null) as Record<string, SetVersion>;
-      held[k] = v;
-      Object.defineProperty(row, k, versionedAccessor(k));
-    } else row[k] = v;
+    if (!Object.hasOwn(row, k)) versioned = putColumn(row, held, k, values[j]) || versioned;
   }
-  if (held !== undefined) Object.defineProperty(row, VERSIONS, { value: held });
+  if (versioned) Object.defineProperty(row, VERSIONS, { value: held });
   return row;
+}
+
+/**
+ * Set column `k` of a row being built to `v`: a version goes into `held`
+ * behind the column's accessor (returns true), anything else is the value.
+ */
+function putColumn(
+  row: Record<string, unknown>,
+  held: Record<string, SetVersion>,
+  k: string,
+  v: unknown,
+): boolean {
+  if (!(v instanceof SetVersion)) {
+    row[k] = v;
+    return false;
+  }
+  held[k] = v;
+  Object.defineProperty(row, k, versionedAccessor(k));
+  return true;
 }
