@@ -16,22 +16,25 @@ export type Uuid<T extends string = string> = string & { readonly [uuidBrand]: T
 export const ZERO_UUID = '00000000-0000-0000-0000-000000000000' as Uuid<never>;
 
 /**
- * `^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`
- * with each repeated class written out: the same match, which the regexp
- * engine checks about 40% faster (every UUID of a record is checked when a
- * database file is read).
+ * A whole UUID whose hex digits are of class `hex`, with each repeated class
+ * written out (`^[0-9a-f][0-9a-f]…-…$` rather than `^[0-9a-f]{8}-…$`): the
+ * same match, which the regexp engine checks about 40% faster (every UUID of
+ * a record is checked when a database file is read).
  */
-const UUID_RE = new RegExp(`^${[8, 4, 4, 4, 12].map((n) => '[0-9a-fA-F]'.repeat(n)).join('-')}$`);
+function uuidPattern(hex: string): RegExp {
+  return new RegExp(`^${[8, 4, 4, 4, 12].map((n) => hex.repeat(n)).join('-')}$`);
+}
+
+/** `^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`. */
+const UUID_RE = uuidPattern('[0-9a-fA-F]');
 
 /** True when `s` is a UUID in the RFC 4122 textual form OVSDB uses. */
 export function isUuid(s: unknown): s is Uuid {
   return typeof s === 'string' && s.length === 36 && UUID_RE.test(s);
 }
 
-/** {@link UUID_RE} with lower-case hex digits only, written out the same way. */
-const CANONICAL_UUID_RE = new RegExp(
-  `^${[8, 4, 4, 4, 12].map((n) => '[0-9a-f]'.repeat(n)).join('-')}$`,
-);
+/** {@link UUID_RE} with lower-case hex digits only. */
+const CANONICAL_UUID_RE = uuidPattern('[0-9a-f]');
 
 /**
  * True when `s` is a UUID in its canonical form, lower-case, as ovsdb-server
