@@ -271,15 +271,6 @@ function updateOp(uuid: string, address: string): Record<string, unknown> {
   };
 }
 
-/** Every port's UUID by name, by a raw `select` (untimed). */
-async function portUuids(c: RawClient): Promise<Map<string, string>> {
-  const [sel] = (await c.request('transact', [
-    DB,
-    { op: 'select', table: 'Logical_Switch_Port', where: [], columns: ['_uuid', 'name'] },
-  ])) as [{ rows: { _uuid: [string, string]; name: string }[] }];
-  return new Map(sel.rows.map((r) => [r.name, r._uuid[1]]));
-}
-
 /**
  * Change 1 % and send only the changed updates, pre-serialized, as one
  * transaction on the raw client `c`; time until its reply, or with
@@ -291,10 +282,10 @@ export async function rawChangedSample(
   topo: W10Topology,
   monitored: boolean,
 ): Promise<number> {
-  const uuids = await portUuids(c);
+  const ports = await portRows(c);
   const changed = topo.change();
   const text = transactText(
-    changed.map((i) => updateOp(uuids.get(topo.name(i))!, topo.address(i))),
+    changed.map((i) => updateOp(ports.get(topo.name(i))!.uuid, topo.address(i))),
     `w10-${Math.random().toString(36).slice(2)}`,
   );
   await c.request('echo', []); // every earlier notification is in
@@ -305,7 +296,7 @@ export async function rawChangedSample(
   return performance.now() - t0;
 }
 
-/** A port as {@link rawGuardedSample} reads it: UUID, addresses and external_ids (wire form). */
+/** A port as the raw subjects read it: UUID, addresses and external_ids (wire form). */
 interface WirePort {
   readonly uuid: string;
   readonly addresses: unknown;
