@@ -255,7 +255,7 @@ function runOvnTrace(remote: string): Promise<string> {
     child.stdout.resume();
     const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
     child.on('error', reject);
-    child.on('exit', () => {
+    child.on('close', () => {
       clearTimeout(timer);
       resolve(stderr);
     });

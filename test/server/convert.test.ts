@@ -105,7 +105,7 @@ class Monitors {
       }),
     );
     this.exits = this.children.map(
-      (c) => new Promise((r) => c.once('exit', (code, signal) => r(code ?? signal ?? -1))),
+      (c) => new Promise((r) => c.once('close', (code, signal) => r(code ?? signal ?? -1))),
     );
     this.children.forEach((c, i) => {
       c.stdout?.setEncoding('utf8');

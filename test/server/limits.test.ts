@@ -252,7 +252,7 @@ describe('ovnkit-server --max-connections', () => {
     child.stderr?.on('data', (d: Buffer) => {
       err += d.toString();
     });
-    const code = await new Promise<number | null>((r) => child.once('exit', r));
+    const code = await new Promise<number | null>((r) => child.once('close', r));
     expect(code).toBe(2);
     expect(err).toMatch(/--max-connections must be a non-negative integer, got "many"/);
   }, 30_000);

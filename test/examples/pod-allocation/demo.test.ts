@@ -61,7 +61,7 @@ describe('npm run demo', () => {
     child.stderr.on('data', (d: Buffer) => {
       err += d.toString();
     });
-    const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
     expect(err).toBe('');
     expect(code).toBe(0);
     expect(out).toContain('# ovn-nbctl show');
