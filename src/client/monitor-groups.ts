@@ -324,15 +324,18 @@ export class MonitorGroups<DB extends TableMap> {
       this.replica.beginBatch(r.lastTxnId);
       let initialRows = 0;
       let changes = 0;
-      for (const t of g.active) changes += Object.keys(r.updates[t] ?? {}).length;
       let replaced: ReplaceResult | undefined;
       if (r.found) {
+        for (const t of g.active) changes += Object.keys(r.updates[t] ?? {}).length;
         for (const table of g.active)
           initialRows += this.replica.applyUpdate2(table, r.updates[table] ?? {});
         this.stats.resumedFound++;
       } else {
-        for (const t of g.active) initialRows += Object.keys(r.updates[t] ?? {}).length;
-        replaced = this.replaceAll(g, r.updates, 'update2');
+        // A full dump: every entry is a row of it (counted as they are decoded).
+        const all = this.replaceAll(g, r.updates, 'update2');
+        replaced = all.replaced;
+        initialRows = all.entries;
+        changes = all.entries;
         if (asked) this.stats.resumedNotFound++;
         else this.stats.fullSyncs++;
       }
@@ -356,11 +359,13 @@ export class MonitorGroups<DB extends TableMap> {
         : await s.conn.monitor(this.db, g.id, requests);
     this.checkTables(updates);
     this.replica.beginBatch();
-    let initialRows = 0;
-    for (const t of g.active) initialRows += Object.keys(updates[t] ?? {}).length;
+    const { replaced, entries: initialRows } = this.replaceAll(
+      g,
+      updates,
+      s.method === 'cond' ? 'update2' : 'update',
+    );
     this.stats.initialRows += initialRows;
     this.stats.fullSyncs++;
-    const replaced = this.replaceAll(g, updates, s.method === 'cond' ? 'update2' : 'update');
     g.lastTxnId = ZERO_TXN_ID;
     return {
       monitor: g.name,
@@ -393,16 +398,18 @@ export class MonitorGroups<DB extends TableMap> {
     g: MonitorGroup,
     updates: TableUpdates2 | TableUpdates,
     format: 'update2' | 'update',
-  ): ReplaceResult {
+  ): { replaced: ReplaceResult; entries: number } {
     const total = { inserted: 0, updated: 0, deleted: 0, unchanged: 0 };
+    let entries = 0;
     for (const table of g.active) {
       const r = this.replica.replace(table, updates[table] ?? {}, format);
       total.inserted += r.inserted;
       total.updated += r.updated;
       total.deleted += r.deleted;
       total.unchanged += r.unchanged;
+      entries += r.entries;
     }
-    return total;
+    return { replaced: total, entries };
   }
 
   // ---- run-time changes ------------------------------------------------------------

@@ -71,7 +71,7 @@ import {
 } from './event-queue.js';
 import { type ClientIndexSpec, IndexError, type IndexValue, MultiIndex } from './indexes.js';
 import type { Row } from './row-codec.js';
-import { type IndexesOption, type ReplaceResult, ReplicaStore, type Waiter } from './store.js';
+import { type IndexesOption, type ReplaceCounts, ReplicaStore, type Waiter } from './store.js';
 
 export type {
   EventContext,
@@ -79,7 +79,7 @@ export type {
   RowEventHandler,
   RowEventKind,
 } from './event-queue.js';
-export type { IndexesOption, ReplaceResult } from './store.js';
+export type { IndexesOption, ReplaceCounts, ReplaceResult } from './store.js';
 
 /** Options of {@link Replica}. */
 export interface ReplicaOptions<DB extends TableMap = TableMap> {
@@ -406,7 +406,7 @@ export class Replica<DB extends TableMap = TableMap> {
     table: string,
     dump: TableUpdate2 | TableUpdate,
     format: 'update2' | 'update',
-  ): ReplaceResult {
+  ): ReplaceCounts {
     return this.store.replace(table, dump, format);
   }
 }

@@ -51,6 +51,12 @@ export interface ReplaceResult {
   readonly unchanged: number;
 }
 
+/** A {@link ReplaceResult} and how many entries the dump held (rows, and any entry without one). */
+export interface ReplaceCounts extends ReplaceResult {
+  /** The dump's entries. */
+  readonly entries: number;
+}
+
 /** Options of {@link ReplicaStore}. */
 export interface ReplicaStoreOptions<DB extends TableMap> {
   /** Client indexes per table. */
@@ -387,10 +393,11 @@ export class ReplicaStore<DB extends TableMap = TableMap> {
     table: string,
     dump: TableUpdate2 | TableUpdate,
     format: 'update2' | 'update',
-  ): ReplaceResult {
+  ): ReplaceCounts {
     const st = this.state(table);
     const codec = this.codecOf(st);
     const rows = st.rows;
+    let entries = 0;
     let inserted = 0;
     let updated = 0;
     let unchanged = 0;
@@ -398,6 +405,7 @@ export class ReplicaStore<DB extends TableMap = TableMap> {
     const hadRows = rows.size > 0;
     const seen = hadRows ? new Set<string>() : undefined;
     for (const uuid in dump) {
+      entries++;
       // A malformed entry is a ProtocolError (naming table and key) before anything is held.
       const next = decodeDumpRow(codec, uuid, dump[uuid]!, format);
       if (next === undefined) continue;
@@ -420,7 +428,7 @@ export class ReplicaStore<DB extends TableMap = TableMap> {
         this.commit(st, uuid, row, undefined);
       }
     }
-    return { inserted, updated, deleted, unchanged };
+    return { inserted, updated, deleted, unchanged, entries };
   }
 
   // ---- internals ----------------------------------------------------------------
