@@ -145,6 +145,9 @@ describe('a damaged last record', () => {
   it('a flipped byte in the last record, or zeros after it, drops only that record', () => {
     const { bytes, starts } = makeFile(3);
     const last = starts[3] as number;
+    // The header's SHA-1 digits: ovsdb-server reads them in either case, so a
+    // flip of a letter's case there leaves the record whole.
+    const digest = last + bytes.subarray(last).indexOf('\n') - 40;
     fc.assert(
       fc.property(
         fc.integer({ min: last, max: bytes.length - 1 }),
@@ -155,6 +158,17 @@ describe('a damaged last record', () => {
           const file = path();
           writeFileSync(file, damaged);
           const o = open(file);
+          const sameDigit =
+            at >= digest &&
+            at < digest + 40 &&
+            /^[A-F]$/.test(String.fromCharCode(damaged[at] as number)) &&
+            String.fromCharCode(damaged[at] as number).toLowerCase() ===
+              String.fromCharCode(bytes[at] as number);
+          if (sameDigit) {
+            expect(o.rows).toEqual([0, 1, 2]);
+            expect(o.warnings).toEqual([]);
+            return;
+          }
           expect(o.rows).toEqual([0, 1]);
           expect(o.warnings).toHaveLength(1);
           expect(o.warnings[0]).toMatch(/truncating the file to the 3 good records/);
@@ -162,6 +176,14 @@ describe('a damaged last record', () => {
       ),
       { numRuns: 60 },
     );
+    // The counterexample that found it: 'c' of the digest made 'C'.
+    const upper = Buffer.from(bytes);
+    const c = upper.indexOf('c', digest);
+    expect(c).toBeLessThan(digest + 40);
+    upper[c] = 0x43;
+    const file = path();
+    writeFileSync(file, upper);
+    expect(open(file)).toMatchObject({ rows: [0, 1, 2], warnings: [] });
     const zeros = path();
     writeFileSync(zeros, Buffer.concat([bytes, Buffer.alloc(4096)]));
     expect(open(zeros).rows).toEqual([0, 1, 2]);
