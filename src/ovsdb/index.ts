@@ -156,8 +156,10 @@ export {
   DEFAULT_MAX_WRITE_QUEUE_BYTES,
   JsonRpcPeer,
   type PeerOptions,
+  type ReplyReviver,
   type RequestOptions,
 } from './wire/rpc.js';
+export type { MemberReviver, MemberReviverFor } from './wire/split-decoder.js';
 export type { Transport, TransportHandlers } from './wire/transport.js';
 export type {
   AbortOperation,

@@ -40,7 +40,7 @@ import {
   LONG_INTEGER_DIGITS,
   parseJsonLossless,
 } from './json-text.js';
-import { SplitDecoder } from './split-decoder.js';
+import { type MemberReviverFor, SplitDecoder } from './split-decoder.js';
 
 /** Options of {@link JsonStreamFramer}. */
 export interface JsonStreamFramerOptions {
@@ -67,6 +67,11 @@ export interface JsonStreamFramerOptions {
   splitThresholdBytes?: number;
   /** In a split message, the longest value parsed whole (default 64 KiB). */
   splitLeafMaxBytes?: number;
+  /**
+   * In a split message, what the members of each outer object become as
+   * they are parsed (see {@link MemberReviverFor}). Default: as parsed.
+   */
+  splitReviverFor?: MemberReviverFor;
   /**
    * Deepest bracket nesting accepted, the top-level object counting as one
    * level (default {@link DEFAULT_MAX_DEPTH}, 1,000: ovsdb-server's limit).
@@ -141,6 +146,7 @@ export class JsonStreamFramer {
   private readonly maxDepth: number;
   private readonly splitThreshold: number;
   private readonly splitLeafMax: number;
+  private readonly splitReviverFor: MemberReviverFor | undefined;
   /** Decodes the current message as it arrives, once it is large. */
   private split: SplitDecoder | undefined;
   private readonly decoder = new TextDecoder('utf-8', { fatal: true });
@@ -196,6 +202,7 @@ export class JsonStreamFramer {
     this.maxDepth = depth;
     this.splitThreshold = opts.splitThresholdBytes ?? DEFAULT_SPLIT_THRESHOLD_BYTES;
     this.splitLeafMax = opts.splitLeafMaxBytes ?? 64 * 1024;
+    this.splitReviverFor = opts.splitReviverFor;
   }
 
   /**
@@ -320,6 +327,7 @@ export class JsonStreamFramer {
             this.splitLeafMax,
             this.maxDepth,
             `the message starting at stream offset ${this.messageOffset}`,
+            this.splitReviverFor,
           );
           for (const p of this.pieces) {
             this.split.push(p, 0, p.length, this.longInteger, this.unicodeEscape);

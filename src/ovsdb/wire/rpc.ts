@@ -91,10 +91,37 @@ export interface RequestOptions {
   cancelOnAbort?: boolean;
   /** Called with the request's id just before it is sent. */
   onId?: (id: number) => void;
+  /**
+   * For a reply large enough to be decoded as its bytes arrive (over the
+   * framer's split threshold, 8 MiB), what the members of its objects
+   * become as they are parsed: see {@link ReplyReviver}. Only where the
+   * reply's `id` comes before its `result`, as ovsdb-server writes it.
+   */
+  reviveLargeReply?: ReplyReviver;
 }
+
+/**
+ * Called as each object of a large reply's `result` opens, with its path
+ * below `result` (`[]` for `result` itself, `[2, 'Logical_Switch']` for a
+ * table of a `monitor_cond_since` reply) and the object its members will
+ * be stored in (empty yet: the reply holds it there): returns what each member
+ * (`key`, parsed value) of that object is stored as, or undefined to store
+ * them as parsed. Lets a caller turn rows into their final form while the
+ * rest of the reply is still arriving, so that their parsed form does not
+ * outlive them. A member reviver that throws is reported
+ * ({@link PeerOptions.onHookError}) and the member is stored as parsed. The
+ * reply may still turn out malformed: what was revived is then dropped with
+ * it. Small replies, and objects small enough to be parsed whole, are not
+ * revived.
+ */
+export type ReplyReviver = (
+  path: readonly (string | number)[],
+  target: Readonly<Record<string, unknown>>,
+) => ((key: string, value: unknown) => unknown) | undefined;
 
 interface Pending {
   readonly method: string;
+  readonly revive: ReplyReviver | undefined;
   readonly resolve: (value: unknown) => void;
   readonly reject: (error: unknown) => void;
   timer: ReturnType<typeof setTimeout> | undefined;
@@ -168,6 +195,7 @@ export class JsonRpcPeer {
         ? new JsonStreamFramer({
             maxMessageBytes: this.maxMessageBytes,
             messageLimit: () => this.messageLimit(),
+            splitReviverFor: (path, message, target) => this.reviverFor(path, message, target),
           })
         : undefined;
     this.closed = new Promise((resolve) => {
@@ -189,6 +217,38 @@ export class JsonRpcPeer {
   /** Requests sent (or queued) and not yet answered, timed out, aborted or cancelled. */
   get pendingRequests(): number {
     return this.pending.size;
+  }
+
+  /**
+   * The member reviver of the object at `path` of a split message: the
+   * {@link RequestOptions.reviveLargeReply} of the pending request that
+   * the message's `id` (read before its `result`) names.
+   */
+  private reviverFor(
+    path: readonly (string | number)[],
+    message: Readonly<Record<string, unknown>>,
+    target: Readonly<Record<string, unknown>>,
+  ): ((key: string, value: unknown) => unknown) | undefined {
+    if (path[0] !== 'result' || Object.hasOwn(message, 'method')) return undefined;
+    const id = message['id'];
+    const revive = typeof id === 'number' ? this.pending.get(id)?.revive : undefined;
+    if (revive === undefined) return undefined;
+    let member: ((key: string, value: unknown) => unknown) | undefined;
+    try {
+      member = revive(path.slice(1), target);
+    } catch (e) {
+      this.reportHookError(e);
+      return undefined;
+    }
+    if (member === undefined) return undefined;
+    return (key, value) => {
+      try {
+        return member(key, value);
+      } catch (e) {
+        this.reportHookError(e);
+        return value;
+      }
+    };
   }
 
   /** The limit of a message beginning now: a reply may be on its way only while a request is pending. */
@@ -277,6 +337,7 @@ export class JsonRpcPeer {
     return new Promise<R>((resolve, reject) => {
       const entry: Pending = {
         method,
+        revive: options.reviveLargeReply,
         resolve: resolve as (value: unknown) => void,
         reject,
         timer: undefined,

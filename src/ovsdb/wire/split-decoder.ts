@@ -17,6 +17,12 @@
  * the whole text (integers of 16 digits or more exact, as the framer's
  * lossless parse gives them; a `__proto__` key is an own property).
  *
+ * A caller may turn the members of the outer objects into their final form
+ * as they are parsed ({@link MemberReviverFor}): the rows of a large
+ * monitor reply then become replica rows while the rest of the reply
+ * arrives, and their parsed form is garbage at once instead of living as
+ * long as the whole message.
+ *
  * The framer ({@link JsonStreamFramer}) checks the nesting depth and finds
  * where the message ends before it hands bytes on; this class checks the
  * syntax of the outer levels, and `JSON.parse` that of each leaf.
@@ -46,7 +52,30 @@ interface Level {
   readonly isArray: boolean;
   state: number;
   key: string | undefined;
+  /** Where the level is in the message: the keys and indexes down to it. */
+  readonly path: readonly (string | number)[];
+  /** What each member of this (object) level becomes before it is stored (see {@link MemberReviverFor}). */
+  readonly revive: MemberReviver | undefined;
 }
+
+/** Turns one member of an object, `key` and its parsed value, into what is stored under `key`. */
+export type MemberReviver = (key: string, value: unknown) => unknown;
+
+/**
+ * Asked as each outer object level of a split message opens, with its path
+ * from the message (`['result', 2, 'Logical_Switch']`), the message object
+ * as built so far (its members before this one, e.g. `id`) and the object
+ * that the level's members will be stored in: returns
+ * a {@link MemberReviver} for that object's members, or undefined to store
+ * them as parsed. A member that is itself an outer level is revived once it
+ * is complete. Arrays, and values small enough to be parsed whole, are
+ * never revived.
+ */
+export type MemberReviverFor = (
+  path: readonly (string | number)[],
+  message: Readonly<Record<string, unknown>>,
+  target: Readonly<Record<string, unknown>>,
+) => MemberReviver | undefined;
 
 const LONG_RUN = new RegExp(`\\d{${LONG_INTEGER_DIGITS}}`);
 
@@ -86,11 +115,13 @@ export class SplitDecoder {
    * @param leafMaxBytes - a value longer than this becomes an outer level.
    * @param maxDepth - the nesting limit, for the lossless parser.
    * @param where - how errors name the message (e.g. `the message at stream offset 0`).
+   * @param reviverFor - see {@link MemberReviverFor}.
    */
   constructor(
     private readonly leafMaxBytes: number,
     private readonly maxDepth: number,
     private readonly where: string,
+    private readonly reviverFor?: MemberReviverFor,
   ) {}
 
   /**
@@ -365,7 +396,14 @@ export class SplitDecoder {
     } else {
       // Keys and values alternate: no object is made only to be copied.
       const obj = level.value as Record<string, unknown>;
-      for (let i = 0; i < part.length; i += 2) setOwn(obj, part[i] as string, part[i + 1]);
+      const revive = level.revive;
+      if (revive === undefined) {
+        for (let i = 0; i < part.length; i += 2) setOwn(obj, part[i] as string, part[i + 1]);
+      } else {
+        for (let i = 0; i < part.length; i += 2) {
+          setOwn(obj, part[i] as string, revive(part[i] as string, part[i + 1]));
+        }
+      }
     }
   }
 
@@ -393,7 +431,14 @@ export class SplitDecoder {
   /** A child level closed: store it after the children before it. */
   private store(level: Level, value: unknown): void {
     if (level.isArray) (level.value as unknown[]).push(value);
-    else setOwn(level.value as Record<string, unknown>, level.key as string, value);
+    else {
+      const key = level.key as string;
+      setOwn(
+        level.value as Record<string, unknown>,
+        key,
+        level.revive === undefined ? value : level.revive(key, value),
+      );
+    }
     level.state = COMMA_OR_END;
   }
 
@@ -417,12 +462,30 @@ export class SplitDecoder {
 
   private open(isArray: boolean): void {
     this.flush();
-    const value = isArray ? [] : {};
+    const value: Record<string, unknown> | unknown[] = isArray ? [] : {};
+    const parent = this.levels[this.levels.length - 1];
+    let path: readonly (string | number)[] = [];
+    let revive: MemberReviver | undefined;
+    if (parent !== undefined && this.reviverFor !== undefined) {
+      path = [
+        ...parent.path,
+        parent.isArray ? (parent.value as unknown[]).length : (parent.key as string),
+      ];
+      if (!isArray) {
+        revive = this.reviverFor(
+          path,
+          this.levels[0]!.value as Record<string, unknown>,
+          value as Record<string, unknown>,
+        );
+      }
+    }
     this.levels.push({
       value,
       isArray,
       state: isArray ? VALUE_OR_END : KEY_OR_END,
       key: undefined,
+      path,
+      revive,
     });
   }
 

@@ -95,6 +95,93 @@ describe('split decoding', () => {
     expect(() => feed(splitting(4), text, [0.3, 0.6])).toThrow(ProtocolError);
   });
 
+  it('a member reviver sees every member of every object below the message, once, where it is', () => {
+    fc.assert(
+      fc.property(
+        fc.dictionary(fc.string(), fc.jsonValue()),
+
+        (obj) => {
+          const text = JSON.stringify({ id: 1, result: obj, error: null });
+          const whole = parseJsonLossless(text) as Record<string, unknown>;
+          const seen: string[] = [];
+          // A leaf of 1 byte: every object but the message is an outer level.
+          const f = new JsonStreamFramer({
+            splitThresholdBytes: 16,
+            splitLeafMaxBytes: 1,
+            splitReviverFor: (path, message, target) => {
+              expect(Object.keys(target)).toEqual([]);
+              if (path[0] === 'result') expect(message['id']).toBe(1);
+              return (key, value) => {
+                let at: unknown = whole;
+                for (const p of path) at = (at as Record<string | number, unknown>)[p];
+                expect(Object.hasOwn(at as object, key)).toBe(true);
+                expect(value).toEqual((at as Record<string, unknown>)[key]);
+                seen.push(JSON.stringify([...path, key]));
+                return value;
+              };
+            },
+          });
+          // Cut at every byte: the message is split from its 17th byte on.
+          const bytes = enc.encode(text);
+          const out: unknown[] = [];
+          for (let i = 0; i < bytes.length; i++) f.pushInto(bytes.subarray(i, i + 1), out);
+          expect(out).toEqual([whole]);
+          // Every member of every object under the message, by path.
+          const members: string[] = [];
+          const stack: [unknown, (string | number)[]][] = [[whole, []]];
+          while (stack.length > 0) {
+            const [v, path] = stack.pop()!;
+            if (typeof v !== 'object' || v === null) continue;
+            const isArray = Array.isArray(v);
+            for (const [k, x] of Object.entries(v)) {
+              const p = [...path, isArray ? Number(k) : k];
+              if (!isArray && path.length > 0) members.push(JSON.stringify(p));
+              stack.push([x, p]);
+            }
+          }
+          expect(seen.sort()).toEqual(members.sort());
+        },
+      ),
+      { numRuns: 500 },
+    );
+  });
+
+  it('a monitor reply of 20 MB: the rows of a table revived as they arrive, into the object given', () => {
+    const rows: string[] = [];
+    for (let i = 0; i < 100_000; i++) {
+      rows.push(
+        `"${String(i).padStart(8, '0')}-0000-4000-8000-000000000000":{"initial":{"name":"lsp-${i}-padding","tag":${i}}}`,
+      );
+    }
+    const text = `{"id":7,"result":[false,"0000",{"Logical_Switch_Port":{${rows.join(',')}},"Logical_Switch":{}}],"error":null}`;
+    expect(text.length).toBeGreaterThan(8 * 1024 * 1024);
+    const asked: string[] = [];
+    let targetOfPorts: object | undefined;
+    const f = new JsonStreamFramer({
+      splitReviverFor: (path, _message, target) => {
+        asked.push(JSON.stringify(path));
+        if (path.join('/') !== 'result/2/Logical_Switch_Port') return undefined;
+        targetOfPorts = target;
+        return (key, value) => [key, (value as { initial: { tag: number } }).initial.tag];
+      },
+    });
+    const [m] = feed(
+      f,
+      text,
+      Array.from({ length: 300 }, (_, k) => k / 300),
+    ) as [{ result: [boolean, string, Record<string, Record<string, unknown>>] }];
+    // Only outer objects are asked about: the message's arrays are not, nor the small table.
+    expect(asked).toEqual(['["result",2]', '["result",2,"Logical_Switch_Port"]']);
+    const ports = m.result[2]['Logical_Switch_Port']!;
+    expect(ports).toBe(targetOfPorts);
+    const keys = Object.keys(ports);
+    expect(keys).toHaveLength(100_000);
+    keys.forEach((k, i) => {
+      expect(ports[k]).toEqual([k, i]);
+    });
+    expect(m.result[2]['Logical_Switch']).toEqual({});
+  });
+
   it('invalid UTF-8 in a split message is a ProtocolError', () => {
     const f = splitting(4);
     const bytes = enc.encode('{"id":1,"result":["aaaaaaaaaaaaaaaaaaaaaaaaa","b?"],"error":null}');
