@@ -50,7 +50,14 @@ export {
   type Row,
   type RowCodec,
 } from './client/replica/row-codec.js';
-export type { IndexesOption, ReplaceResult } from './client/replica/store.js';
+export type {
+  DecodedDump,
+  IndexesOption,
+  PredecodedRows,
+  PredecodedTable,
+  ReplaceCounts,
+  ReplaceResult,
+} from './client/replica/store.js';
 export {
   type ConnectionEvents,
   type ConnectionListener,
@@ -153,7 +160,13 @@ export {
   JsonStreamFramer,
   type JsonStreamFramerOptions,
 } from './ovsdb/wire/framer.js';
-export { JsonRpcPeer, type PeerOptions, type RequestOptions } from './ovsdb/wire/rpc.js';
+export {
+  JsonRpcPeer,
+  type PeerOptions,
+  type ReplyReviver,
+  type RequestOptions,
+} from './ovsdb/wire/rpc.js';
+export type { MemberReviver, MemberReviverFor } from './ovsdb/wire/split-decoder.js';
 export type { Transport, TransportHandlers } from './ovsdb/wire/transport.js';
 export type {
   AbortOperation,

@@ -62,5 +62,12 @@ export {
   type Row,
   type RowCodec,
 } from './replica/row-codec.js';
-export type { IndexesOption, ReplaceResult } from './replica/store.js';
+export type {
+  DecodedDump,
+  IndexesOption,
+  PredecodedRows,
+  PredecodedTable,
+  ReplaceCounts,
+  ReplaceResult,
+} from './replica/store.js';
 export type { ServerAttempt } from './status.js';

@@ -29,6 +29,7 @@ import type { ColumnOf, DatabaseModel, TableMap, TableName } from '../ovsdb/sche
 import { inSpan, SPAN_KIND_CLIENT } from '../ovsdb/tracing.js';
 import { ZERO_UUID } from '../ovsdb/values/uuid.js';
 import { OvsdbError, ProtocolError } from '../ovsdb/wire/errors.js';
+import type { ReplyReviver } from '../ovsdb/wire/rpc.js';
 import type {
   Condition,
   MonitorRequest,
@@ -40,7 +41,7 @@ import { isUnknownMethod } from './errors.js';
 import { errorText, type Log } from './log.js';
 import { type ClientObservability, countRows } from './metrics.js';
 import type { TableMonitorOptions } from './options.js';
-import type { ReplaceResult, Replica } from './replica/replica.js';
+import type { PredecodedRows, ReplaceResult, Replica } from './replica/replica.js';
 import type { ClientStats, MonitorSyncInfo } from './status.js';
 
 /** The transaction id meaning "none": a full dump. */
@@ -301,6 +302,27 @@ export class MonitorGroups<DB extends TableMap> {
     }
   }
 
+  /**
+   * The reviver of a full dump of `g` (see `RequestOptions.reviveLargeReply`):
+   * the rows of each of its tables, found at `tablesAt` + table name below
+   * the reply's `result`, are decoded into `into` as they arrive.
+   */
+  private dumpReviver(
+    g: MonitorGroup,
+    tablesAt: readonly number[],
+    format: 'update2' | 'update',
+    into: PredecodedRows,
+  ): ReplyReviver {
+    return (path, target) => {
+      const table = path[tablesAt.length];
+      if (path.length !== tablesAt.length + 1 || typeof table !== 'string') return undefined;
+      for (let i = 0; i < tablesAt.length; i++) if (path[i] !== tablesAt[i]) return undefined;
+      return g.active.includes(table)
+        ? this.replica.dumpReviver(table, target, format, into)
+        : undefined;
+    };
+  }
+
   /** The columns in the replica's row order, to compare with what it monitors. */
   private sortedLike(table: string, columns: readonly string[]): string[] {
     const schema = this.model.schema.tables[table]!;
@@ -318,8 +340,21 @@ export class MonitorGroups<DB extends TableMap> {
     fromTxnId: string,
   ): Promise<MonitorSyncInfo> {
     const asked = fromTxnId !== ZERO_TXN_ID;
+    // A full dump's rows are decoded as the reply arrives (when it is large).
+    const predecoded: PredecodedRows = new Map();
+    const format = s.method === 'plain' ? 'update' : 'update2';
+    const options = asked
+      ? undefined
+      : {
+          reviveLargeReply: this.dumpReviver(
+            g,
+            s.method === 'since' ? [2] : [],
+            format,
+            predecoded,
+          ),
+        };
     if (s.method === 'since') {
-      const r = await s.conn.monitorCondSince(this.db, g.id, requests, fromTxnId);
+      const r = await s.conn.monitorCondSince(this.db, g.id, requests, fromTxnId, options);
       this.checkTables(r.updates);
       this.replica.beginBatch(r.lastTxnId);
       let initialRows = 0;
@@ -332,7 +367,7 @@ export class MonitorGroups<DB extends TableMap> {
         this.stats.resumedFound++;
       } else {
         // A full dump: every entry is a row of it (counted as they are decoded).
-        const all = this.replaceAll(g, r.updates, 'update2');
+        const all = this.replaceAll(g, r.updates, 'update2', predecoded);
         replaced = all.replaced;
         initialRows = all.entries;
         changes = all.entries;
@@ -355,15 +390,11 @@ export class MonitorGroups<DB extends TableMap> {
     }
     const updates =
       s.method === 'cond'
-        ? await s.conn.monitorCond(this.db, g.id, requests)
-        : await s.conn.monitor(this.db, g.id, requests);
+        ? await s.conn.monitorCond(this.db, g.id, requests, options)
+        : await s.conn.monitor(this.db, g.id, requests, options);
     this.checkTables(updates);
     this.replica.beginBatch();
-    const { replaced, entries: initialRows } = this.replaceAll(
-      g,
-      updates,
-      s.method === 'cond' ? 'update2' : 'update',
-    );
+    const { replaced, entries: initialRows } = this.replaceAll(g, updates, format, predecoded);
     this.stats.initialRows += initialRows;
     this.stats.fullSyncs++;
     g.lastTxnId = ZERO_TXN_ID;
@@ -398,11 +429,16 @@ export class MonitorGroups<DB extends TableMap> {
     g: MonitorGroup,
     updates: TableUpdates2 | TableUpdates,
     format: 'update2' | 'update',
+    predecoded: PredecodedRows,
   ): { replaced: ReplaceResult; entries: number } {
+    // Every table decoded before any is applied: a malformed dump leaves nothing of itself.
+    const decoded = g.active.map((table) =>
+      this.replica.decodeDump(table, updates[table] ?? {}, format, predecoded),
+    );
     const total = { inserted: 0, updated: 0, deleted: 0, unchanged: 0 };
     let entries = 0;
-    for (const table of g.active) {
-      const r = this.replica.replace(table, updates[table] ?? {}, format);
+    for (const d of decoded) {
+      const r = this.replica.applyDump(d);
       total.inserted += r.inserted;
       total.updated += r.updated;
       total.deleted += r.deleted;

@@ -18,6 +18,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocketServer } from 'ws';
 import { connectDatabase } from '../../src/client/client.js';
+import { compileRowCodec } from '../../src/client/replica/row-codec.js';
 import { NB, type NBTables } from '../../src/nb/generated/index.js';
 import { connectNb, lsAdd, lspAdd } from '../../src/nb/index.js';
 import { connect } from '../../src/ovsdb/connection/connect.js';
@@ -330,6 +331,76 @@ describe('malformed updates from the server', () => {
     expect(log.some((l) => /malformed|nesting deeper than 1000/.test(l.message))).toBe(true);
     expect([...client.rows('Item')].map((r) => r.name)).toEqual(['good']);
     expect(shown.some((r) => (r as { name?: string }).name === 'evil')).toBe(false);
+    client.close();
+    await fake.stop();
+  });
+
+  /** A dump of `Item` over 8 MiB (decoded as it arrives), with `evil` among 30,000 good rows. */
+  function largeDump(evil: string): string {
+    const rows: string[] = [];
+    for (let i = 0; i < 30_000; i++) {
+      const uuid = `${String(i).padStart(8, '0')}-0000-4000-8000-000000000000`;
+      rows.push(`"${uuid}":{"initial":{"name":"pad-${i}-${'x'.repeat(300)}","n":${i}}}`);
+      if (i === 15_000) rows.push(evil);
+    }
+    return `{"Item":{${rows.join(',')}}}`;
+  }
+
+  it.each([
+    [
+      'a row key that is not a UUID',
+      '"not-a-uuid":{"initial":{"name":"evil"}}',
+      /malformed update for table Item, row "not-a-uuid": the row key is not a UUID/,
+    ],
+    [
+      'a value of the wrong type',
+      `"${EVIL}":{"initial":{"name":"evil","n":"seven"}}`,
+      /malformed update for table Item, row "e{8}-[-0-9a-f]+": Item\.n: expected an integer/,
+    ],
+    [
+      'a row change that is not an object',
+      `"${EVIL}":7`,
+      /table "Item", row "eeeeeeee-2222-4222-8222-22222222abcd": a row change must be an object/,
+    ],
+  ])(
+    'in a large initial dump (decoded as it arrives), %s: the same ProtocolError; no row of it was ever held',
+    async (_what, evil, pattern) => {
+      const dump = largeDump(evil);
+      expect(dump.length).toBeGreaterThan(8 * 1024 * 1024);
+      const fake = fakeTest(dump);
+      await fake.start();
+      const { client, log, shown } = testClient(fake);
+      await client.ready;
+      expect(fake.connections.length).toBe(2);
+      expect(client.stats.connects).toBe(1);
+      const line = log.find((l) => pattern.test(l.message));
+      expect(line, log.map((l) => l.message).join('\n')).toBeDefined();
+      await client.drained();
+      expect([...client.rows('Item')].map((r) => r.name)).toEqual(['good']);
+      // The first dump was decoded whole before any of it was applied.
+      expect(shown.map((r) => (r as { name: string }).name)).toEqual(['good']);
+      client.close();
+      await fake.stop();
+    },
+  );
+
+  it('a large initial dump is held whole, every row as a small one decodes it', async () => {
+    const dump = largeDump(`"${EVIL}":{"initial":{"name":"last","n":-1}}`);
+    const fake = fakeTest(dump);
+    await fake.start();
+    const { client, shown } = testClient(fake);
+    await client.ready;
+    await client.drained();
+    expect(fake.connections.length).toBe(1);
+    expect(client.count('Item')).toBe(30_001);
+    expect(shown).toHaveLength(30_001);
+    expect(client.stats.initialRows).toBe(30_001);
+    const wire = (JSON.parse(dump) as { Item: Record<string, { initial: Record<string, never> }> })
+      .Item;
+    const codec = compileRowCodec(TEST_MODEL.schema.tables['Item']!);
+    for (const [uuid, change] of Object.entries(wire)) {
+      expect(client.get('Item', uuid as never)).toEqual(codec.decodeRow(uuid, change.initial));
+    }
     client.close();
     await fake.stop();
   });

@@ -71,7 +71,14 @@ import {
 } from './event-queue.js';
 import { type ClientIndexSpec, IndexError, type IndexValue, MultiIndex } from './indexes.js';
 import type { Row } from './row-codec.js';
-import { type IndexesOption, type ReplaceCounts, ReplicaStore, type Waiter } from './store.js';
+import {
+  type DecodedDump,
+  type IndexesOption,
+  type PredecodedRows,
+  type ReplaceCounts,
+  ReplicaStore,
+  type Waiter,
+} from './store.js';
 
 export type {
   EventContext,
@@ -79,7 +86,13 @@ export type {
   RowEventHandler,
   RowEventKind,
 } from './event-queue.js';
-export type { IndexesOption, ReplaceCounts, ReplaceResult } from './store.js';
+export type {
+  DecodedDump,
+  IndexesOption,
+  PredecodedRows,
+  ReplaceCounts,
+  ReplaceResult,
+} from './store.js';
 
 /** Options of {@link Replica}. */
 export interface ReplicaOptions<DB extends TableMap = TableMap> {
@@ -400,13 +413,49 @@ export class Replica<DB extends TableMap = TableMap> {
    * emitting events only for rows that really differ: an insert for a new
    * row, an update for a changed one, a delete for one no longer there.
    * Rows whose values are unchanged keep their object and get no event.
-   * @throws DatumError when a value does not fit its column.
+   * Every row is decoded before any is applied. `predecoded` holds the rows
+   * decoded as the dump arrived ({@link Replica.dumpReviver}).
+   * @throws ProtocolError for a malformed entry (naming table and key), with
+   *   nothing of the dump applied.
    */
   replace(
     table: string,
     dump: TableUpdate2 | TableUpdate,
     format: 'update2' | 'update',
+    predecoded?: PredecodedRows,
   ): ReplaceCounts {
-    return this.store.replace(table, dump, format);
+    return this.store.replace(table, dump, format, predecoded);
+  }
+
+  /**
+   * Every row of a full dump of `table`, decoded, with nothing applied yet
+   * (a malformed entry is a ProtocolError before any row of it is held).
+   */
+  decodeDump(
+    table: string,
+    dump: TableUpdate2 | TableUpdate,
+    format: 'update2' | 'update',
+    predecoded?: PredecodedRows,
+  ): DecodedDump {
+    return this.store.decodeDump(table, dump, format, predecoded);
+  }
+
+  /** Make a decoded dump the whole content of its table, with events only for rows that differ. */
+  applyDump(decoded: DecodedDump): ReplaceCounts {
+    return this.store.applyDump(decoded);
+  }
+
+  /**
+   * A reviver of the rows of `table` in a full dump still arriving, whose
+   * object of rows is `target`: decodes them into `into` as they are parsed
+   * (see `RequestOptions.reviveLargeReply`).
+   */
+  dumpReviver(
+    table: string,
+    target: object,
+    format: 'update2' | 'update',
+    into: PredecodedRows,
+  ): ((uuid: string, change: unknown) => unknown) | undefined {
+    return this.store.dumpReviver(table, target, format, into);
   }
 }

@@ -9,7 +9,7 @@
 import type { DatabaseModel, RowOf, TableMap, TableName } from '../../ovsdb/schema/model.js';
 import type { TableSchema } from '../../ovsdb/schema/schema-types.js';
 import { OvsdbError } from '../../ovsdb/wire/errors.js';
-import type { TableUpdate, TableUpdate2 } from '../../ovsdb/wire/wire.js';
+import type { RowUpdate, RowUpdate2, TableUpdate, TableUpdate2 } from '../../ovsdb/wire/wire.js';
 import type {
   ErrorReport,
   EventQueue,
@@ -50,6 +50,39 @@ export interface ReplaceResult {
   /** Rows present before and after with equal values (no event). */
   readonly unchanged: number;
 }
+
+/**
+ * Rows of a full dump decoded while the reply arrived (`Replica.dumpReviver`),
+ * by table. The dump holds a placeholder in their place.
+ */
+export type PredecodedRows = Map<string, PredecodedTable>;
+
+/** The rows of one table of a dump decoded as it arrived. */
+export interface PredecodedTable {
+  /** The dump's object of this table's rows. */
+  readonly target: object;
+  /** The table's codec when they were decoded. */
+  readonly codec: RowCodec;
+  /** The rows by UUID, in the order they arrived. */
+  readonly rows: Map<string, Row>;
+  /** Members the reviver was given (a key given twice counts twice). */
+  given: number;
+  /** Members it could not decode (left in the dump as they came). */
+  left: number;
+}
+
+/** A table's full dump, decoded (`Replica.decodeDump`) and not yet applied. */
+export interface DecodedDump {
+  readonly table: string;
+  readonly codec: RowCodec;
+  /** The rows by UUID, in the dump's order. */
+  readonly rows: Map<string, Row>;
+  /** The dump's entries (rows, and any entry without one). */
+  readonly entries: number;
+}
+
+/** What a dump holds in place of a row kept in {@link PredecodedRows}. */
+const PREDECODED: object = Object.freeze({});
 
 /** A {@link ReplaceResult} and how many entries the dump held (rows, and any entry without one). */
 export interface ReplaceCounts extends ReplaceResult {
@@ -104,6 +137,21 @@ function freezeRow(row: Row, before: Row | undefined): Row {
     }
   }
   return Object.freeze(row);
+}
+
+/** The row {@link ReplicaStore.dumpReviver} decoded for `uuid` of `dump`, with the codec the table still has. */
+function predecodedRow(
+  table: string,
+  codec: RowCodec,
+  pre: PredecodedTable | undefined,
+  dump: object,
+  uuid: string,
+): Row {
+  const row = pre?.codec === codec && pre.target === dump ? pre.rows.get(uuid) : undefined;
+  if (row === undefined) {
+    throw new OvsdbError(`${table}: the monitored columns changed while its dump arrived`);
+  }
+  return row;
 }
 
 function sameList(a: readonly string[], b: readonly string[]): boolean {
@@ -388,28 +436,73 @@ export class ReplicaStore<DB extends TableMap = TableMap> {
     }
   }
 
-  /** Replace the whole content of `table` with a full dump, with events only for rows that differ. */
+  /**
+   * Replace the whole content of `table` with a full dump, with events only
+   * for rows that differ ({@link ReplicaStore.decodeDump}, then
+   * {@link ReplicaStore.applyDump}).
+   */
   replace(
     table: string,
     dump: TableUpdate2 | TableUpdate,
     format: 'update2' | 'update',
+    predecoded?: PredecodedRows,
   ): ReplaceCounts {
-    const st = this.state(table);
-    const codec = this.codecOf(st);
-    const rows = st.rows;
+    return this.applyDump(this.decodeDump(table, dump, format, predecoded));
+  }
+
+  /**
+   * Every row of a full dump of `table`, decoded, with nothing applied: a
+   * malformed entry is a ProtocolError (naming table and key) before any
+   * row of the dump is held. Rows `predecoded` holds for this dump (see
+   * {@link ReplicaStore.dumpReviver}) are taken from there.
+   */
+  decodeDump(
+    table: string,
+    dump: TableUpdate2 | TableUpdate,
+    format: 'update2' | 'update',
+    predecoded?: PredecodedRows,
+  ): DecodedDump {
+    const codec = this.codecOf(this.state(table));
+    const pre = predecoded?.get(table);
+    if (pre !== undefined && pre.target === dump && pre.codec === codec) {
+      // Every member became a row: the map is the dump, in its order.
+      if (pre.left === 0 && pre.given === pre.rows.size) {
+        return { table, codec, rows: pre.rows, entries: pre.given };
+      }
+    }
+    const rows = new Map<string, Row>();
     let entries = 0;
+    for (const uuid in dump) {
+      entries++;
+      const change = dump[uuid]!;
+      const row =
+        change === PREDECODED
+          ? predecodedRow(table, codec, pre, dump, uuid)
+          : decodeDumpRow(codec, uuid, change, format);
+      if (row !== undefined) rows.set(uuid, row);
+    }
+    return { table, codec, rows, entries };
+  }
+
+  /**
+   * Make `decoded` the whole content of its table, with events only for
+   * rows that differ: an insert for a new row, an update for a changed
+   * one, a delete for one no longer there.
+   * @throws OvsdbError when the table's monitored columns changed since it was decoded.
+   */
+  applyDump(decoded: DecodedDump): ReplaceCounts {
+    const st = this.state(decoded.table);
+    const codec = this.codecOf(st);
+    if (codec !== decoded.codec) {
+      throw new OvsdbError(`${st.name}: the monitored columns changed while its dump arrived`);
+    }
+    const rows = st.rows;
     let inserted = 0;
     let updated = 0;
     let unchanged = 0;
     let deleted = 0;
     const hadRows = rows.size > 0;
-    const seen = hadRows ? new Set<string>() : undefined;
-    for (const uuid in dump) {
-      entries++;
-      // A malformed entry is a ProtocolError (naming table and key) before anything is held.
-      const next = decodeDumpRow(codec, uuid, dump[uuid]!, format);
-      if (next === undefined) continue;
-      seen?.add(uuid);
+    for (const [uuid, next] of decoded.rows) {
       const before = hadRows ? rows.get(uuid) : undefined;
       if (before === undefined) {
         inserted++;
@@ -421,14 +514,52 @@ export class ReplicaStore<DB extends TableMap = TableMap> {
         this.commit(st, uuid, before, next);
       }
     }
-    if (seen !== undefined) {
+    if (hadRows) {
       for (const [uuid, row] of rows) {
-        if (seen.has(uuid)) continue;
+        if (decoded.rows.has(uuid)) continue;
         deleted++;
         this.commit(st, uuid, row, undefined);
       }
     }
-    return { inserted, updated, deleted, unchanged, entries };
+    return { inserted, updated, deleted, unchanged, entries: decoded.entries };
+  }
+
+  /**
+   * A reviver of the rows of `table` in a full dump that is still arriving
+   * (see `RequestOptions.reviveLargeReply`): decodes each entry as it is
+   * parsed, keeps the row in `into`, and leaves a placeholder in the dump
+   * that {@link ReplicaStore.replace} (given `into`) takes the row for. An
+   * entry it cannot decode stays as it came, for `replace` to report.
+   * Undefined when the table is not monitored.
+   */
+  dumpReviver(
+    table: string,
+    target: object,
+    format: 'update2' | 'update',
+    into: PredecodedRows,
+  ): ((uuid: string, change: unknown) => unknown) | undefined {
+    const codec = this.tables.get(table)?.codec;
+    if (codec === undefined) return undefined;
+    const pre: PredecodedTable = { target, codec, rows: new Map(), given: 0, left: 0 };
+    // A table named twice in one dump: the last one stands, in the dump and here.
+    into.set(table, pre);
+    return (uuid, change) => {
+      pre.given++;
+      let row: Row | undefined;
+      if (typeof change === 'object' && change !== null) {
+        try {
+          row = decodeDumpRow(codec, uuid, change as RowUpdate2 | RowUpdate, format);
+        } catch {
+          // Left as it came: decodeDump reports it.
+        }
+      }
+      if (row === undefined) {
+        pre.left++;
+        return change;
+      }
+      pre.rows.set(uuid, row);
+      return PREDECODED;
+    };
   }
 
   // ---- internals ----------------------------------------------------------------

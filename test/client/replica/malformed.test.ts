@@ -110,7 +110,7 @@ describe('full dumps', () => {
     protocolError(() => decodeDumpRow(codec, U, { new: { i: 1.5 } }, 'update'));
   });
 
-  it('the replica never holds a malformed row: a dump or an update stops before it', () => {
+  it('the replica never holds a malformed row: a dump leaves nothing of itself, an update stops before it', () => {
     const replica = new Replica(defineModel(SCHEMA));
     replica.configure('T', ['s', 'i']);
     const V = '0a1b2c3d-0000-4000-8000-0000000000aa';
@@ -121,7 +121,19 @@ describe('full dumps', () => {
         'update2',
       ),
     );
+    // Every row of a dump is decoded before any is held.
+    expect(replica.count('T')).toBe(0);
+    replica.replace('T', { [U]: { initial: { s: 'ok' } } }, 'update2');
     expect([...replica.rows('T')].map((r) => (r as Record<string, unknown>)['s'])).toEqual(['ok']);
+    protocolError(() =>
+      replica.applyUpdate2('T', {
+        [V]: { insert: { s: 'first' } },
+        'not-a-uuid': { insert: {} },
+      } as never),
+    );
+    // An update applies its changes in order, up to the malformed one.
+    expect(replica.get('T', V)).toMatchObject({ s: 'first' });
+    replica.applyUpdate2('T', { [V]: { delete: null } });
     protocolError(() => replica.applyUpdate2('T', { [V]: { insert: { i: 'x' } } as never }));
     expect(replica.get('T', V)).toBeUndefined();
     protocolError(() => replica.applyUpdate('T', { [V]: { new: 'x' } as never }));
