@@ -53,7 +53,7 @@ export interface ReplaceResult {
 
 /**
  * Rows of a full dump decoded while the reply arrived (`Replica.dumpReviver`),
- * by table. The dump holds a placeholder in their place.
+ * by table. They are not in the dump.
  */
 export type PredecodedRows = Map<string, PredecodedTable>;
 
@@ -67,8 +67,6 @@ export interface PredecodedTable {
   readonly rows: Map<string, Row>;
   /** Members the reviver was given (a key given twice counts twice). */
   given: number;
-  /** Members it could not decode (left in the dump as they came). */
-  left: number;
 }
 
 /** A table's full dump, decoded (`Replica.decodeDump`) and not yet applied. */
@@ -80,9 +78,6 @@ export interface DecodedDump {
   /** The dump's entries (rows, and any entry without one). */
   readonly entries: number;
 }
-
-/** What a dump holds in place of a row kept in {@link PredecodedRows}. */
-const PREDECODED: object = Object.freeze({});
 
 /** A {@link ReplaceResult} and how many entries the dump held (rows, and any entry without one). */
 export interface ReplaceCounts extends ReplaceResult {
@@ -137,21 +132,6 @@ function freezeRow(row: Row, before: Row | undefined): Row {
     }
   }
   return Object.freeze(row);
-}
-
-/** The row {@link ReplicaStore.dumpReviver} decoded for `uuid` of `dump`, with the codec the table still has. */
-function predecodedRow(
-  table: string,
-  codec: RowCodec,
-  pre: PredecodedTable | undefined,
-  dump: object,
-  uuid: string,
-): Row {
-  const row = pre?.codec === codec && pre.target === dump ? pre.rows.get(uuid) : undefined;
-  if (row === undefined) {
-    throw new OvsdbError(`${table}: the monitored columns changed while its dump arrived`);
-  }
-  return row;
 }
 
 function sameList(a: readonly string[], b: readonly string[]): boolean {
@@ -464,21 +444,22 @@ export class ReplicaStore<DB extends TableMap = TableMap> {
   ): DecodedDump {
     const codec = this.codecOf(this.state(table));
     const pre = predecoded?.get(table);
-    if (pre !== undefined && pre.target === dump && pre.codec === codec) {
-      // Every member became a row: the map is the dump, in its order.
-      if (pre.left === 0 && pre.given === pre.rows.size) {
-        return { table, codec, rows: pre.rows, entries: pre.given };
+    if (pre !== undefined && pre.target === dump) {
+      if (pre.codec !== codec) {
+        throw new OvsdbError(`${table}: the monitored columns changed while its dump arrived`);
       }
+      // The rows decoded as they arrived left the dump: what is in it, they could not decode.
+      for (const uuid in dump) {
+        const row = decodeDumpRow(codec, uuid, dump[uuid]!, format);
+        if (row !== undefined) pre.rows.set(uuid, row);
+      }
+      return { table, codec, rows: pre.rows, entries: pre.given };
     }
     const rows = new Map<string, Row>();
     let entries = 0;
     for (const uuid in dump) {
       entries++;
-      const change = dump[uuid]!;
-      const row =
-        change === PREDECODED
-          ? predecodedRow(table, codec, pre, dump, uuid)
-          : decodeDumpRow(codec, uuid, change, format);
+      const row = decodeDumpRow(codec, uuid, dump[uuid]!, format);
       if (row !== undefined) rows.set(uuid, row);
     }
     return { table, codec, rows, entries };
@@ -527,10 +508,10 @@ export class ReplicaStore<DB extends TableMap = TableMap> {
   /**
    * A reviver of the rows of `table` in a full dump that is still arriving
    * (see `RequestOptions.reviveLargeReply`): decodes each entry as it is
-   * parsed, keeps the row in `into`, and leaves a placeholder in the dump
-   * that {@link ReplicaStore.replace} (given `into`) takes the row for. An
-   * entry it cannot decode stays as it came, for `replace` to report.
-   * Undefined when the table is not monitored.
+   * parsed and keeps the row in `into`, out of the dump (`target`, the
+   * dump's object of this table's rows), where {@link ReplicaStore.decodeDump}
+   * takes it. An entry it cannot decode stays in the dump as it came, for
+   * `decodeDump` to report. Undefined when the table is not monitored.
    */
   dumpReviver(
     table: string,
@@ -540,7 +521,7 @@ export class ReplicaStore<DB extends TableMap = TableMap> {
   ): ((uuid: string, change: unknown) => unknown) | undefined {
     const codec = this.tables.get(table)?.codec;
     if (codec === undefined) return undefined;
-    const pre: PredecodedTable = { target, codec, rows: new Map(), given: 0, left: 0 };
+    const pre: PredecodedTable = { target, codec, rows: new Map(), given: 0 };
     // A table named twice in one dump: the last one stands, in the dump and here.
     into.set(table, pre);
     return (uuid, change) => {
@@ -550,15 +531,12 @@ export class ReplicaStore<DB extends TableMap = TableMap> {
         try {
           row = decodeDumpRow(codec, uuid, change as RowUpdate2 | RowUpdate, format);
         } catch {
-          // Left as it came: decodeDump reports it.
+          // Left in the dump: decodeDump reports it.
         }
       }
-      if (row === undefined) {
-        pre.left++;
-        return change;
-      }
+      if (row === undefined) return change;
       pre.rows.set(uuid, row);
-      return PREDECODED;
+      return undefined;
     };
   }
 

@@ -105,7 +105,8 @@ export interface RequestOptions {
  * below `result` (`[]` for `result` itself, `[2, 'Logical_Switch']` for a
  * table of a `monitor_cond_since` reply) and the object its members will
  * be stored in (empty yet: the reply holds it there): returns what each member
- * (`key`, parsed value) of that object is stored as, or undefined to store
+ * (`key`, parsed value) of that object is stored as (undefined: the member
+ * is left out, as with a `JSON.parse` reviver), or undefined to store
  * them as parsed. Lets a caller turn rows into their final form while the
  * rest of the reply is still arriving, so that their parsed form does not
  * outlive them. A member reviver that throws is reported

@@ -58,7 +58,11 @@ interface Level {
   readonly revive: MemberReviver | undefined;
 }
 
-/** Turns one member of an object, `key` and its parsed value, into what is stored under `key`. */
+/**
+ * Turns one member of an object, `key` and its parsed value, into what is
+ * stored under `key`; undefined leaves the member out (as a `JSON.parse`
+ * reviver does).
+ */
 export type MemberReviver = (key: string, value: unknown) => unknown;
 
 /**
@@ -401,7 +405,8 @@ export class SplitDecoder {
         for (let i = 0; i < part.length; i += 2) setOwn(obj, part[i] as string, part[i + 1]);
       } else {
         for (let i = 0; i < part.length; i += 2) {
-          setOwn(obj, part[i] as string, revive(part[i] as string, part[i + 1]));
+          const v = revive(part[i] as string, part[i + 1]);
+          if (v !== undefined) setOwn(obj, part[i] as string, v);
         }
       }
     }
@@ -433,11 +438,8 @@ export class SplitDecoder {
     if (level.isArray) (level.value as unknown[]).push(value);
     else {
       const key = level.key as string;
-      setOwn(
-        level.value as Record<string, unknown>,
-        key,
-        level.revive === undefined ? value : level.revive(key, value),
-      );
+      const v = level.revive === undefined ? value : level.revive(key, value);
+      if (v !== undefined) setOwn(level.value as Record<string, unknown>, key, v);
     }
     level.state = COMMA_OR_END;
   }

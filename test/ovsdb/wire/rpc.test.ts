@@ -682,6 +682,27 @@ describe('JsonRpcPeer: reviving a large reply as it arrives', () => {
     });
   });
 
+  it('a member revived to undefined is left out, as with a JSON.parse reviver', async () => {
+    const { peer, client } = setup();
+    const kept: Record<string, unknown> = {};
+    const reply = peer.request('monitor', [], {
+      reviveLargeReply: (path) =>
+        path.length === 1
+          ? (key, value) => {
+              if (Number(key.slice(1)) % 2 === 0) return value;
+              kept[key] = value;
+              return undefined;
+            }
+          : undefined,
+    });
+    const { text, members } = largeReply(0);
+    client.injectBytes(text, 64 * 1024);
+    const result = (await reply) as { T: Record<string, unknown> };
+    const whole = (JSON.parse(text) as { result: { T: Record<string, unknown> } }).result.T;
+    expect(Object.keys(result.T)).toHaveLength(members / 2);
+    expect({ ...result.T, ...kept }).toEqual(whole);
+  });
+
   it('a reply whose id comes after its result, and a small reply, are not revived', async () => {
     const { peer, client } = setup();
     const reviveLargeReply = vi.fn(() => (_key: string, value: unknown) => value);
