@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import {
   ConnectionClosedError,
@@ -5,7 +6,12 @@ import {
   RequestTimeoutError,
   RpcError,
 } from '../../../src/ovsdb/wire/errors.js';
-import { JsonRpcPeer, type PeerOptions } from '../../../src/ovsdb/wire/rpc.js';
+import {
+  countUtf8,
+  JsonRpcPeer,
+  type PeerOptions,
+  utf8Length,
+} from '../../../src/ovsdb/wire/rpc.js';
 import {
   createMemoryPair,
   type MemoryTransport,
@@ -733,5 +739,30 @@ describe('JsonRpcPeer: reviving a large reply as it arrives', () => {
     expect(await reply).toEqual(JSON.parse(text).result);
     expect(hookErrors.map((e) => (e as Error).message)).toEqual(['not k7']);
     expect(peer.isClosed).toBe(false);
+  });
+});
+
+describe('the UTF-8 length of what the peer queues', () => {
+  it("Node's count and the unit-by-unit one agree with TextEncoder, lone surrogates included", () => {
+    const enc = new TextEncoder();
+    fc.assert(
+      fc.property(
+        fc.array(
+          fc.oneof(
+            fc.integer({ min: 0, max: 0x7f }),
+            fc.integer({ min: 0, max: 0xffff }),
+            fc.integer({ min: 0xd800, max: 0xdfff }),
+          ),
+          { maxLength: 64 },
+        ),
+        (units) => {
+          const text = String.fromCharCode(...units);
+          const want = enc.encode(text).length;
+          expect(countUtf8(text)).toBe(want);
+          expect(utf8Length(text)).toBe(want);
+        },
+      ),
+      { numRuns: 2000 },
+    );
   });
 });
