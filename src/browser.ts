@@ -166,7 +166,11 @@ export {
   type ReplyReviver,
   type RequestOptions,
 } from './ovsdb/wire/rpc.js';
-export type { MemberReviver, MemberReviverFor } from './ovsdb/wire/split-decoder.js';
+export {
+  type MemberReviver,
+  type MemberReviverFor,
+  REVIVE_DEPTH,
+} from './ovsdb/wire/split-decoder.js';
 export type { Transport, TransportHandlers } from './ovsdb/wire/transport.js';
 export type {
   AbortOperation,

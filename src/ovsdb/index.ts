@@ -159,7 +159,11 @@ export {
   type ReplyReviver,
   type RequestOptions,
 } from './wire/rpc.js';
-export type { MemberReviver, MemberReviverFor } from './wire/split-decoder.js';
+export {
+  type MemberReviver,
+  type MemberReviverFor,
+  REVIVE_DEPTH,
+} from './wire/split-decoder.js';
 export type { Transport, TransportHandlers } from './wire/transport.js';
 export type {
   AbortOperation,

@@ -112,8 +112,8 @@ export interface RequestOptions {
  * outlive them. A member reviver that throws is reported
  * ({@link PeerOptions.onHookError}) and the member is stored as parsed. The
  * reply may still turn out malformed: what was revived is then dropped with
- * it. Small replies, and objects small enough to be parsed whole, are not
- * revived.
+ * it. Small replies, objects small enough to be parsed whole, and objects
+ * more than `REVIVE_DEPTH` (8) levels below the message are not revived.
  */
 export type ReplyReviver = (
   path: readonly (string | number)[],

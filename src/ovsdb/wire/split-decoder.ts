@@ -52,8 +52,11 @@ interface Level {
   readonly isArray: boolean;
   state: number;
   key: string | undefined;
-  /** Where the level is in the message: the keys and indexes down to it. */
-  readonly path: readonly (string | number)[];
+  /**
+   * Where the level is in the message: the keys and indexes down to it
+   * (undefined below {@link REVIVE_DEPTH}, or without a reviver).
+   */
+  readonly path: readonly (string | number)[] | undefined;
   /** What each member of this (object) level becomes before it is stored (see {@link MemberReviverFor}). */
   readonly revive: MemberReviver | undefined;
 }
@@ -66,7 +69,15 @@ interface Level {
 export type MemberReviver = (key: string, value: unknown) => unknown;
 
 /**
- * Asked as each outer object level of a split message opens, with its path
+ * Levels deeper than this are never revived, and their paths not kept (a
+ * path is a copy of its parent's: keeping every one would cost the square
+ * of a hostile message's depth).
+ */
+export const REVIVE_DEPTH = 8;
+
+/**
+ * Asked as each outer object level of a split message opens (down to
+ * {@link REVIVE_DEPTH} levels below the message), with its path
  * from the message (`['result', 2, 'Logical_Switch']`), the message object
  * as built so far (its members before this one, e.g. `id`) and the object
  * that the level's members will be stored in: returns
@@ -466,15 +477,17 @@ export class SplitDecoder {
     this.flush();
     const value: Record<string, unknown> | unknown[] = isArray ? [] : {};
     const parent = this.levels[this.levels.length - 1];
-    let path: readonly (string | number)[] = [];
+    let path: readonly (string | number)[] | undefined;
     let revive: MemberReviver | undefined;
-    if (parent !== undefined && this.reviverFor !== undefined) {
+    if (parent === undefined) {
+      path = this.reviverFor === undefined ? undefined : [];
+    } else if (parent.path !== undefined && parent.path.length < REVIVE_DEPTH) {
       path = [
         ...parent.path,
         parent.isArray ? (parent.value as unknown[]).length : (parent.key as string),
       ];
       if (!isArray) {
-        revive = this.reviverFor(
+        revive = this.reviverFor!(
           path,
           this.levels[0]!.value as Record<string, unknown>,
           value as Record<string, unknown>,

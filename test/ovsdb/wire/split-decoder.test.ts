@@ -10,6 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { ProtocolError } from '../../../src/ovsdb/wire/errors.js';
 import { JsonStreamFramer } from '../../../src/ovsdb/wire/framer.js';
 import { parseJsonLossless } from '../../../src/ovsdb/wire/json-text.js';
+import { REVIVE_DEPTH } from '../../../src/ovsdb/wire/split-decoder.js';
 
 const enc = new TextEncoder();
 
@@ -135,7 +136,9 @@ describe('split decoding', () => {
             const isArray = Array.isArray(v);
             for (const [k, x] of Object.entries(v)) {
               const p = [...path, isArray ? Number(k) : k];
-              if (!isArray && path.length > 0) members.push(JSON.stringify(p));
+              if (!isArray && path.length > 0 && path.length <= REVIVE_DEPTH) {
+                members.push(JSON.stringify(p));
+              }
               stack.push([x, p]);
             }
           }
@@ -144,6 +147,28 @@ describe('split decoding', () => {
       ),
       { numRuns: 500 },
     );
+  });
+
+  it('objects nested deeper than REVIVE_DEPTH are not revived, and no path grows past it', () => {
+    // 1,000 nested objects, each an outer level (a leaf of 4 bytes).
+    let text = '{"leaf":1}';
+    for (let d = 0; d < 998; d++) text = `{"k${d % 10}":${text}}`;
+    text = `{"id":1,"result":${text},"error":null}`;
+    const lengths: number[] = [];
+    const f = new JsonStreamFramer({
+      splitThresholdBytes: 16,
+      splitLeafMaxBytes: 4,
+      splitReviverFor: (path) => {
+        lengths.push(path.length);
+        return (_key, value) => value;
+      },
+    });
+    const bytes = enc.encode(text);
+    const out: unknown[] = [];
+    for (let i = 0; i < bytes.length; i += 7) f.pushInto(bytes.subarray(i, i + 7), out);
+    expect(out).toEqual([JSON.parse(text)]);
+    expect(Math.max(...lengths)).toBe(REVIVE_DEPTH);
+    expect(lengths).toHaveLength(REVIVE_DEPTH);
   });
 
   it('a monitor reply of 20 MB: the rows of a table revived as they arrive, into the object given', () => {
