@@ -442,27 +442,19 @@ export class ReplicaStore<DB extends TableMap = TableMap> {
     format: 'update2' | 'update',
     predecoded?: PredecodedRows,
   ): DecodedDump {
-    const codec = this.codecOf(this.state(table));
+    const st = this.state(table);
+    // Rows decoded as the dump arrived left it: what is in it, they could not decode.
     const pre = predecoded?.get(table);
-    if (pre !== undefined && pre.target === dump) {
-      if (pre.codec !== codec) {
-        throw new OvsdbError(`${table}: the monitored columns changed while its dump arrived`);
-      }
-      // The rows decoded as they arrived left the dump: what is in it, they could not decode.
-      for (const uuid in dump) {
-        const row = decodeDumpRow(codec, uuid, dump[uuid]!, format);
-        if (row !== undefined) pre.rows.set(uuid, row);
-      }
-      return { table, codec, rows: pre.rows, entries: pre.given };
-    }
-    const rows = new Map<string, Row>();
+    const fromPre = pre !== undefined && pre.target === dump ? pre : undefined;
+    const codec = this.codecOf(st, fromPre?.codec);
+    const rows = fromPre?.rows ?? new Map<string, Row>();
     let entries = 0;
     for (const uuid in dump) {
       entries++;
       const row = decodeDumpRow(codec, uuid, dump[uuid]!, format);
       if (row !== undefined) rows.set(uuid, row);
     }
-    return { table, codec, rows, entries };
+    return { table, codec, rows, entries: fromPre?.given ?? entries };
   }
 
   /**
@@ -473,10 +465,7 @@ export class ReplicaStore<DB extends TableMap = TableMap> {
    */
   applyDump(decoded: DecodedDump): ReplaceCounts {
     const st = this.state(decoded.table);
-    const codec = this.codecOf(st);
-    if (codec !== decoded.codec) {
-      throw new OvsdbError(`${st.name}: the monitored columns changed while its dump arrived`);
-    }
+    const codec = this.codecOf(st, decoded.codec);
     const rows = st.rows;
     let inserted = 0;
     let updated = 0;
@@ -550,9 +539,16 @@ export class ReplicaStore<DB extends TableMap = TableMap> {
     return st;
   }
 
-  private codecOf(st: TableState): RowCodec {
+  /**
+   * The table's codec; with `decodedWith`, the codec rows of a dump were
+   * decoded with, which must still be the table's.
+   */
+  private codecOf(st: TableState, decodedWith?: RowCodec): RowCodec {
     if (st.codec === undefined) {
       throw new OvsdbError(`${st.name}: received changes for a table that is not monitored`);
+    }
+    if (decodedWith !== undefined && decodedWith !== st.codec) {
+      throw new OvsdbError(`${st.name}: the monitored columns changed while its dump arrived`);
     }
     return st.codec;
   }
