@@ -129,13 +129,19 @@ export function sortedDistinct(xs: readonly Atom[]): readonly Atom[] {
  * equal element of `a` (ascending), or `-(p + 1)` when there is none and `p`
  * is where it would be inserted. Positions only move forward, so the whole
  * pass costs O(|b| · log |a|) and never rescans `a`.
+ * @param search - finds `b[j]`'s {@link lowerBound} in `a` from `from` on
+ *   (default: `lowerBound` itself; a caller may search a faster index of `a`).
  */
-export function matchSorted(a: readonly Atom[], b: readonly Atom[]): Int32Array {
+export function matchSorted(
+  a: readonly Atom[],
+  b: readonly Atom[],
+  search?: (j: number, from: number) => number,
+): Int32Array {
   const out = new Int32Array(b.length);
   let from = 0;
   for (let j = 0; j < b.length; j++) {
     const k = b[j] as Atom;
-    const i = lowerBound(a, k, from);
+    const i = search === undefined ? lowerBound(a, k, from) : search(j, from);
     if (i < a.length && (a[i] === k || compareAtoms(a[i] as Atom, k) === 0)) {
       out[j] = i;
       from = i + 1;

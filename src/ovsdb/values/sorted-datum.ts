@@ -263,53 +263,41 @@ function prefixesOf(xs: readonly Atom[]): Float64Array | undefined {
 }
 
 /**
- * {@link matchSorted}`(xs, keys)` for `xs` with prefixes `p` and `keys`
- * with prefixes `kp`: a binary search over `p` for each key, then by text
- * among the elements that share its prefix.
+ * The {@link lowerBound} of `k` in `xs` from `from` on, for `xs` with
+ * prefixes `p` and `k` with prefix `v`: a binary search over `p`, then by
+ * text among the elements that share `v`.
  */
-function matchByPrefix(
+function lowerBoundByPrefix(
   xs: readonly Atom[],
   p: Float64Array,
-  keys: readonly Atom[],
-  kp: Float64Array,
-): Int32Array {
-  const out = new Int32Array(keys.length);
+  k: Atom,
+  v: number,
+  from: number,
+): number {
   const n = xs.length;
-  let from = 0;
-  for (let j = 0; j < keys.length; j++) {
-    const k = keys[j] as Atom;
-    const v = kp[j] as number;
-    let lo = from;
-    let hi = n;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if ((p[mid] as number) < v) lo = mid + 1;
+  let lo = from;
+  let hi = n;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if ((p[mid] as number) < v) lo = mid + 1;
+    else hi = mid;
+  }
+  if (lo < n && p[lo] === v) {
+    // Elements with the same prefix, [lo, end): the first of them not before `k`, by text.
+    let end = lo + 1;
+    hi = n;
+    while (end < hi) {
+      const mid = (end + hi) >>> 1;
+      if ((p[mid] as number) <= v) end = mid + 1;
       else hi = mid;
     }
-    if (lo < n && p[lo] === v) {
-      // Elements with the same prefix, [lo, end): the first of them not before `k`, by text.
-      let end = lo + 1;
-      hi = n;
-      while (end < hi) {
-        const mid = (end + hi) >>> 1;
-        if ((p[mid] as number) <= v) end = mid + 1;
-        else hi = mid;
-      }
-      while (lo < end) {
-        const mid = (lo + end) >>> 1;
-        if (compareAtoms(xs[mid] as Atom, k) < 0) lo = mid + 1;
-        else end = mid;
-      }
-    }
-    if (lo < n && (xs[lo] === k || compareAtoms(xs[lo] as Atom, k) === 0)) {
-      out[j] = lo;
-      from = lo + 1;
-    } else {
-      out[j] = -(lo + 1);
-      from = lo;
+    while (lo < end) {
+      const mid = (lo + end) >>> 1;
+      if (compareAtoms(xs[mid] as Atom, k) < 0) lo = mid + 1;
+      else end = mid;
     }
   }
-  return out;
+  return lo;
 }
 
 /**
@@ -326,15 +314,14 @@ export function applyDatumDiff(old: Datum, diff: Datum, isMap: boolean): Datum {
   const ov = old.values ?? [];
   const dk = diff.keys;
   const dv = diff.values ?? [];
-  let prefixes: Float64Array | undefined;
-  let diffPrefixes: Float64Array | undefined;
-  if (ok.length >= PREFIX_MIN && dk.length > 0) {
-    diffPrefixes = prefixArray(dk) ?? undefined;
-    if (diffPrefixes !== undefined) prefixes = prefixesOf(ok);
-  }
+  const diffPrefixes =
+    ok.length >= PREFIX_MIN && dk.length > 0 ? (prefixArray(dk) ?? undefined) : undefined;
+  const prefixes = diffPrefixes !== undefined ? prefixesOf(ok) : undefined;
   const pos =
     prefixes !== undefined && diffPrefixes !== undefined
-      ? matchByPrefix(ok, prefixes, dk, diffPrefixes)
+      ? matchSorted(ok, dk, (j, from) =>
+          lowerBoundByPrefix(ok, prefixes, dk[j] as Atom, diffPrefixes[j] as number, from),
+        )
       : matchSorted(ok, dk);
   const addK: Atom[] = [];
   const remK: Atom[] = [];
