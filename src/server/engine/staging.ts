@@ -31,7 +31,7 @@ export interface TxnRow {
   readonly old: Row | null;
   new: Row | null;
   nRefs: number;
-  /** The columns found changed (see {@link markChanged}); absent while there is none. */
+  /** The columns found changed (see {@link markChanged}); absent while there is none, never empty. */
   changed: Set<string> | undefined;
   /** Every column changed (an insert or delete as the transaction ended); `changed` is then not filled. */
   allChanged: boolean;
@@ -50,7 +50,7 @@ export function hasChange(tr: TxnRow, column: string): boolean {
 
 /** Whether the transaction changed any column of `tr`. */
 export function anyChange(tr: TxnRow): boolean {
-  return tr.allChanged || (tr.changed !== undefined && tr.changed.size > 0);
+  return tr.allChanged || tr.changed !== undefined;
 }
 
 /** Note that the transaction changed `column` of `tr`. */
