@@ -104,8 +104,40 @@ export function lowerBound(xs: readonly Atom[], x: Atom, from = 0): number {
   return lo;
 }
 
+/**
+ * True when every element of `xs` is a string without units ≥ U+D800: then
+ * JS's `<`, and the default `Array.prototype.sort`, agree with
+ * {@link compareAtoms} (UUIDs, names: the common case).
+ */
+function plainStrings(xs: readonly Atom[]): boolean {
+  for (let i = 0; i < xs.length; i++) {
+    const x = xs[i];
+    if (typeof x !== 'string' || HIGH_UNIT.test(x)) return false;
+  }
+  return true;
+}
+
+/**
+ * Sort `xs` in place in ovsdb-server's order ({@link compareAtoms}); returns
+ * it. Plain strings take the default sort (its native comparison is exact
+ * for them, and about twice as fast as a comparator for 1,000 UUIDs).
+ */
+export function sortAtoms<T extends Atom>(xs: T[]): T[] {
+  return plainStrings(xs) ? xs.sort() : xs.sort(compareAtoms);
+}
+
 /** True when `xs` is strictly ascending (sorted, no two elements equal). */
 export function isSortedDistinct(xs: readonly Atom[]): boolean {
+  return ascending(xs, plainStrings(xs));
+}
+
+/** {@link isSortedDistinct}, told whether `xs` holds {@link plainStrings} only. */
+function ascending(xs: readonly Atom[], plain: boolean): boolean {
+  if (plain) {
+    for (let i = 1; i < xs.length; i++)
+      if (!((xs[i - 1] as string) < (xs[i] as string))) return false;
+    return true;
+  }
   for (let i = 1; i < xs.length; i++)
     if (compareAtoms(xs[i - 1] as Atom, xs[i] as Atom) >= 0) return false;
   return true;
@@ -113,11 +145,12 @@ export function isSortedDistinct(xs: readonly Atom[]): boolean {
 
 /** `xs` in ascending order without repeated elements: `xs` itself when it already is, else a sorted copy. */
 export function sortedDistinct(xs: readonly Atom[]): readonly Atom[] {
-  if (isSortedDistinct(xs)) return xs;
-  const out = [...xs].sort(compareAtoms);
+  const plain = plainStrings(xs);
+  if (ascending(xs, plain)) return xs;
+  const out = plain ? [...xs].sort() : [...xs].sort(compareAtoms);
   let n = 0;
   for (let i = 0; i < out.length; i++) {
-    if (n === 0 || compareAtoms(out[n - 1] as Atom, out[i] as Atom) !== 0)
+    if (n === 0 || (plain ? out[n - 1] !== out[i] : compareAtoms(out[n - 1]!, out[i]!) !== 0))
       out[n++] = out[i] as Atom;
   }
   out.length = n;

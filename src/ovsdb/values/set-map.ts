@@ -17,6 +17,7 @@ import {
   compareAtoms,
   isSortedDistinct,
   matchSorted,
+  sortAtoms,
   sortedDistinct,
   spliceSorted,
 } from './order.js';
@@ -68,7 +69,7 @@ export function applySetDiff(current: readonly Atom[], diff: readonly Atom[]): r
   }
   const kept = removed ? current.filter((x) => !removed.has(x)) : current;
   if (added.length === 0) return kept.length === 0 ? EMPTY_SET : kept;
-  added.sort(compareAtoms);
+  sortAtoms(added);
   return mergeSorted(kept, added);
 }
 

@@ -12,7 +12,7 @@
  */
 
 import type { Atom, BaseType } from '../schema/schema-types.js';
-import { compareAtoms, lowerBound, matchSorted, spliceSorted } from './order.js';
+import { compareAtoms, lowerBound, matchSorted, sortAtoms, spliceSorted } from './order.js';
 
 /** One column value: sorted, duplicate-free keys and, for maps, the matching values. */
 export interface Datum {
@@ -507,7 +507,7 @@ export function datumDiff(old: Datum, next: Datum, type: DatumType): Datum {
 
 function sortPairs(keys: Atom[], values: Atom[] | undefined): Datum {
   if (values === undefined) {
-    keys.sort(compareAtoms);
+    sortAtoms(keys);
     return { keys };
   }
   const idx = keys.map((_, i) => i);

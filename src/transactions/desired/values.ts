@@ -7,7 +7,7 @@
 
 import type { Atom, ColumnSchema } from '../../ovsdb/schema/schema-types.js';
 import { toInt64 } from '../../ovsdb/values/int64.js';
-import { compareAtoms } from '../../ovsdb/values/order.js';
+import { compareAtoms, sortAtoms } from '../../ovsdb/values/order.js';
 import { setOwn } from '../../ovsdb/wire/json.js';
 
 type Rec = Readonly<Record<string, unknown>>;
@@ -21,7 +21,7 @@ function atom(v: unknown): unknown {
 export function setAtoms(v: unknown): Atom[] {
   const list = Array.isArray(v) ? v : v === null || v === undefined ? [] : [v];
   const out = list.map(atom) as Atom[];
-  out.sort(compareAtoms);
+  sortAtoms(out);
   let n = 0;
   for (let i = 0; i < out.length; i++) {
     if (n === 0 || compareAtoms(out[n - 1]!, out[i]!) !== 0) out[n++] = out[i]!;

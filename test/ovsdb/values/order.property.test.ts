@@ -18,7 +18,13 @@ import type { Atom, BaseType, TableSchema } from '../../../src/ovsdb/schema/sche
 import { compileColumnCodec, parseMapKey } from '../../../src/ovsdb/values/datum.js';
 import { isDefaultDatum } from '../../../src/ovsdb/values/defaults.js';
 import { toInt64 } from '../../../src/ovsdb/values/int64.js';
-import { compareAtoms, compareStrings } from '../../../src/ovsdb/values/order.js';
+import {
+  compareAtoms,
+  compareStrings,
+  isSortedDistinct,
+  sortAtoms,
+  sortedDistinct,
+} from '../../../src/ovsdb/values/order.js';
 import {
   applyMapDiff,
   applySetDiff,
@@ -135,6 +141,38 @@ describe('one atom order', () => {
     expect(compareAtoms(false, true)).toBe(-1);
     expect(compareAtoms(true, false)).toBe(1);
     expect(compareAtoms(true, true)).toBe(0);
+  });
+
+  it('sorts lists in that order: plain strings by the default sort, anything else by compareAtoms', () => {
+    // Plain strings (UUIDs, ASCII names) take the native sort; one unit ≥ U+D800 anywhere, or
+    // a non-string, sends the whole list to compareAtoms. Both must give the UTF-8 byte order.
+    const plain = fc.oneof(fc.uuid(), fc.string({ unit: 'grapheme-ascii', maxLength: 8 }));
+    const lists = fc.oneof(
+      fc.array(plain, { maxLength: 40 }),
+      fc.array(fc.oneof(plain, anyString), { maxLength: 40 }),
+    );
+    fc.assert(
+      fc.property(lists, (xs) => {
+        const expected = [...xs].sort(byteOrder);
+        expect(sortAtoms([...xs])).toEqual(expected);
+        const distinct = expected.filter((x, i) => i === 0 || x !== expected[i - 1]);
+        expect(sortedDistinct(xs)).toEqual(distinct);
+        expect(isSortedDistinct(xs)).toBe(
+          xs.length === distinct.length && xs.every((x, i) => x === distinct[i]),
+        );
+        // A list already sorted and distinct is returned as is.
+        expect(sortedDistinct(distinct)).toBe(distinct);
+      }),
+      { numRuns: 2000 },
+    );
+    fc.assert(
+      fc.property(fc.array(int64Atom, { maxLength: 30 }), (xs) => {
+        const sorted = sortAtoms([...xs]);
+        for (let i = 1; i < sorted.length; i++) {
+          expect(compareAtoms(sorted[i - 1] as Atom, sorted[i] as Atom)).toBeLessThanOrEqual(0);
+        }
+      }),
+    );
   });
 
   it('compares 64-bit integers (numbers and bigints in canonical form) by value', () => {
