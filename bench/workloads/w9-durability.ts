@@ -16,6 +16,13 @@
  * - W9d: restart on W9b's file: from starting the process to the first
  *   answered request (its own load time, from its log, is shown apart); ms.
  *
+ * W9a and W9c also run the Node floor (`bench/lib/node-floor-server.mjs`):
+ * a Node.js process that only frames, parses, writes the insert's record
+ * (SHA-1, one write, `fdatasync` when durable) and replies, with no OVSDB
+ * semantics at all. Its rows (`W9a.node-floor`, and ÷ ovsdb-server paired)
+ * show where Node itself stands on the workload: what any Node server
+ * spends at least.
+ *
  * `ovnkit-server` runs as a user runs it: plain `node` on JavaScript, the
  * package's `bin`, from the run's compiled copy of the sources (see
  * `bench/lib/compiled.mjs`: the working tree, never a `dist/` that may be
@@ -41,13 +48,21 @@ import { runTool } from '../../src/testing/processes.js';
 import { compileSources } from '../lib/compile-sources.js';
 import { DB } from '../lib/nb-data.js';
 import { RawClient } from '../lib/raw-client.js';
-import { emptyResult, figure, limit } from '../lib/results.js';
+import { contextRatio, emptyResult, figure, limit } from '../lib/results.js';
 import { type BenchServer, NB_SCHEMA } from '../lib/servers.js';
 import type { BenchContext, Workload, WorkloadResult } from '../lib/types.js';
 import { rawBatched, w2Sizes } from './w2-batched.js';
 
-type Subject = 'ovsdb-server' | 'ovnkit-server';
+type Subject = 'ovsdb-server' | 'ovnkit-server' | 'node-floor';
 const SUBJECTS: readonly Subject[] = ['ovsdb-server', 'ovnkit-server'];
+/** The subjects of W9a and W9c: the two servers and the Node floor. */
+const WITH_FLOOR: readonly Subject[] = [...SUBJECTS, 'node-floor'];
+
+/** `list` rotated left by `n` (each repetition starts with another subject). */
+function rotated<T>(list: readonly T[], n: number): T[] {
+  const k = n % list.length;
+  return [...list.slice(k), ...list.slice(0, k)];
+}
 
 interface FileServer extends BenchServer {
   readonly dir: string;
@@ -104,19 +119,23 @@ async function start(root: string, subject: Subject, dir: string, db: string): P
   const proc: ChildProcess =
     subject === 'ovsdb-server'
       ? spawn(requireOvsdbServer(false).ovsdbServer, args, { stdio: 'ignore' })
-      : spawn(
-          process.execPath,
-          serverCli === undefined
-            ? [
-                '--conditions=ovnkit-source',
-                '--import',
-                'tsx',
-                join(root, 'src/server/cli.ts'),
-                ...args,
-              ]
-            : [serverCli, ...args],
-          { stdio: ['ignore', 'ignore', 'inherit'], cwd: root },
-        );
+      : subject === 'node-floor'
+        ? spawn(process.execPath, [join(root, 'bench/lib/node-floor-server.mjs'), sock, db], {
+            stdio: ['ignore', 'ignore', 'inherit'],
+          })
+        : spawn(
+            process.execPath,
+            serverCli === undefined
+              ? [
+                  '--conditions=ovnkit-source',
+                  '--import',
+                  'tsx',
+                  join(root, 'src/server/cli.ts'),
+                  ...args,
+                ]
+              : [serverCli, ...args],
+            { stdio: ['ignore', 'ignore', 'inherit'], cwd: root },
+          );
   const exited = new Promise<void>((r) => proc.once('exit', () => r()));
   for (let i = 0; !(await accepts(sock)); i++) {
     if (proc.exitCode !== null || i > 3000) {
@@ -153,7 +172,9 @@ async function start(root: string, subject: Subject, dir: string, db: string): P
 async function fresh(root: string, subject: Subject): Promise<FileServer> {
   const dir = mkdtempSync(join(tmpdir(), 'ovnkit-bench-w9-'));
   const db = join(dir, 'nb.db');
-  await runTool(requireOvsdbServer(false).ovsdbTool, ['create', db, join(root, NB_SCHEMA)]);
+  if (subject !== 'node-floor') {
+    await runTool(requireOvsdbServer(false).ovsdbTool, ['create', db, join(root, NB_SCHEMA)]);
+  }
   return start(root, subject, dir, db);
 }
 
@@ -315,7 +336,8 @@ async function measure(
   for (let rep = 0; rep < ctx.reps; rep++) {
     const order = rep % 2 === 0 ? SUBJECTS : [...SUBJECTS].reverse();
     for (const key of keys) {
-      for (const subject of order) {
+      const subjects = key === 'W9a' || key === 'W9c' ? rotated(WITH_FLOOR, rep) : order;
+      for (const subject of subjects) {
         const s = await fresh(ctx.root, subject);
         try {
           let v: number;
@@ -383,11 +405,42 @@ async function measure(
         : { higherIsBetter: true },
     );
     result.figures.push(fp);
-    result.ratios.push(limit(`${label} ovnkit/ovsdb-server (paired median)`, fp, '>=', 1));
+    const floor = samples.get(`${key}.node-floor`);
+    const ff =
+      floor === undefined
+        ? undefined
+        : figure(
+            `${key}.node-floor`,
+            `Node floor (frame, JSON.parse, record, SHA-1, write, reply; no OVSDB semantics), ${label}`,
+            unit,
+            floor,
+          );
+    const limited = limit(`${label} ovnkit/ovsdb-server (paired median)`, fp, '>=', 1);
+    if (ff === undefined) result.ratios.push(limited);
+    else {
+      const floorVsReal = contextRatio('node-floor/ovsdb-server', ff, fr);
+      result.figures.push(ff);
+      result.ratios.push(
+        {
+          ...limited,
+          note: `the Node floor reaches ${(floorVsReal.paired?.median ?? floorVsReal.value).toFixed(2)}× ovsdb-server`,
+        },
+        floorVsReal,
+        contextRatio('ovnkit/node-floor', fo, ff),
+      );
+    }
     // The servers' CPU time (W9d: the restarted process's, to the first reply).
     const cpuUnit = key === 'W9d' ? 'ms' : key === 'W9b' ? 'µs/LSP' : 'µs/txn';
     const cpuReal = samples.get(`${key}.cpu.ovsdb-server`) ?? [];
     const cpuOurs = samples.get(`${key}.cpu.ovnkit-server`) ?? [];
+    const cpuFloor = samples.get(`${key}.cpu.node-floor`);
+    if (ff !== undefined && cpuFloor !== undefined && cpuFloor.length === ff.samples.length) {
+      result.figures.push(
+        figure(`${key}.cpu.node-floor`, `Node floor, ${label}: server CPU`, cpuUnit, cpuFloor, {
+          higherIsBetter: false,
+        }),
+      );
+    }
     if (cpuReal.length === real.length && cpuOurs.length === ours.length) {
       result.figures.push(
         figure(`${key}.cpu.ovsdb-server`, `ovsdb-server, ${label}: server CPU`, cpuUnit, cpuReal, {
