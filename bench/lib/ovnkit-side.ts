@@ -11,6 +11,7 @@ import { connectDatabase, type DatabaseClient } from '../../src/client/client.js
 import { NB, type NBTables } from '../../src/nb/generated/model.js';
 import { connect } from '../../src/ovsdb/connection/connect.js';
 import type { OvsdbConnection } from '../../src/ovsdb/connection/connection.js';
+import { newUuid } from '../../src/ovsdb/values/uuid.js';
 import type { Operation } from '../../src/ovsdb/wire/wire.js';
 import { clientExecutor, createTransactor, type Transactor } from '../../src/transactions/index.js';
 import { DB, portAddress, portName, SWITCH } from './nb-data.js';
@@ -87,4 +88,41 @@ export async function monitorEverything(conn: OvsdbConnection): Promise<void> {
   const schema = (await conn.getSchema(DB)) as { tables: Record<string, unknown> };
   const requests = Object.fromEntries(Object.keys(schema.tables).map((t) => [t, {}]));
   await conn.monitorCond(DB, 'everything', requests);
+}
+
+/**
+ * What a bare connection monitors: nothing, every table and column
+ * (`monitor_cond`), or what ovnkit asks of the server (`as-ovnkit`: see
+ * {@link monitorAsOvnkit} and {@link withOwnUuids}).
+ */
+export type BareMonitor = 'none' | 'everything' | 'as-ovnkit';
+
+/** The bench subject text of the `as-ovnkit` bare connection. */
+export const AS_OVNKIT =
+  'bare connection asking what ovnkit asks: monitor_cond_since of every column and _version, inserts with their own UUID (no replica)';
+
+/**
+ * Monitor what `connectDatabase` monitors by default: every table, every
+ * column and `_version`, with `monitor_cond_since` from no transaction
+ * (the updates are parsed and dropped: no replica).
+ */
+export async function monitorAsOvnkit(conn: OvsdbConnection): Promise<void> {
+  const schema = (await conn.getSchema(DB)) as {
+    tables: Record<string, { columns: Record<string, unknown> }>;
+  };
+  const requests = Object.fromEntries(
+    Object.entries(schema.tables).map(([t, table]) => [
+      t,
+      { columns: ['_version', ...Object.keys(table.columns)] },
+    ]),
+  );
+  await conn.monitorCondSince(DB, 'as-ovnkit', requests);
+}
+
+/**
+ * `ops` with each `insert` carrying its own row UUID (`"uuid"`, beside its
+ * `uuid-name`), as ovnkit's builder sends every insert (fresh UUIDs).
+ */
+export function withOwnUuids(ops: readonly Record<string, unknown>[]): Record<string, unknown>[] {
+  return ops.map((o) => (o['op'] === 'insert' ? { ...o, uuid: newUuid() } : o));
 }

@@ -22,16 +22,28 @@ import {
   transactText,
 } from '../lib/nb-data.js';
 import {
+  AS_OVNKIT,
   addPort,
+  type BareMonitor,
   bareTransact,
+  monitorAsOvnkit,
   monitorEverything,
   openBare,
   openOvnkit,
   portData,
+  withOwnUuids,
 } from '../lib/ovnkit-side.js';
 import { endSection, startSection } from '../lib/profiler.js';
 import { RawClient } from '../lib/raw-client.js';
-import { cpuFigure, cpuVs, emptyResult, figure, ratio, times } from '../lib/results.js';
+import {
+  contextRatio,
+  cpuFigure,
+  cpuVs,
+  emptyResult,
+  figure,
+  ratio,
+  times,
+} from '../lib/results.js';
 import { type BenchServer, NB_SCHEMA } from '../lib/servers.js';
 import type { BenchContext, Figure, Workload, WorkloadResult } from '../lib/types.js';
 import { cpuClock, type MeasuredSample, measureVariants, type Variant } from '../lib/variants.js';
@@ -117,20 +129,24 @@ export async function ovnkitSinglePort(
  * The bare connection, optionally with a `monitor_cond` of every table and
  * column (its updates are parsed and dropped): the difference between the
  * two isolates what monitoring costs the server and the socket, which a
- * replica-keeping client pays and the raw client does not.
+ * replica-keeping client pays and the raw client does not. `as-ovnkit`
+ * asks the server for what ovnkit asks (see {@link BareMonitor}).
  */
 async function bare(
   server: BenchServer,
   n: number,
   pipelined: boolean,
-  monitored: boolean,
+  monitor: BareMonitor,
   onCpu?: CpuSink,
 ): Promise<number> {
   const c = await openWithSwitch(server.socketPath);
   const conn = await openBare(server.remote);
   try {
-    if (monitored) await monitorEverything(conn);
-    const ops = Array.from({ length: n }, (_, i) => singlePortOps(i));
+    if (monitor === 'everything') await monitorEverything(conn);
+    else if (monitor === 'as-ovnkit') await monitorAsOvnkit(conn);
+    const ops = Array.from({ length: n }, (_, i) =>
+      monitor === 'as-ovnkit' ? withOwnUuids(singlePortOps(i)) : singlePortOps(i),
+    );
     const cpu = cpuClock();
     const t0 = performance.now();
     if (pipelined) await Promise.all(ops.map((o) => bareTransact(conn, o)));
@@ -214,13 +230,27 @@ export const w1: Workload = {
     // it rotates), so that their samples of a repetition are close in time.
     const variants: Variant[] = [
       { key: 'W1a.ovnkit', sample: (s) => withCpu(n, (k) => ovnkitSinglePort(s, n, false, k)) },
-      { key: 'W1a.bare-monitored', sample: (s) => withCpu(n, (k) => bare(s, n, false, true, k)) },
+      {
+        key: 'W1a.bare-monitored',
+        sample: (s) => withCpu(n, (k) => bare(s, n, false, 'everything', k)),
+      },
+      {
+        key: 'W1a.bare-as-ovnkit',
+        sample: (s) => withCpu(n, (k) => bare(s, n, false, 'as-ovnkit', k)),
+      },
       { key: 'W1a.raw', sample: (s) => withCpu(n, (k) => rawSequential(s, n, k)) },
-      { key: 'W1a.bare', sample: (s) => withCpu(n, (k) => bare(s, n, false, false, k)) },
+      { key: 'W1a.bare', sample: (s) => withCpu(n, (k) => bare(s, n, false, 'none', k)) },
       { key: 'W1b.ovnkit', sample: (s) => withCpu(n, (k) => ovnkitSinglePort(s, n, true, k)) },
-      { key: 'W1b.bare-monitored', sample: (s) => withCpu(n, (k) => bare(s, n, true, true, k)) },
+      {
+        key: 'W1b.bare-monitored',
+        sample: (s) => withCpu(n, (k) => bare(s, n, true, 'everything', k)),
+      },
+      {
+        key: 'W1b.bare-as-ovnkit',
+        sample: (s) => withCpu(n, (k) => bare(s, n, true, 'as-ovnkit', k)),
+      },
       { key: 'W1b.raw', sample: (s) => withCpu(n, (k) => rawPipelined(s, n, k)) },
-      { key: 'W1b.bare', sample: (s) => withCpu(n, (k) => bare(s, n, true, false, k)) },
+      { key: 'W1b.bare', sample: (s) => withCpu(n, (k) => bare(s, n, true, 'none', k)) },
     ];
     const go = libovsdbFor(ctx, result, ['W1a', 'W1b']);
     if (go !== undefined) {
@@ -289,6 +319,7 @@ export const w1: Workload = {
         'W1a.bare-monitored',
         'bare connection + monitor_cond of every table (no replica), sequential',
       ),
+      asOvnkit: f('W1a.bare-as-ovnkit', `${AS_OVNKIT}, sequential`),
     };
     const b = {
       raw: f('W1b.raw', 'raw client, pipelined'),
@@ -298,8 +329,9 @@ export const w1: Workload = {
         'W1b.bare-monitored',
         'bare connection + monitor_cond of every table (no replica), pipelined',
       ),
+      asOvnkit: f('W1b.bare-as-ovnkit', `${AS_OVNKIT}, pipelined`),
     };
-    push(a.raw, a.ovnkit, a.bare, a.monitored);
+    push(a.raw, a.ovnkit, a.bare, a.monitored, a.asOvnkit);
     const cpuA = cpuOf(a.ovnkit);
     const cpuMon = cpuOf(a.monitored);
     result.ratios.push(
@@ -317,7 +349,14 @@ export const w1: Workload = {
         a.monitored,
         '>=',
         0.9,
-        cpuVs(result.figures, a.ovnkit, a.monitored),
+        `${cpuVs(result.figures, a.ovnkit, a.monitored)}; asking what ovnkit asks, the bare connection reaches ${times(a.asOvnkit, a.monitored)}`,
+      ),
+      contextRatio('bare-as-ovnkit/bare-monitored-seq', a.asOvnkit, a.monitored),
+      contextRatio(
+        'ovnkit/bare-as-ovnkit-seq',
+        a.ovnkit,
+        a.asOvnkit,
+        cpuVs(result.figures, a.ovnkit, a.asOvnkit),
       ),
       ratio(
         'cpu ovnkit/bare-monitored-seq',
@@ -348,7 +387,7 @@ export const w1: Workload = {
         f('W1a.nbctl-daemon', 'ovn-nbctl through its daemon (OVN_NB_DAEMON)', `${nbctlN} ports`),
       );
     }
-    push(b.raw, b.ovnkit, b.bare, b.monitored);
+    push(b.raw, b.ovnkit, b.bare, b.monitored, b.asOvnkit);
     result.ratios.push(
       ratio(
         'ovnkit/raw-pipelined',
@@ -364,7 +403,14 @@ export const w1: Workload = {
         b.monitored,
         '>=',
         0.95,
-        cpuVs(result.figures, b.ovnkit, b.monitored),
+        `${cpuVs(result.figures, b.ovnkit, b.monitored)}; asking what ovnkit asks, the bare connection reaches ${times(b.asOvnkit, b.monitored)}`,
+      ),
+      contextRatio('bare-as-ovnkit/bare-monitored-pipelined', b.asOvnkit, b.monitored),
+      contextRatio(
+        'ovnkit/bare-as-ovnkit-pipelined',
+        b.ovnkit,
+        b.asOvnkit,
+        cpuVs(result.figures, b.ovnkit, b.asOvnkit),
       ),
     );
     if (samples.has('W1b.libovsdb')) {

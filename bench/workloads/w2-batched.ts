@@ -11,14 +11,26 @@
 import { performance } from 'node:perf_hooks';
 import { batchOps, finishPorts, openWithSwitch, SWITCH, transactText } from '../lib/nb-data.js';
 import {
+  AS_OVNKIT,
   addPorts,
+  type BareMonitor,
   bareTransact,
+  monitorAsOvnkit,
   monitorEverything,
   openBare,
   openOvnkit,
   portData,
+  withOwnUuids,
 } from '../lib/ovnkit-side.js';
-import { cpuFigure, cpuVs, emptyResult, figure, ratio, times } from '../lib/results.js';
+import {
+  contextRatio,
+  cpuFigure,
+  cpuVs,
+  emptyResult,
+  figure,
+  ratio,
+  times,
+} from '../lib/results.js';
 import type { BenchServer } from '../lib/servers.js';
 import type { BenchContext, Figure, Workload, WorkloadResult } from '../lib/types.js';
 import { cpuClock, measureVariants, type Variant } from '../lib/variants.js';
@@ -39,15 +51,19 @@ async function bareBatched(
   s: BenchServer,
   ports: number,
   batch: number,
-  monitored: boolean,
+  monitor: BareMonitor,
   onCpu?: CpuSink,
 ): Promise<number> {
   const c = await openWithSwitch(s.socketPath);
   const conn = await openBare(s.remote);
   try {
-    if (monitored) await monitorEverything(conn);
+    if (monitor === 'everything') await monitorEverything(conn);
+    else if (monitor === 'as-ovnkit') await monitorAsOvnkit(conn);
     const ops: Record<string, unknown>[][] = [];
-    for (let i = 0; i < ports; i += batch) ops.push(batchOps(i, Math.min(batch, ports - i)));
+    for (let i = 0; i < ports; i += batch) {
+      const o = batchOps(i, Math.min(batch, ports - i));
+      ops.push(monitor === 'as-ovnkit' ? withOwnUuids(o) : o);
+    }
     const cpu = cpuClock();
     const t0 = performance.now();
     for (const o of ops) await bareTransact(conn, o);
@@ -134,11 +150,15 @@ export const w2: Workload = {
     variants.push(
       {
         key: 'W2.bare-monitored',
-        sample: (s) => withCpu(ports, (k) => bareBatched(s, ports, batch, true, k)),
+        sample: (s) => withCpu(ports, (k) => bareBatched(s, ports, batch, 'everything', k)),
+      },
+      {
+        key: 'W2.bare-as-ovnkit',
+        sample: (s) => withCpu(ports, (k) => bareBatched(s, ports, batch, 'as-ovnkit', k)),
       },
       {
         key: 'W2.bare',
-        sample: (s) => withCpu(ports, (k) => bareBatched(s, ports, batch, false, k)),
+        sample: (s) => withCpu(ports, (k) => bareBatched(s, ports, batch, 'none', k)),
       },
     );
     const app = ovsdbappStatus();
@@ -184,7 +204,13 @@ export const w2: Workload = {
       'LSP/s',
       samples.get('W2.bare-monitored')!,
     );
-    push(raw, ovnkit, bare, monitored);
+    const asOvnkit = figure(
+      'W2.bare-as-ovnkit',
+      AS_OVNKIT,
+      'LSP/s',
+      samples.get('W2.bare-as-ovnkit')!,
+    );
+    push(raw, ovnkit, bare, monitored, asOvnkit);
     result.ratios.push(
       ratio(
         'ovnkit/raw',
@@ -193,6 +219,13 @@ export const w2: Workload = {
         '>=',
         0.85,
         `monitoring alone: bare-monitored/raw ${times(monitored, raw)}; ovnkit/bare-monitored ${times(ovnkit, monitored)}`,
+      ),
+      contextRatio('bare-as-ovnkit/bare-monitored', asOvnkit, monitored),
+      contextRatio(
+        'ovnkit/bare-as-ovnkit',
+        ovnkit,
+        asOvnkit,
+        cpuVs(result.figures, ovnkit, asOvnkit),
       ),
     );
     const goSamples = samples.get('W2.libovsdb');
@@ -205,7 +238,14 @@ export const w2: Workload = {
       );
       push(lib);
       result.ratios.push(
-        ratio('ovnkit/libovsdb', ovnkit, lib, '>=', 2, cpuVs(result.figures, ovnkit, lib)),
+        ratio(
+          'ovnkit/libovsdb',
+          ovnkit,
+          lib,
+          '>=',
+          2,
+          `${cpuVs(result.figures, ovnkit, lib)}; a client with no work of its own asking what ovnkit asks: bare-as-ovnkit/libovsdb ${times(asOvnkit, lib)}`,
+        ),
       );
     }
     const appSamples = samples.get('W2.ovsdbapp');
