@@ -61,6 +61,7 @@
 
 import type { DatabaseModel, RowOf, TableMap, TableName } from '../../ovsdb/schema/model.js';
 import { OvsdbError } from '../../ovsdb/wire/errors.js';
+import type { MemberReviver } from '../../ovsdb/wire/split-decoder.js';
 import type { TableUpdate, TableUpdate2 } from '../../ovsdb/wire/wire.js';
 import {
   EventQueue,
@@ -455,7 +456,7 @@ export class Replica<DB extends TableMap = TableMap> {
     target: object,
     format: 'update2' | 'update',
     into: PredecodedRows,
-  ): ((uuid: string, change: unknown) => unknown) | undefined {
+  ): MemberReviver | undefined {
     return this.store.dumpReviver(table, target, format, into);
   }
 }

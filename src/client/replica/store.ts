@@ -9,6 +9,7 @@
 import type { DatabaseModel, RowOf, TableMap, TableName } from '../../ovsdb/schema/model.js';
 import type { TableSchema } from '../../ovsdb/schema/schema-types.js';
 import { OvsdbError } from '../../ovsdb/wire/errors.js';
+import type { MemberReviver } from '../../ovsdb/wire/split-decoder.js';
 import type { RowUpdate, RowUpdate2, TableUpdate, TableUpdate2 } from '../../ovsdb/wire/wire.js';
 import type {
   ErrorReport,
@@ -507,7 +508,7 @@ export class ReplicaStore<DB extends TableMap = TableMap> {
     target: object,
     format: 'update2' | 'update',
     into: PredecodedRows,
-  ): ((uuid: string, change: unknown) => unknown) | undefined {
+  ): MemberReviver | undefined {
     const codec = this.tables.get(table)?.codec;
     if (codec === undefined) return undefined;
     const pre: PredecodedTable = { target, codec, rows: new Map(), given: 0 };

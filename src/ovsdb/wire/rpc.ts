@@ -31,6 +31,7 @@ import { JsonStreamFramer } from './framer.js';
 import { errorText, preview } from './json.js';
 import { parseJsonMessage, stringifyJson } from './json-text.js';
 import { DEFAULT_MAX_REPLY_BYTES, DEFAULT_MAX_UNSOLICITED_BYTES } from './limits.js';
+import type { MemberReviver } from './split-decoder.js';
 import type { Transport } from './transport.js';
 
 /** Options of {@link JsonRpcPeer}. */
@@ -118,7 +119,7 @@ export interface RequestOptions {
 export type ReplyReviver = (
   path: readonly (string | number)[],
   target: Readonly<Record<string, unknown>>,
-) => ((key: string, value: unknown) => unknown) | undefined;
+) => MemberReviver | undefined;
 
 interface Pending {
   readonly method: string;
@@ -229,12 +230,12 @@ export class JsonRpcPeer {
     path: readonly (string | number)[],
     message: Readonly<Record<string, unknown>>,
     target: Readonly<Record<string, unknown>>,
-  ): ((key: string, value: unknown) => unknown) | undefined {
+  ): MemberReviver | undefined {
     if (path[0] !== 'result' || Object.hasOwn(message, 'method')) return undefined;
     const id = message['id'];
     const revive = typeof id === 'number' ? this.pending.get(id)?.revive : undefined;
     if (revive === undefined) return undefined;
-    let member: ((key: string, value: unknown) => unknown) | undefined;
+    let member: MemberReviver | undefined;
     try {
       member = revive(path.slice(1), target);
     } catch (e) {
