@@ -334,9 +334,8 @@ async function measure(
     samples.set(key, [...(samples.get(key) ?? []), v]);
   };
   for (let rep = 0; rep < ctx.reps; rep++) {
-    const order = rep % 2 === 0 ? SUBJECTS : [...SUBJECTS].reverse();
     for (const key of keys) {
-      const subjects = key === 'W9a' || key === 'W9c' ? rotated(WITH_FLOOR, rep) : order;
+      const subjects = rotated(key === 'W9a' || key === 'W9c' ? WITH_FLOOR : SUBJECTS, rep);
       for (const subject of subjects) {
         const s = await fresh(ctx.root, subject);
         try {
