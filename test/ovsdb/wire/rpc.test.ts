@@ -1,4 +1,3 @@
-import fc from 'fast-check';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import {
   ConnectionClosedError,
@@ -6,48 +5,13 @@ import {
   RequestTimeoutError,
   RpcError,
 } from '../../../src/ovsdb/wire/errors.js';
-import {
-  countUtf8,
-  JsonRpcPeer,
-  type PeerOptions,
-  utf8Length,
-} from '../../../src/ovsdb/wire/rpc.js';
-import {
-  createMemoryPair,
-  type MemoryTransport,
-  type MemoryTransportOptions,
-} from '../../helpers/memory-transport.js';
+import { JsonRpcPeer } from '../../../src/ovsdb/wire/rpc.js';
+import { createMemoryPair } from '../../helpers/memory-transport.js';
+import { closeAfterTest, closePeers, setup } from '../../helpers/rpc-peer.js';
+
+afterEach(closePeers);
 
 const tick = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 0));
-
-interface Setup {
-  peer: JsonRpcPeer;
-  /** The peer's transport: `sent` shows what the peer wrote; `injectBytes` feeds it. */
-  client: MemoryTransport;
-  server: MemoryTransport;
-  /** Parsed messages the peer wrote. */
-  written: () => Record<string, unknown>[];
-}
-
-const opened: JsonRpcPeer[] = [];
-
-function setup(options: PeerOptions = {}, transport: MemoryTransportOptions = {}): Setup {
-  const [client, server] = createMemoryPair(transport);
-  // The server end only records; tests drive the peer by injecting bytes.
-  server.attach({ data() {}, message() {}, drain() {}, close() {} });
-  const peer = new JsonRpcPeer(client, options);
-  opened.push(peer);
-  return {
-    peer,
-    client,
-    server,
-    written: () => client.sent.map((s) => JSON.parse(s) as Record<string, unknown>),
-  };
-}
-
-afterEach(() => {
-  for (const p of opened.splice(0)) p.close();
-});
 
 describe('JsonRpcPeer: requests and replies', () => {
   it('sends strict JSON-RPC 1.0 requests with increasing numeric ids', async () => {
@@ -640,7 +604,7 @@ describe('JsonRpcPeer over a peer', () => {
       onRequest: (method, params) => ({ method, params }),
     });
     const client = new JsonRpcPeer(a);
-    opened.push(server, client);
+    closeAfterTest(server, client);
     await expect(client.request('anything', ['é', 1, { k: 'v' }])).resolves.toEqual({
       method: 'anything',
       params: ['é', 1, { k: 'v' }],
@@ -648,121 +612,5 @@ describe('JsonRpcPeer over a peer', () => {
     await expect(server.request('echo', ['ping'])).resolves.toEqual(['ping']);
     client.close();
     expect(await server.closed).toBeInstanceOf(ConnectionClosedError);
-  });
-});
-
-describe('JsonRpcPeer: reviving a large reply as it arrives', () => {
-  /** A reply over 8 MiB (decoded as it arrives): `{"T": {"k0": {"n": 0}, …}}` as `result`. */
-  function largeReply(id: number, idFirst = true): { text: string; members: number } {
-    const members = 40_000;
-    const rows: string[] = [];
-    for (let i = 0; i < members; i++) rows.push(`"k${i}":{"n":${i},"pad":"${'x'.repeat(200)}"}`);
-    const result = `{"T":{${rows.join(',')}}}`;
-    const text = idFirst
-      ? `{"id":${id},"result":${result},"error":null}`
-      : `{"result":${result},"error":null,"id":${id}}`;
-    expect(text.length).toBeGreaterThan(8 * 1024 * 1024);
-    return { text, members };
-  }
-
-  it("the request's reviver turns each member of the objects it names as they are parsed", async () => {
-    const { peer, client } = setup();
-    const paths: string[] = [];
-    const reply = peer.request('monitor', [], {
-      reviveLargeReply: (path, target) => {
-        paths.push(JSON.stringify(path));
-        expect(Object.keys(target)).toEqual([]);
-        return path.length === 1 && path[0] === 'T'
-          ? (key, value) => `${key}=${(value as { n: number }).n}`
-          : undefined;
-      },
-    });
-    const { text, members } = largeReply(0);
-    client.injectBytes(text, 64 * 1024);
-    const result = (await reply) as { T: Record<string, string> };
-    expect(paths).toEqual(['[]', '["T"]']);
-    const values = Object.values(result.T);
-    expect(values).toHaveLength(members);
-    values.forEach((v, i) => {
-      expect(v).toBe(`k${i}=${i}`);
-    });
-  });
-
-  it('a member revived to undefined is left out, as with a JSON.parse reviver', async () => {
-    const { peer, client } = setup();
-    const kept: Record<string, unknown> = {};
-    const reply = peer.request('monitor', [], {
-      reviveLargeReply: (path) =>
-        path.length === 1
-          ? (key, value) => {
-              if (Number(key.slice(1)) % 2 === 0) return value;
-              kept[key] = value;
-              return undefined;
-            }
-          : undefined,
-    });
-    const { text, members } = largeReply(0);
-    client.injectBytes(text, 64 * 1024);
-    const result = (await reply) as { T: Record<string, unknown> };
-    const whole = (JSON.parse(text) as { result: { T: Record<string, unknown> } }).result.T;
-    expect(Object.keys(result.T)).toHaveLength(members / 2);
-    expect({ ...result.T, ...kept }).toEqual(whole);
-  });
-
-  it('a reply whose id comes after its result, and a small reply, are not revived', async () => {
-    const { peer, client } = setup();
-    const reviveLargeReply = vi.fn(() => (_key: string, value: unknown) => value);
-    const late = peer.request('monitor', [], { reviveLargeReply });
-    const { text } = largeReply(0, false);
-    client.injectBytes(text, 64 * 1024);
-    expect(await late).toEqual(JSON.parse(text).result);
-    const small = peer.request('monitor', [], { reviveLargeReply });
-    client.injectBytes('{"id":1,"result":{"T":{"a":{"n":1}}},"error":null}');
-    await expect(small).resolves.toEqual({ T: { a: { n: 1 } } });
-    expect(reviveLargeReply).not.toHaveBeenCalled();
-  });
-
-  it('a reviver that throws is reported, and the members are kept as parsed', async () => {
-    const hookErrors: unknown[] = [];
-    const { peer, client } = setup({ onHookError: (e) => hookErrors.push(e) });
-    const reply = peer.request('monitor', [], {
-      reviveLargeReply: (path) =>
-        path.length === 1
-          ? (key, value) => {
-              if (key === 'k7') throw new Error('not k7');
-              return value;
-            }
-          : undefined,
-    });
-    const { text } = largeReply(0);
-    client.injectBytes(text, 64 * 1024);
-    expect(await reply).toEqual(JSON.parse(text).result);
-    expect(hookErrors.map((e) => (e as Error).message)).toEqual(['not k7']);
-    expect(peer.isClosed).toBe(false);
-  });
-});
-
-describe('the UTF-8 length of what the peer queues', () => {
-  it("Node's count and the unit-by-unit one agree with TextEncoder, lone surrogates included", () => {
-    const enc = new TextEncoder();
-    fc.assert(
-      fc.property(
-        fc.array(
-          fc.oneof(
-            fc.integer({ min: 0, max: 0x7f }),
-            fc.integer({ min: 0, max: 0xffff }),
-            fc.integer({ min: 0xd800, max: 0xdfff }),
-          ),
-          { maxLength: 64 },
-        ),
-        (units) => {
-          const text = String.fromCharCode(...units);
-          const want = enc.encode(text).length;
-          expect(countUtf8(text)).toBe(want);
-          expect(utf8Length(text)).toBe(want);
-        },
-      ),
-      { numRuns: 2000 },
-    );
   });
 });
