@@ -44,6 +44,7 @@ import {
   ratio,
   times,
 } from '../lib/results.js';
+import { callgrindStatus, serverInstructionsPerTxn } from '../lib/server-instructions.js';
 import { type BenchServer, NB_SCHEMA } from '../lib/servers.js';
 import type { BenchContext, Figure, Ratio, Workload, WorkloadResult } from '../lib/types.js';
 import { cpuClock, type MeasuredSample, measureVariants, type Variant } from '../lib/variants.js';
@@ -216,11 +217,64 @@ export async function libovsdbWrites(
   return { value: r.portsPerSec ?? (n / r.ms) * 1000, cpuUsPerOp: r.cpuUs / n };
 }
 
+/** W1's transactions per sample. */
+function w1Size(quick: boolean): number {
+  return quick ? 200 : 5000;
+}
+
+/**
+ * W1b's server side in instructions (see `lib/server-instructions.ts`): what
+ * ovsdb-server executes per transaction for the bare monitored connection
+ * and for the one asking what ovnkit asks, once per run (a count, the same
+ * in every repetition). Their ratio bounds W1b's `ovnkit/bare-monitored`:
+ * a client that costs nothing, asking what ovnkit asks, reaches about its
+ * inverse while the server is the bottleneck.
+ */
+async function serverInstructions(ctx: BenchContext, result: WorkloadResult): Promise<void> {
+  const status = callgrindStatus();
+  if (!status.ok) {
+    if (peersRequired()) throw new Error(status.reason);
+    result.skipped.push({
+      workload: 'W1b',
+      subject: 'ovsdb-server instructions per transaction (callgrind)',
+      reason: status.reason,
+    });
+    return;
+  }
+  const n = w1Size(ctx.quick);
+  const note = `callgrind, (run of ${n} − run of none) ÷ ${n}, all at once`;
+  const count = async (monitor: BareMonitor, id: string, subject: string): Promise<Figure> => {
+    ctx.log(`W1b: ovsdb-server under callgrind, ${monitor}`);
+    const per = await serverInstructionsPerTxn(ctx.root, monitor, 0, n);
+    return figure(id, subject, 'instructions/txn', [per], { higherIsBetter: false, note });
+  };
+  const monitored = await count(
+    'everything',
+    'W1b.server-instr.bare-monitored',
+    'ovsdb-server serving the bare connection + monitor_cond of every table',
+  );
+  const asOvnkit = await count(
+    'as-ovnkit',
+    'W1b.server-instr.bare-as-ovnkit',
+    `ovsdb-server serving the ${AS_OVNKIT}`,
+  );
+  result.figures.push(monitored, asOvnkit);
+  const r = asOvnkit.median / monitored.median;
+  result.ratios.push(
+    contextRatio(
+      'server-instr bare-as-ovnkit/bare-monitored',
+      asOvnkit,
+      monitored,
+      `what ovnkit's requests cost ovsdb-server; W1b's ceiling for ovnkit/bare-monitored is about ${(1 / r).toFixed(3)}×`,
+    ),
+  );
+}
+
 /** W1. */
 export const w1: Workload = {
   id: 'W1',
   async run(ctx: BenchContext): Promise<WorkloadResult> {
-    const n = ctx.quick ? 200 : 5000;
+    const n = w1Size(ctx.quick);
     const nbctlN = ctx.quick ? 10 : 100;
     const result = emptyResult(
       'W1',
@@ -407,6 +461,7 @@ export const w1: Workload = {
       ),
       ...againstMonitored(b, 'pipelined', 0.95),
     );
+    await serverInstructions(ctx, result);
     if (samples.has('W1b.libovsdb')) {
       const go = f('W1b.libovsdb', 'libovsdb (Go), all transactions at once (one goroutine each)');
       push(go);
