@@ -15,10 +15,9 @@
  */
 
 import { type ChildProcess, execFileSync, spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { finishPorts, openWithSwitch, singlePortOps } from './nb-data.js';
 import {
   type BareMonitor,
@@ -28,7 +27,7 @@ import {
   openBare,
   withOwnUuids,
 } from './ovnkit-side.js';
-import { NB_SCHEMA } from './servers.js';
+import { NB_SCHEMA, terminate, waitForSocket } from './servers.js';
 
 /** `valgrind --version`, or why it cannot run. */
 export function callgrindStatus(): { ok: true; version: string } | { ok: false; reason: string } {
@@ -40,15 +39,6 @@ export function callgrindStatus(): { ok: true; version: string } | { ok: false; 
     };
   }
   return { ok: true, version: r.stdout.trim() };
-}
-
-async function stopped(proc: ChildProcess): Promise<void> {
-  if (proc.exitCode !== null || proc.signalCode !== null) return;
-  const exited = new Promise<void>((r) => proc.once('exit', () => r()));
-  proc.kill('SIGTERM');
-  const timer = setTimeout(() => proc.kill('SIGKILL'), 30_000);
-  await exited;
-  clearTimeout(timer);
 }
 
 /** Instructions ovsdb-server executed from start to exit, serving `n` W1b transactions. */
@@ -74,11 +64,7 @@ async function countRun(root: string, monitor: BareMonitor, n: number): Promise<
       ],
       { stdio: 'ignore' },
     );
-    for (let i = 0; i < 1200 && !existsSync(socket); i++) {
-      if (proc.exitCode !== null) break;
-      await sleep(50);
-    }
-    if (!existsSync(socket)) throw new Error('ovsdb-server under callgrind did not come up');
+    await waitForSocket(socket, proc, 'ovsdb-server under callgrind');
     const c = await openWithSwitch(socket);
     const conn = await openBare(`unix:${socket}`);
     try {
@@ -92,12 +78,12 @@ async function countRun(root: string, monitor: BareMonitor, n: number): Promise<
       conn.close();
     }
     await finishPorts(c, n, 1, `callgrind ${monitor}`);
-    await stopped(proc);
+    await terminate(proc, 30_000);
     const totals = /^(?:summary|totals): (\d+)/m.exec(readFileSync(out, 'utf8'));
     if (totals === null) throw new Error(`${out}: no instruction total`);
     return Number(totals[1]);
   } finally {
-    if (proc !== undefined) await stopped(proc);
+    if (proc !== undefined) await terminate(proc, 30_000);
     rmSync(dir, { recursive: true, force: true });
   }
 }

@@ -37,9 +37,13 @@ export interface BenchServer {
   stop(): Promise<void>;
 }
 
-async function waitForSocket(path: string, proc: ChildProcess): Promise<void> {
+/**
+ * Wait until the Unix socket at `path` accepts a connection: at most 30 s,
+ * and no longer than `proc` (called `what` in the errors) runs.
+ */
+export async function waitForSocket(path: string, proc: ChildProcess, what: string): Promise<void> {
   for (let i = 0; i < 1500; i++) {
-    if (proc.exitCode !== null) throw new Error(`ovnkit-server exited (${proc.exitCode})`);
+    if (proc.exitCode !== null) throw new Error(`${what} exited (${proc.exitCode})`);
     const ok = await new Promise<boolean>((done) => {
       const s = connect(path);
       s.once('connect', () => {
@@ -52,6 +56,16 @@ async function waitForSocket(path: string, proc: ChildProcess): Promise<void> {
     await sleep(20);
   }
   throw new Error(`${path} did not come up within 30 s`);
+}
+
+/** Stop `proc` if it still runs: SIGTERM, then SIGKILL after `graceMs`; resolves once it exited. */
+export async function terminate(proc: ChildProcess, graceMs: number): Promise<void> {
+  if (proc.exitCode !== null || proc.signalCode !== null) return;
+  const exited = new Promise<void>((r) => proc.once('exit', () => r()));
+  proc.kill('SIGTERM');
+  const timer = setTimeout(() => proc.kill('SIGKILL'), graceMs);
+  await exited;
+  clearTimeout(timer);
 }
 
 /** Start a fresh server of `kind` with the NB 7.18.0 schema. `root` is the repository root. */
@@ -79,9 +93,8 @@ export async function startBenchServer(kind: ServerKind, root: string): Promise<
     [...cli.flags, cli.file, '--schema', join(root, NB_SCHEMA), '--listen', `punix:${socketPath}`],
     { stdio: ['ignore', 'ignore', 'inherit'], cwd: root },
   );
-  const exited = new Promise<void>((r) => proc.once('exit', () => r()));
   try {
-    await waitForSocket(socketPath, proc);
+    await waitForSocket(socketPath, proc, 'ovnkit-server');
   } catch (e) {
     proc.kill('SIGKILL');
     rmSync(dir, { recursive: true, force: true });
@@ -93,12 +106,7 @@ export async function startBenchServer(kind: ServerKind, root: string): Promise<
     socketPath,
     pid: proc.pid ?? -1,
     async stop() {
-      if (proc.exitCode === null && proc.signalCode === null) {
-        proc.kill('SIGTERM');
-        const timer = setTimeout(() => proc.kill('SIGKILL'), 5000);
-        await exited;
-        clearTimeout(timer);
-      }
+      await terminate(proc, 5000);
       rmSync(dir, { recursive: true, force: true });
     },
   };

@@ -49,7 +49,7 @@ import { compileSources } from '../lib/compile-sources.js';
 import { DB } from '../lib/nb-data.js';
 import { RawClient } from '../lib/raw-client.js';
 import { contextRatio, emptyResult, figure, limit } from '../lib/results.js';
-import { type BenchServer, NB_SCHEMA } from '../lib/servers.js';
+import { type BenchServer, NB_SCHEMA, terminate } from '../lib/servers.js';
 import type { BenchContext, Workload, WorkloadResult } from '../lib/types.js';
 import { rawBatched, w2Sizes } from './w2-batched.js';
 
@@ -136,7 +136,6 @@ async function start(root: string, subject: Subject, dir: string, db: string): P
               : [serverCli, ...args],
             { stdio: ['ignore', 'ignore', 'inherit'], cwd: root },
           );
-  const exited = new Promise<void>((r) => proc.once('exit', () => r()));
   for (let i = 0; !(await accepts(sock)); i++) {
     if (proc.exitCode !== null || i > 3000) {
       proc.kill('SIGKILL');
@@ -144,14 +143,7 @@ async function start(root: string, subject: Subject, dir: string, db: string): P
     }
     await sleep(5);
   }
-  const terminate = async () => {
-    if (proc.exitCode === null && proc.signalCode === null) {
-      proc.kill('SIGTERM');
-      const timer = setTimeout(() => proc.kill('SIGKILL'), 10_000);
-      await exited;
-      clearTimeout(timer);
-    }
-  };
+  const stopProcess = () => terminate(proc, 10_000);
   return {
     kind: subject === 'ovsdb-server' ? 'ovsdb-server' : 'memory',
     remote: `unix:${sock}`,
@@ -160,9 +152,9 @@ async function start(root: string, subject: Subject, dir: string, db: string): P
     db,
     log,
     pid: proc.pid,
-    terminate,
+    terminate: stopProcess,
     async stop() {
-      await terminate();
+      await stopProcess();
       rmSync(dir, { recursive: true, force: true });
     },
   };
