@@ -7,7 +7,7 @@
 
 import type { Atom, ColumnSchema } from '../../ovsdb/schema/schema-types.js';
 import { toInt64 } from '../../ovsdb/values/int64.js';
-import { compareAtoms, sortAtoms } from '../../ovsdb/values/order.js';
+import { compareAtoms, sortedDistinct } from '../../ovsdb/values/order.js';
 import { setOwn } from '../../ovsdb/wire/json.js';
 
 type Rec = Readonly<Record<string, unknown>>;
@@ -18,16 +18,9 @@ function atom(v: unknown): unknown {
 }
 
 /** `v` as a sorted, distinct list of atoms (a set value, or `null`/one atom of an optional column). */
-export function setAtoms(v: unknown): Atom[] {
+export function setAtoms(v: unknown): readonly Atom[] {
   const list = Array.isArray(v) ? v : v === null || v === undefined ? [] : [v];
-  const out = list.map(atom) as Atom[];
-  sortAtoms(out);
-  let n = 0;
-  for (let i = 0; i < out.length; i++) {
-    if (n === 0 || compareAtoms(out[n - 1]!, out[i]!) !== 0) out[n++] = out[i]!;
-  }
-  out.length = n;
-  return out;
+  return sortedDistinct(list.map(atom) as Atom[]);
 }
 
 function atomsEqual(a: unknown, b: unknown): boolean {
