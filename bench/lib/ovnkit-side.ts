@@ -126,3 +126,21 @@ export async function monitorAsOvnkit(conn: OvsdbConnection): Promise<void> {
 export function withOwnUuids(ops: readonly Record<string, unknown>[]): Record<string, unknown>[] {
   return ops.map((o) => (o['op'] === 'insert' ? { ...o, uuid: newUuid() } : o));
 }
+
+/** Monitor on a bare connection what `monitor` says (nothing for `none`). */
+export async function monitorBare(conn: OvsdbConnection, monitor: BareMonitor): Promise<void> {
+  if (monitor === 'everything') await monitorEverything(conn);
+  else if (monitor === 'as-ovnkit') await monitorAsOvnkit(conn);
+}
+
+/**
+ * `ops` as the bare connection that monitors as `monitor` says sends them:
+ * with each insert's own UUID for `as-ovnkit` ({@link withOwnUuids}), as
+ * they are otherwise.
+ */
+export function bareOps(
+  monitor: BareMonitor,
+  ops: Record<string, unknown>[],
+): Record<string, unknown>[] {
+  return monitor === 'as-ovnkit' ? withOwnUuids(ops) : ops;
+}

@@ -19,14 +19,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { finishPorts, openWithSwitch, singlePortOps } from './nb-data.js';
-import {
-  type BareMonitor,
-  bareTransact,
-  monitorAsOvnkit,
-  monitorEverything,
-  openBare,
-  withOwnUuids,
-} from './ovnkit-side.js';
+import { type BareMonitor, bareOps, bareTransact, monitorBare, openBare } from './ovnkit-side.js';
 import { NB_SCHEMA, terminate, waitForSocket } from './servers.js';
 
 /** `valgrind --version`, or why it cannot run. */
@@ -68,11 +61,8 @@ async function countRun(root: string, monitor: BareMonitor, n: number): Promise<
     const c = await openWithSwitch(socket);
     const conn = await openBare(`unix:${socket}`);
     try {
-      if (monitor === 'everything') await monitorEverything(conn);
-      else if (monitor === 'as-ovnkit') await monitorAsOvnkit(conn);
-      const ops = Array.from({ length: n }, (_, i) =>
-        monitor === 'as-ovnkit' ? withOwnUuids(singlePortOps(i)) : singlePortOps(i),
-      );
+      await monitorBare(conn, monitor);
+      const ops = Array.from({ length: n }, (_, i) => bareOps(monitor, singlePortOps(i)));
       await Promise.all(ops.map((o) => bareTransact(conn, o)));
     } finally {
       conn.close();

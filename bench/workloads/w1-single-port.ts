@@ -25,13 +25,12 @@ import {
   AS_OVNKIT,
   addPort,
   type BareMonitor,
+  bareOps,
   bareTransact,
-  monitorAsOvnkit,
-  monitorEverything,
+  monitorBare,
   openBare,
   openOvnkit,
   portData,
-  withOwnUuids,
 } from '../lib/ovnkit-side.js';
 import { endSection, startSection } from '../lib/profiler.js';
 import { RawClient } from '../lib/raw-client.js';
@@ -143,11 +142,8 @@ async function bare(
   const c = await openWithSwitch(server.socketPath);
   const conn = await openBare(server.remote);
   try {
-    if (monitor === 'everything') await monitorEverything(conn);
-    else if (monitor === 'as-ovnkit') await monitorAsOvnkit(conn);
-    const ops = Array.from({ length: n }, (_, i) =>
-      monitor === 'as-ovnkit' ? withOwnUuids(singlePortOps(i)) : singlePortOps(i),
-    );
+    await monitorBare(conn, monitor);
+    const ops = Array.from({ length: n }, (_, i) => bareOps(monitor, singlePortOps(i)));
     const cpu = cpuClock();
     const t0 = performance.now();
     if (pipelined) await Promise.all(ops.map((o) => bareTransact(conn, o)));

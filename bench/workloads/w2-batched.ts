@@ -14,13 +14,12 @@ import {
   AS_OVNKIT,
   addPorts,
   type BareMonitor,
+  bareOps,
   bareTransact,
-  monitorAsOvnkit,
-  monitorEverything,
+  monitorBare,
   openBare,
   openOvnkit,
   portData,
-  withOwnUuids,
 } from '../lib/ovnkit-side.js';
 import {
   contextRatio,
@@ -57,12 +56,11 @@ async function bareBatched(
   const c = await openWithSwitch(s.socketPath);
   const conn = await openBare(s.remote);
   try {
-    if (monitor === 'everything') await monitorEverything(conn);
-    else if (monitor === 'as-ovnkit') await monitorAsOvnkit(conn);
+    await monitorBare(conn, monitor);
     const ops: Record<string, unknown>[][] = [];
     for (let i = 0; i < ports; i += batch) {
       const o = batchOps(i, Math.min(batch, ports - i));
-      ops.push(monitor === 'as-ovnkit' ? withOwnUuids(o) : o);
+      ops.push(bareOps(monitor, o));
     }
     const cpu = cpuClock();
     const t0 = performance.now();
