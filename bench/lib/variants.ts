@@ -5,6 +5,12 @@
  * variants were taken minutes apart at most and under much the same load:
  * the ratios of the workloads pair them per repetition. The order is
  * rotated from one repetition to the next so that none always runs first.
+ *
+ * Variants that run in this process (`warmUp`) are first measured once,
+ * untimed and unrecorded, before the first repetition (in a full run):
+ * V8 compiles their hot paths over the first several thousand operations,
+ * and a controller runs warm (W10 and the scaling bench do the same).
+ * Peers in processes of their own start cold in every sample either way.
  * @module
  */
 
@@ -25,6 +31,11 @@ export interface Variant {
   readonly key: string;
   /** The server it runs against (default: `ovsdb-server`). */
   readonly server?: ServerKind;
+  /**
+   * Whether it runs in this process: it is then measured once more before
+   * the first repetition, as an unrecorded warm-up (full runs only).
+   */
+  readonly warmUp?: boolean;
   /** Measure one sample (e.g. LSP/s). Throws when the workload breaks. */
   sample(server: BenchServer): Promise<number | MeasuredSample>;
 }
@@ -33,6 +44,8 @@ export interface Variant {
 export class VariantSamples extends Map<string, number[]> {
   /** µs of client CPU per operation, per key, in repetition order (only keys that report it). */
   readonly cpu = new Map<string, number[]>();
+  /** The warm-up sample (cold: the first in this process) per key, of those warmed up. */
+  readonly warmUp = new Map<string, number>();
 }
 
 /** Measure every variant `ctx.reps` times; returns the samples per key. */
@@ -42,16 +55,27 @@ export async function measureVariants(
   variants: readonly Variant[],
 ): Promise<VariantSamples> {
   const out = new VariantSamples(variants.map((v) => [v.key, []]));
+  const once = async (v: Variant): Promise<number | MeasuredSample> => {
+    const server = await startWithRetry(ctx, v.server ?? 'ovsdb-server');
+    try {
+      return await v.sample(server);
+    } finally {
+      await server.stop();
+    }
+  };
+  if (!ctx.quick) {
+    for (const v of variants) {
+      if (v.warmUp !== true) continue;
+      const got = await once(v);
+      const value = typeof got === 'number' ? got : got.value;
+      out.warmUp.set(v.key, value);
+      ctx.log(`${workload} warm-up ${v.key}: ${value.toFixed(1)} (cold, not recorded)`);
+    }
+  }
   for (let rep = 0; rep < ctx.reps; rep++) {
     for (let k = 0; k < variants.length; k++) {
       const v = variants[(k + rep) % variants.length]!;
-      const server = await startWithRetry(ctx, v.server ?? 'ovsdb-server');
-      let got: number | MeasuredSample;
-      try {
-        got = await v.sample(server);
-      } finally {
-        await server.stop();
-      }
+      const got = await once(v);
       const value = typeof got === 'number' ? got : got.value;
       out.get(v.key)!.push(value);
       let cpu = '';

@@ -8,7 +8,8 @@
  * process per transaction, and through its daemon). Every subject but
  * `ovn-nbctl` also reports its client CPU time per port (user + system of
  * the client process during the timed section). The ratios pair the
- * subjects' samples per repetition.
+ * subjects' samples per repetition; the subjects in this process are
+ * warmed up first (see `lib/variants.ts`).
  * @module
  */
 
@@ -279,28 +280,48 @@ export const w1: Workload = {
     // Each ratio's two subjects are neighbours in this order (and stay so as
     // it rotates), so that their samples of a repetition are close in time.
     const variants: Variant[] = [
-      { key: 'W1a.ovnkit', sample: (s) => withCpu(n, (k) => ovnkitSinglePort(s, n, false, k)) },
+      {
+        key: 'W1a.ovnkit',
+        warmUp: true,
+        sample: (s) => withCpu(n, (k) => ovnkitSinglePort(s, n, false, k)),
+      },
       {
         key: 'W1a.bare-monitored',
+        warmUp: true,
         sample: (s) => withCpu(n, (k) => bare(s, n, false, 'everything', k)),
       },
       {
         key: 'W1a.bare-as-ovnkit',
+        warmUp: true,
         sample: (s) => withCpu(n, (k) => bare(s, n, false, 'as-ovnkit', k)),
       },
-      { key: 'W1a.raw', sample: (s) => withCpu(n, (k) => rawSequential(s, n, k)) },
-      { key: 'W1a.bare', sample: (s) => withCpu(n, (k) => bare(s, n, false, 'none', k)) },
-      { key: 'W1b.ovnkit', sample: (s) => withCpu(n, (k) => ovnkitSinglePort(s, n, true, k)) },
+      { key: 'W1a.raw', warmUp: true, sample: (s) => withCpu(n, (k) => rawSequential(s, n, k)) },
+      {
+        key: 'W1a.bare',
+        warmUp: true,
+        sample: (s) => withCpu(n, (k) => bare(s, n, false, 'none', k)),
+      },
+      {
+        key: 'W1b.ovnkit',
+        warmUp: true,
+        sample: (s) => withCpu(n, (k) => ovnkitSinglePort(s, n, true, k)),
+      },
       {
         key: 'W1b.bare-monitored',
+        warmUp: true,
         sample: (s) => withCpu(n, (k) => bare(s, n, true, 'everything', k)),
       },
       {
         key: 'W1b.bare-as-ovnkit',
+        warmUp: true,
         sample: (s) => withCpu(n, (k) => bare(s, n, true, 'as-ovnkit', k)),
       },
-      { key: 'W1b.raw', sample: (s) => withCpu(n, (k) => rawPipelined(s, n, k)) },
-      { key: 'W1b.bare', sample: (s) => withCpu(n, (k) => bare(s, n, true, 'none', k)) },
+      { key: 'W1b.raw', warmUp: true, sample: (s) => withCpu(n, (k) => rawPipelined(s, n, k)) },
+      {
+        key: 'W1b.bare',
+        warmUp: true,
+        sample: (s) => withCpu(n, (k) => bare(s, n, true, 'none', k)),
+      },
     ];
     const go = libovsdbFor(ctx, result, ['W1a', 'W1b']);
     if (go !== undefined) {

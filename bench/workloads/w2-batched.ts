@@ -114,9 +114,14 @@ export const w2: Workload = {
     );
     // Ratio pairs are neighbours in this order (ovnkit beside raw and beside libovsdb).
     const variants: Variant[] = [
-      { key: 'W2.raw', sample: (s) => withCpu(ports, (k) => rawBatched(s, ports, batch, k)) },
+      {
+        key: 'W2.raw',
+        warmUp: true,
+        sample: (s) => withCpu(ports, (k) => rawBatched(s, ports, batch, k)),
+      },
       {
         key: 'W2.ovnkit',
+        warmUp: true,
         sample: (s) =>
           withCpu(ports, async (onCpu) => {
             const c = await openWithSwitch(s.socketPath);
@@ -148,14 +153,17 @@ export const w2: Workload = {
     variants.push(
       {
         key: 'W2.bare-monitored',
+        warmUp: true,
         sample: (s) => withCpu(ports, (k) => bareBatched(s, ports, batch, 'everything', k)),
       },
       {
         key: 'W2.bare-as-ovnkit',
+        warmUp: true,
         sample: (s) => withCpu(ports, (k) => bareBatched(s, ports, batch, 'as-ovnkit', k)),
       },
       {
         key: 'W2.bare',
+        warmUp: true,
         sample: (s) => withCpu(ports, (k) => bareBatched(s, ports, batch, 'none', k)),
       },
     );

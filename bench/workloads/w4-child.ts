@@ -1,8 +1,10 @@
 /**
  * One observer of W4 in a fresh process. It syncs (untimed), starts the
- * writer process (`w4-writer.ts`) and waits until it is ready, then starts
- * the clock, lets the writer commit its `COUNT` single-row updates
- * (pipelined), and stops the clock when it has applied all of them:
+ * writer process (`w4-writer.ts`) and waits until it is ready, lets it
+ * commit {@link WARM_UP} warm-up updates and waits until it has applied
+ * them (untimed), then starts the clock, lets the writer commit its `COUNT`
+ * single-row updates (pipelined), and stops the clock when it has applied
+ * all of them:
  * `replica` is `connectDatabase({ model: NB })` (every table); `raw` is a
  * socket with the same `monitor_cond` that frames and `JSON.parse`s each
  * `update2` notification and counts the updated rows. Prints
@@ -29,11 +31,34 @@ const [mode, socketPath, countArg] = process.argv.slice(2);
 const count = Number(countArg);
 const ROOT = join(import.meta.dirname, '../..');
 
-/** Start the writer; resolves with `go` (starts its commits) and `done` (its exit). */
-async function startWriter(): Promise<{ go: () => void; done: Promise<void> }> {
+/**
+ * Updates committed and applied before the clock starts, so that both
+ * observers run warm: V8 compiles their update paths over the first
+ * thousands, and a controller runs warm.
+ */
+const WARM_UP = 5000;
+/** The warm-up updates of a run of `count`. */
+const warmUp = Math.min(WARM_UP, count);
+
+/**
+ * Start the writer; resolves with `warm` (commits the warm-up updates and
+ * resolves once the writer has their replies), `go` (starts the timed
+ * commits) and `done` (its exit).
+ */
+async function startWriter(): Promise<{
+  warm: () => Promise<void>;
+  go: () => void;
+  done: Promise<void>;
+}> {
   const child = spawn(
     process.execPath,
-    [...benchNodeFlags(), join(ROOT, 'bench/workloads/w4-writer.ts'), socketPath!, String(count)],
+    [
+      ...benchNodeFlags(),
+      join(ROOT, 'bench/workloads/w4-writer.ts'),
+      socketPath!,
+      String(count),
+      String(warmUp),
+    ],
     { cwd: ROOT, stdio: ['pipe', 'pipe', 'inherit'] },
   );
   const done = new Promise<void>((resolve, reject) =>
@@ -42,11 +67,22 @@ async function startWriter(): Promise<{ go: () => void; done: Promise<void> }> {
     ),
   );
   const lines = createInterface({ input: child.stdout });
-  await new Promise<void>((resolve, reject) => {
-    lines.once('line', (l) => (l === 'ready' ? resolve() : reject(new Error(`writer said ${l}`))));
-    done.catch(reject);
-  });
-  return { go: () => child.stdin.write('go\n'), done };
+  const said = (expected: string) =>
+    new Promise<void>((resolve, reject) => {
+      lines.once('line', (l) =>
+        l === expected ? resolve() : reject(new Error(`writer said ${l}, not ${expected}`)),
+      );
+      done.catch(reject);
+    });
+  await said('ready');
+  return {
+    warm: () => {
+      child.stdin.write('warm up\n');
+      return said('warm');
+    },
+    go: () => child.stdin.write('go\n'),
+    done,
+  };
 }
 
 function cpuNow(): number {
@@ -58,6 +94,12 @@ async function replica(): Promise<{ ms: number; cpuUs: number }> {
   const client = connectDatabase({ remotes: `unix:${socketPath}`, model: NB });
   await client.ready;
   const writer = await startWriter();
+  const warmed = client.waitFor(
+    'Logical_Switch_Port',
+    (row) => row.external_ids['seq'] === `w${warmUp - 1}`,
+  );
+  await writer.warm();
+  await warmed;
   const last = String(count - 1);
   const cpu0 = cpuNow();
   const t0 = performance.now();
@@ -89,18 +131,29 @@ async function raw(): Promise<{ ms: number; cpuUs: number }> {
   let rows = 0;
   let t0 = 0;
   let cpu0 = 0;
-  const applied = new Promise<void>((resolve) => {
-    c.onMessage = (bytes) => {
-      const msg = JSON.parse(bytes.toString('utf8')) as {
-        method?: string;
-        params?: [unknown, Record<string, Record<string, unknown>>];
-      };
-      if (msg.method !== 'update2') return;
-      const lsp = msg.params?.[1]['Logical_Switch_Port'];
-      if (lsp) for (const _ in lsp) rows++;
-      if (rows >= count) resolve();
+  let target = warmUp;
+  let reached: () => void = () => {};
+  const counted = () =>
+    new Promise<void>((resolve) => {
+      reached = resolve;
+    });
+  const warmed = counted();
+  c.onMessage = (bytes) => {
+    const msg = JSON.parse(bytes.toString('utf8')) as {
+      method?: string;
+      params?: [unknown, Record<string, Record<string, unknown>>];
     };
-  });
+    if (msg.method !== 'update2') return;
+    const lsp = msg.params?.[1]['Logical_Switch_Port'];
+    if (lsp) for (const _ in lsp) rows++;
+    if (rows >= target) reached();
+  };
+  await writer.warm();
+  await warmed;
+  if (rows !== warmUp) throw new Error(`raw monitor: ${rows} warm-up updates, expected ${warmUp}`);
+  rows = 0;
+  target = count;
+  const applied = counted();
   cpu0 = cpuNow();
   t0 = performance.now();
   writer.go();

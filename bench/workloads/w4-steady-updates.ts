@@ -1,7 +1,9 @@
 /**
  * W4: steady-state updates. A database of ports is populated (untimed); a
- * second client (its own process) commits one `external_ids` update per
- * port, one row per transaction, pipelined; the time from the first commit
+ * second client (its own process) commits 5,000 warm-up updates (untimed,
+ * applied by the observer before the clock starts: see `w4-child.ts`), then
+ * one `external_ids` update per port, one row per transaction, pipelined;
+ * the time from the first timed commit
  * to the observer having applied all of them is measured for ovnkit's
  * replica and for a raw monitor that only frames and parses the `update2`
  * notifications, with the observer's CPU time per update. Each observer runs
