@@ -44,8 +44,6 @@ export interface Variant {
 export class VariantSamples extends Map<string, number[]> {
   /** µs of client CPU per operation, per key, in repetition order (only keys that report it). */
   readonly cpu = new Map<string, number[]>();
-  /** The warm-up sample (cold: the first in this process) per key, of those warmed up. */
-  readonly warmUp = new Map<string, number>();
 }
 
 /** Measure every variant `ctx.reps` times; returns the samples per key. */
@@ -68,7 +66,6 @@ export async function measureVariants(
       if (v.warmUp !== true) continue;
       const got = await once(v);
       const value = typeof got === 'number' ? got : got.value;
-      out.warmUp.set(v.key, value);
       ctx.log(`${workload} warm-up ${v.key}: ${value.toFixed(1)} (cold, not recorded)`);
     }
   }
