@@ -129,15 +129,16 @@ async function raw(): Promise<{ ms: number; cpuUs: number }> {
   await c.request('monitor_cond', [schema.name, 'w4', requests]);
   const writer = await startWriter();
   let rows = 0;
-  let t0 = 0;
-  let cpu0 = 0;
-  let target = warmUp;
+  let target = 0;
   let reached: () => void = () => {};
-  const counted = () =>
-    new Promise<void>((resolve) => {
+  /** Count row updates from zero; resolves once `n` have arrived. */
+  const untilRows = (n: number) => {
+    rows = 0;
+    target = n;
+    return new Promise<void>((resolve) => {
       reached = resolve;
     });
-  const warmed = counted();
+  };
   c.onMessage = (bytes) => {
     const msg = JSON.parse(bytes.toString('utf8')) as {
       method?: string;
@@ -148,14 +149,13 @@ async function raw(): Promise<{ ms: number; cpuUs: number }> {
     if (lsp) for (const _ in lsp) rows++;
     if (rows >= target) reached();
   };
+  const warmed = untilRows(warmUp);
   await writer.warm();
   await warmed;
   if (rows !== warmUp) throw new Error(`raw monitor: ${rows} warm-up updates, expected ${warmUp}`);
-  rows = 0;
-  target = count;
-  const applied = counted();
-  cpu0 = cpuNow();
-  t0 = performance.now();
+  const applied = untilRows(count);
+  const cpu0 = cpuNow();
+  const t0 = performance.now();
   writer.go();
   await applied;
   const ms = performance.now() - t0;

@@ -46,7 +46,10 @@ const update = (row: { _uuid: [string, string] }, gen: string, seq: string, id: 
     ],
     id,
   );
-const warmUp = Math.min(Number(warmUpArg), count);
+const warmUp = Number(warmUpArg);
+if (!Number.isInteger(warmUp) || warmUp < 0 || warmUp > count) {
+  throw new Error(`WARMUP must be an integer from 0 to ${count}, got ${warmUpArg}`);
+}
 const warmUpRequests = rows.slice(0, warmUp).map((row, i) => update(row, '0', `w${i}`, i));
 const requests = rows.slice(0, count).map((row, i) => update(row, '1', String(i), warmUp + i));
 /** Write `texts` (100 per write) and wait for all their replies. */
