@@ -38,11 +38,17 @@ export interface BenchServer {
 }
 
 /**
- * Wait until the Unix socket at `path` accepts a connection: at most 30 s,
- * and no longer than `proc` (called `what` in the errors) runs.
+ * Wait until the Unix socket at `path` accepts a connection, trying every
+ * `pollMs` (default 20) for at most `withinMs` (default 30 s), and no longer
+ * than `proc` (called `what` in the errors) runs.
  */
-export async function waitForSocket(path: string, proc: ChildProcess, what: string): Promise<void> {
-  for (let i = 0; i < 1500; i++) {
+export async function waitForSocket(
+  path: string,
+  proc: ChildProcess,
+  what: string,
+  { pollMs = 20, withinMs = 30_000 }: { pollMs?: number; withinMs?: number } = {},
+): Promise<void> {
+  for (let i = 0; i * pollMs < withinMs; i++) {
     if (proc.exitCode !== null) throw new Error(`${what} exited (${proc.exitCode})`);
     const ok = await new Promise<boolean>((done) => {
       const s = connect(path);
@@ -53,9 +59,9 @@ export async function waitForSocket(path: string, proc: ChildProcess, what: stri
       s.once('error', () => done(false));
     });
     if (ok) return;
-    await sleep(20);
+    await sleep(pollMs);
   }
-  throw new Error(`${path} did not come up within 30 s`);
+  throw new Error(`${what}: ${path} did not come up within ${withinMs / 1000} s`);
 }
 
 /** Stop `proc` if it still runs: SIGTERM, then SIGKILL after `graceMs`; resolves once it exited. */

@@ -38,18 +38,16 @@
 
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { requireOvsdbServer } from '../../src/testing/index.js';
 import { runTool } from '../../src/testing/processes.js';
 import { compileSources } from '../lib/compile-sources.js';
 import { DB } from '../lib/nb-data.js';
 import { RawClient } from '../lib/raw-client.js';
 import { contextRatio, emptyResult, figure, limit } from '../lib/results.js';
-import { type BenchServer, NB_SCHEMA, terminate } from '../lib/servers.js';
+import { type BenchServer, NB_SCHEMA, terminate, waitForSocket } from '../lib/servers.js';
 import type { BenchContext, Workload, WorkloadResult } from '../lib/types.js';
 import { rawBatched, w2Sizes } from './w2-batched.js';
 
@@ -72,17 +70,6 @@ interface FileServer extends BenchServer {
   readonly pid: number | undefined;
   /** SIGTERM and wait (the files stay). */
   terminate(): Promise<void>;
-}
-
-function accepts(path: string): Promise<boolean> {
-  return new Promise((done) => {
-    const s = connect(path);
-    s.once('connect', () => {
-      s.destroy();
-      done(true);
-    });
-    s.once('error', () => done(false));
-  });
 }
 
 /**
@@ -136,12 +123,12 @@ async function start(root: string, subject: Subject, dir: string, db: string): P
               : [serverCli, ...args],
             { stdio: ['ignore', 'ignore', 'inherit'], cwd: root },
           );
-  for (let i = 0; !(await accepts(sock)); i++) {
-    if (proc.exitCode !== null || i > 3000) {
-      proc.kill('SIGKILL');
-      throw new Error(`${subject} did not start (${proc.exitCode})`);
-    }
-    await sleep(5);
+  try {
+    // Polled every 5 ms: W9d times a restart up to here.
+    await waitForSocket(sock, proc, subject, { pollMs: 5, withinMs: 15_000 });
+  } catch (e) {
+    proc.kill('SIGKILL');
+    throw e;
   }
   const stopProcess = () => terminate(proc, 10_000);
   return {
