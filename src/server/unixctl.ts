@@ -12,7 +12,10 @@
  *
  * `list-commands` and `version` are built in. A message that is not a
  * request closes its connection (as `unixctl.c` does); a request larger
- * than 1 MiB too.
+ * than 1 MiB too. Requests are answered one at a time, in order: while
+ * one is being answered, or while more than {@link MAX_QUEUED_REPLY_BYTES}
+ * of replies wait for a client that does not read them, the connection is
+ * not read (pipelined requests wait in the socket, as with ovsdb-server).
  * @module
  */
 
@@ -34,6 +37,9 @@ interface Command {
 
 /** Largest request read, in bytes. */
 const MAX_REQUEST_BYTES = 1024 * 1024;
+
+/** Bytes of replies a control connection may have waiting to be written before it is no longer read. */
+export const MAX_QUEUED_REPLY_BYTES = 64 * 1024;
 
 /** A unixctl server on one socket. */
 export class UnixctlServer {
@@ -110,6 +116,12 @@ export class UnixctlServer {
       this.log.write('unixctl', 'WARN', `${this.path}: ${why}`);
       socket.destroy();
     };
+    // Read only when nothing waits to be answered and the replies written drain.
+    const flow = () => {
+      const hold = queue.length > 0 || socket.writableLength > MAX_QUEUED_REPLY_BYTES;
+      if (hold) socket.pause();
+      else if (!socket.destroyed) socket.resume();
+    };
     const next = async (): Promise<void> => {
       if (busy) return;
       busy = true;
@@ -126,6 +138,7 @@ export class UnixctlServer {
       } finally {
         busy = false;
       }
+      flow();
     };
     socket.on('data', (chunk: Buffer) => {
       try {
@@ -134,8 +147,10 @@ export class UnixctlServer {
         drop(`error parsing stream: ${(e as Error).message}`);
         return;
       }
+      flow();
       void next();
     });
+    socket.on('drain', flow);
     socket.on('error', () => {});
     socket.on('close', () => this.conns.delete(socket));
   }
