@@ -21,6 +21,7 @@
 
 import { existsSync, lstatSync, unlinkSync } from 'node:fs';
 import * as net from 'node:net';
+import { type UnixSocketName, unixSocketName } from '../ovsdb/transport/unix-path.js';
 import { JsonStreamFramer } from '../ovsdb/wire/framer.js';
 import { stringifyJson } from '../ovsdb/wire/json-text.js';
 import type { ServerLog } from './rpc/server-log.js';
@@ -64,6 +65,12 @@ export class UnixctlServer {
    * @throws Error when the socket cannot be created.
    */
   static async listen(path: string, log: ServerLog, version: string): Promise<UnixctlServer> {
+    let unix: UnixSocketName;
+    try {
+      unix = unixSocketName(path);
+    } catch (e) {
+      throw new Error(`could not initialize control socket (${(e as Error).message})`);
+    }
     try {
       if (existsSync(path) && lstatSync(path).isSocket()) unlinkSync(path);
     } catch {
@@ -71,12 +78,14 @@ export class UnixctlServer {
     }
     const server = net.createServer();
     await new Promise<void>((resolve, reject) => {
-      server.once('error', (e) =>
-        reject(new Error(`${path}: could not initialize control socket (${e.message})`)),
-      );
-      server.listen(path, () => resolve());
+      server.once('error', (e) => {
+        unix.release();
+        reject(new Error(`${path}: could not initialize control socket (${e.message})`));
+      });
+      server.listen(unix.name, () => resolve());
     });
     server.on('error', (e) => log.write('unixctl', 'WARN', `${path}: ${e.message}`));
+    server.once('close', () => unix.release());
     return new UnixctlServer(path, server, log, version);
   }
 

@@ -11,6 +11,7 @@ import { ConnectionClosedError, OvsdbError } from '../wire/errors.js';
 import type { Transport, TransportHandlers } from '../wire/transport.js';
 import { formatRemote, parseRemote, type Remote, type SocketRemote } from './remote.js';
 import { checkTlsOptions, hasTlsFiles, loadTlsFiles } from './tls-files.js';
+import { type UnixSocketName, unixSocketName } from './unix-path.js';
 
 /**
  * TLS settings for `ssl:` (and `wss:`) remotes. The client's private key, its
@@ -298,8 +299,17 @@ function connectSocket(
   return new Promise<SocketTransport>((resolve, reject) => {
     let socket: net.Socket;
     const readyEvent = target.kind === 'ssl' ? 'secureConnect' : 'connect';
+    let unix: UnixSocketName | undefined;
     if (target.kind === 'unix') {
-      socket = net.connect({ path: target.path });
+      try {
+        unix = unixSocketName(target.path);
+      } catch (e) {
+        reject(
+          new ConnectionClosedError(`connect to ${description} failed: ${(e as Error).message}`),
+        );
+        return;
+      }
+      socket = net.connect({ path: unix.name });
     } else if (target.kind === 'tcp') {
       socket = net.connect({ host: target.host, port: target.port });
     } else {
@@ -322,6 +332,7 @@ function connectSocket(
 
     let timer: NodeJS.Timeout | undefined;
     const cleanup = () => {
+      unix?.release();
       if (timer) clearTimeout(timer);
       signal?.removeEventListener('abort', onAbort);
       socket.off('error', onError);
