@@ -10,7 +10,6 @@
  * client, with an error that names the path and the limit.
  */
 
-import { spawn } from 'node:child_process';
 import { existsSync, lstatSync, mkdirSync, readdirSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -18,15 +17,9 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connect } from '../../src/ovsdb/connection/connect.js';
 import { requireOvsdbServer } from '../../src/testing/index.js';
-import { liveChildren, runTool } from '../../src/testing/processes.js';
-import {
-  command,
-  type FileServer,
-  type Kind,
-  ROOT,
-  startFileServer,
-} from '../server/file-servers.js';
-import { NB_SCHEMA } from './helpers.js';
+import { runTool } from '../../src/testing/processes.js';
+import { type FileServer, startFileServer } from '../server/file-servers.js';
+import { NB_SCHEMA, runToExit } from './helpers.js';
 
 const LIMIT = 107;
 let top: string;
@@ -52,29 +45,6 @@ async function longDir(name: string, length: number): Promise<{ dir: string; db:
 
 function appctl(ctl: string, ...args: string[]): Promise<string> {
   return runTool(requireOvsdbServer(false).ovsAppctl, ['-t', ctl, ...args]);
-}
-
-/** Run `kind` with `args` until it exits (at most 20 s): its exit code and stderr. */
-function runToExit(
-  kind: Kind,
-  args: readonly string[],
-): Promise<{ code: number | null; stderr: string }> {
-  const [program, argv] = command(kind, args);
-  const child = spawn(program, argv, { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'] });
-  liveChildren.add(child);
-  let stderr = '';
-  child.stderr?.setEncoding('utf8');
-  child.stderr?.on('data', (t: string) => {
-    stderr += t;
-  });
-  const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
-  return new Promise((resolve) =>
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      liveChildren.delete(child);
-      resolve({ code, stderr });
-    }),
-  );
 }
 
 describe.each(['ovnkit-server', 'ovsdb-server'] as const)(
