@@ -6,10 +6,13 @@
  *   both start, and leave that process alone;
  * - a pidfile held by a running server of the same kind: both refuse
  *   (`already running as pid N`) before touching anything, and the running
- *   server keeps its sockets and goes on answering.
+ *   server keeps its sockets and goes on answering;
+ * - a FIFO given as the database file: ovnkit-server refuses it at once,
+ *   naming the file (ovsdb-server 3.1 blocks opening it until a writer
+ *   comes, so it is not run here).
  */
 
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { lstatSync, readFileSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -95,4 +98,14 @@ describe('a pidfile held by a running server', () => {
       }
     },
   );
+});
+
+describe('a FIFO as the database file', () => {
+  it('ovnkit-server refuses it at once, naming the file', async () => {
+    const fifo = join(dir, 'fifo.db');
+    execFileSync('mkfifo', [fifo]);
+    const r = await runToExit('ovnkit-server', serverArgs(dir, fifo));
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(`${fifo}: not a regular file but a FIFO`);
+  });
 });

@@ -52,6 +52,8 @@ import {
   readdirSync,
   readSync,
   realpathSync,
+  type Stats,
+  statSync,
   unlinkSync,
 } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
@@ -195,8 +197,12 @@ export class DbStorage {
     removeStaleTemporaries(abs, log);
     let fd: number;
     try {
+      // Opening a FIFO may block, and reading one, or a device, never ends.
+      const kind = specialFileKind(abs);
+      if (kind !== undefined) throw new DbFileError(path, `not a regular file but ${kind}`);
       fd = openSync(abs, 'r+');
     } catch (e) {
+      if (e instanceof DbFileError) throw e;
       if ((e as NodeJS.ErrnoException).code === 'ENOENT' && options.schema !== undefined) {
         return DbStorage.create(abs, options.schema, options);
       }
@@ -539,6 +545,22 @@ function chainOf(records: readonly Buffer[], history: number | undefined): strin
   let chain = '';
   for (const r of records) chain = chainId(chain, composedSha1(r));
   return chain;
+}
+
+/** What `path` is when it exists and is not a regular file (`a FIFO`, …), else undefined. */
+function specialFileKind(path: string): string | undefined {
+  let st: Stats;
+  try {
+    st = statSync(path);
+  } catch {
+    return undefined;
+  }
+  if (st.isFile()) return undefined;
+  if (st.isFIFO()) return 'a FIFO';
+  if (st.isDirectory()) return 'a directory';
+  if (st.isCharacterDevice() || st.isBlockDevice()) return 'a device';
+  if (st.isSocket()) return 'a socket';
+  return 'a special file';
 }
 
 /** Whether the file open on `fd` starts as JSON text (an ovnkit snapshot) rather than a record header. */
