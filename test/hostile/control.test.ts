@@ -1,9 +1,11 @@
 /**
  * Hostile use of `ovnkit-server`'s control socket, side by side with
  * ovsdb-server 3.1 given the same: a client that pipelines 400,000 requests
- * (20 MB) and never reads a reply. Each server must stop reading that
+ * (20 MB) and never reads a reply (each server must stop reading that
  * connection once its replies back up, stay small, and keep answering
- * `ovs-appctl` on other connections.
+ * `ovs-appctl` on other connections); and `vlog/set` specs naming a module,
+ * destination or level that does not exist, answered as ovsdb-server
+ * answers them.
  */
 
 import { readFileSync } from 'node:fs';
@@ -86,5 +88,37 @@ describe('a control connection that pipelines requests and never reads', () => {
       socket.destroy();
     }
     expect(s.alive()).toBe(true);
+  });
+});
+
+/** What `ovs-appctl -t <ctl> vlog/set <spec>` prints: its reply, or the error's first line. */
+async function vlogSet(s: ServerUnderTest, spec: string): Promise<string> {
+  try {
+    return `ok: ${await appctl(s, 'vlog/set', spec)}`;
+  } catch (e) {
+    const text = (e as Error).message.replace(/^.*? failed: /s, '');
+    return `error: ${text.split('\n')[0]}`;
+  }
+}
+
+describe('vlog/set with a word that is no module, destination or level', () => {
+  it.each([
+    'nosuchmod:dbg',
+    'nosuchmod',
+    'file:nosuchmod:dbg',
+    'nosuchmod:file:dbg',
+    'jsonrpc:bogus',
+    'bogusdest:dbg',
+    'jsonrpc:file:dbg',
+    'ANY:file:info',
+    'reconnect:dbg',
+  ])('%s: ovnkit-server answers as ovsdb-server', async (spec) => {
+    const theirs = await vlogSet(ovsdb, spec);
+    expect(await vlogSet(ovnkit, spec)).toBe(theirs);
+    if (spec.includes('bogus') || spec.includes('nosuchmod')) {
+      expect(theirs).toMatch(
+        /^error: no destination, level, or module "(nosuchmod|bogus|bogusdest)"$/,
+      );
+    }
   });
 });
