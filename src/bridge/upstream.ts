@@ -10,7 +10,7 @@ import * as tls from 'node:tls';
 import { formatRemote, parseRemote, type SocketRemote } from '../ovsdb/transport/remote.js';
 import type { TlsOptions } from '../ovsdb/transport/socket-transport.js';
 import { checkTlsOptions, hasTlsFiles, loadTlsFiles } from '../ovsdb/transport/tls-files.js';
-import { type UnixSocketName, unixSocketName } from '../ovsdb/transport/unix-path.js';
+import { connectUnixSocket } from '../ovsdb/transport/unix-path.js';
 import { ConnectionClosedError, OvsdbError } from '../ovsdb/wire/errors.js';
 
 /** Options of {@link connectUpstream}. */
@@ -59,17 +59,8 @@ export function connectUpstream(
   return new Promise<net.Socket>((resolve, reject) => {
     let socket: net.Socket;
     const ready = remote.kind === 'ssl' ? 'secureConnect' : 'connect';
-    let unix: UnixSocketName | undefined;
     if (remote.kind === 'unix') {
-      try {
-        unix = unixSocketName(remote.path);
-      } catch (e) {
-        reject(
-          new ConnectionClosedError(`connect to ${description} failed: ${(e as Error).message}`),
-        );
-        return;
-      }
-      socket = net.connect({ path: unix.name });
+      socket = connectUnixSocket(remote.path);
     } else if (remote.kind === 'tcp')
       socket = net.connect({ host: remote.host, port: remote.port });
     else {
@@ -119,7 +110,6 @@ export function connectUpstream(
       resolve(socket);
     };
     const cleanup = (): void => {
-      unix?.release();
       clearTimeout(timer);
       socket.off('error', onError);
       socket.off('close', onClose);

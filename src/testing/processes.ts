@@ -11,7 +11,7 @@ import { type ChildProcess, execFile } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import * as net from 'node:net';
 import { promisify } from 'node:util';
-import { type UnixSocketName, unixSocketName } from '../ovsdb/transport/unix-path.js';
+import { connectUnixSocket } from '../ovsdb/transport/unix-path.js';
 
 const run = promisify(execFile);
 
@@ -21,18 +21,8 @@ const run = promisify(execFile);
  */
 export function socketAccepts(options: net.NetConnectOpts): Promise<boolean> {
   return new Promise((done) => {
-    let unix: UnixSocketName | undefined;
-    if ('path' in options) {
-      try {
-        unix = unixSocketName(options.path);
-      } catch {
-        done(false);
-        return;
-      }
-    }
-    const socket = net.connect(unix === undefined ? options : { ...options, path: unix.name });
+    const socket = 'path' in options ? connectUnixSocket(options.path) : net.connect(options);
     const finish = (ok: boolean) => {
-      unix?.release();
       socket.destroy();
       done(ok);
     };

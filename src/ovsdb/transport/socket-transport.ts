@@ -11,7 +11,7 @@ import { ConnectionClosedError, OvsdbError } from '../wire/errors.js';
 import type { Transport, TransportHandlers } from '../wire/transport.js';
 import { formatRemote, parseRemote, type Remote, type SocketRemote } from './remote.js';
 import { checkTlsOptions, hasTlsFiles, loadTlsFiles } from './tls-files.js';
-import { type UnixSocketName, unixSocketName } from './unix-path.js';
+import { connectUnixSocket } from './unix-path.js';
 
 /**
  * TLS settings for `ssl:` (and `wss:`) remotes. The client's private key, its
@@ -299,17 +299,8 @@ function connectSocket(
   return new Promise<SocketTransport>((resolve, reject) => {
     let socket: net.Socket;
     const readyEvent = target.kind === 'ssl' ? 'secureConnect' : 'connect';
-    let unix: UnixSocketName | undefined;
     if (target.kind === 'unix') {
-      try {
-        unix = unixSocketName(target.path);
-      } catch (e) {
-        reject(
-          new ConnectionClosedError(`connect to ${description} failed: ${(e as Error).message}`),
-        );
-        return;
-      }
-      socket = net.connect({ path: unix.name });
+      socket = connectUnixSocket(target.path);
     } else if (target.kind === 'tcp') {
       socket = net.connect({ host: target.host, port: target.port });
     } else {
@@ -332,7 +323,6 @@ function connectSocket(
 
     let timer: NodeJS.Timeout | undefined;
     const cleanup = () => {
-      unix?.release();
       if (timer) clearTimeout(timer);
       signal?.removeEventListener('abort', onAbort);
       socket.off('error', onError);

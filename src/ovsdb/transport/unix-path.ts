@@ -13,6 +13,7 @@
  */
 
 import { closeSync, constants, openSync } from 'node:fs';
+import * as net from 'node:net';
 import { basename, dirname } from 'node:path';
 
 /** The longest unix socket path a socket address holds, in bytes. */
@@ -65,4 +66,25 @@ export function unixSocketName(path: string): UnixSocketName {
       closeSync(fd);
     },
   };
+}
+
+/**
+ * `net.connect` to the unix socket at `path`, through {@link unixSocketName}
+ * (the directory's descriptor is closed once the socket connects or closes).
+ * A path that cannot be reached fails as a connection does: the socket
+ * emits the error naming `path` and the limit, then closes.
+ */
+export function connectUnixSocket(path: string): net.Socket {
+  let unix: UnixSocketName;
+  try {
+    unix = unixSocketName(path);
+  } catch (e) {
+    const socket = new net.Socket();
+    process.nextTick(() => socket.destroy(e as Error));
+    return socket;
+  }
+  const socket = net.connect({ path: unix.name });
+  socket.once('connect', unix.release);
+  socket.once('close', unix.release);
+  return socket;
 }
