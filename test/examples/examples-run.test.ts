@@ -95,7 +95,14 @@ describe('examples', () => {
     requireOvsdbServer();
     const { stdout } = await run(
       process.execPath,
-      ['--import', 'tsx', join(EXAMPLES, 'pod-allocation/bench.ts'), '--pods', '60'],
+      [
+        '--conditions=ovnkit-source',
+        '--import',
+        'tsx',
+        join(EXAMPLES, 'pod-allocation/bench.ts'),
+        '--pods',
+        '60',
+      ],
       { cwd: ROOT, timeout: 60_000 },
     );
     const m = /^(\d+) pods in ([\d.]+) s: (\d+) pods\/s \(concurrency 16, ovsdb-server\)/m.exec(

@@ -34,7 +34,7 @@
  */
 
 import type { Tracer } from '@opentelemetry/api';
-import type { Nb, NbTxn } from '../../../src/nb/index.js';
+import type { Nb, NbTxn } from 'ovnkit/nb';
 import {
   type AddressRequest,
   type Allocation,

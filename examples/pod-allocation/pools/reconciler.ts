@@ -34,8 +34,8 @@
  * @module
  */
 
-import { IndexError } from '../../../src/client/index.js';
-import { findNamed, type Nb, type NbRow } from '../../../src/nb/index.js';
+import { IndexError } from 'ovnkit/client';
+import { findNamed, type Nb, type NbRow } from 'ovnkit/nb';
 import type {
   PodPools,
   PodPoolsContext,
