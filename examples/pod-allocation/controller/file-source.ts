@@ -65,6 +65,12 @@ export class FilePodSource implements PodSource {
     return this.pods.values();
   }
 
+  /** {@inheritDoc PodSource.whenSynced} */
+  whenSynced(): Promise<void> {
+    // The file was read whole by the constructor.
+    return Promise.resolve();
+  }
+
   /** {@inheritDoc PodSource.subscribe} */
   subscribe(handler: (event: PodEvent) => void): () => void {
     return this.pods.subscribe(handler);

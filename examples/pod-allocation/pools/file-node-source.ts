@@ -73,6 +73,12 @@ export class FileNodeSource implements NodeSource {
     return this.nodes.values();
   }
 
+  /** {@inheritDoc NodeSource.whenSynced} */
+  whenSynced(): Promise<void> {
+    // The file was read whole by the constructor.
+    return Promise.resolve();
+  }
+
   /** {@inheritDoc NodeSource.subscribe} */
   subscribe(handler: (event: NodeEvent) => void): () => void {
     return this.nodes.subscribe(handler);
