@@ -23,8 +23,8 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { type ClientMetrics, connectDatabase } from 'ovnkit/client';
 import { createNb, NB } from 'ovnkit/nb';
 import { startMemoryServer } from 'ovnkit/testing';
+import { DEMO_TOPOLOGY } from './cluster.js';
 import {
-  type ClusterTopology,
   type ControllerMetrics,
   type FailureReason,
   PodController,
@@ -44,21 +44,6 @@ import {
 } from './pools/index.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
-
-/** The demo's topology: a /16 and a dual-stack subnet. */
-export const DEMO_TOPOLOGY: ClusterTopology = {
-  router: 'ovn-cluster',
-  subnets: [
-    { name: 'ovn-default', cidr: '10.16.0.0/16', excludeIps: ['10.16.0.2..10.16.0.9'] },
-    {
-      name: 'dual',
-      cidr: '10.17.0.0/24,fd00:10:17::/64',
-      gateway: '10.17.0.1,fd00:10:17::1',
-      excludeIps: ['10.17.0.2..10.17.0.9'],
-    },
-  ],
-  defaultSubnet: 'ovn-default',
-};
 
 /** The pods the demo deletes after the first round. */
 export const DEMO_DELETED = [
