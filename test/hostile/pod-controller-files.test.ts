@@ -20,6 +20,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { connectDatabase, type DatabaseClient } from '../../src/client/index.js';
 import { NB, type NBTables } from '../../src/nb/index.js';
 import { requireOvsdbServer } from '../../src/testing/index.js';
+import { until } from '../examples/pod-allocation/helpers.js';
 import { startTestServer, type TestServerHandle } from '../helpers/servers.js';
 import { NB_SCHEMA } from './helpers.js';
 
@@ -79,16 +80,6 @@ function startController(args: readonly string[]): Running {
   return { child, stdout: () => out, stderr: () => err, exited };
 }
 
-/** Poll `check` until it holds or `ms` pass. */
-async function until(check: () => boolean, ms: number): Promise<boolean> {
-  const end = Date.now() + ms;
-  while (Date.now() < end) {
-    if (check()) return true;
-    await sleep(25);
-  }
-  return check();
-}
-
 const poolEntries = (client: DatabaseClient<NBTables>, nodeName: string) =>
   [...client.rows('Logical_Switch_Port')]
     .filter((p) => p.external_ids['pool'] === nodeName)
@@ -144,14 +135,19 @@ describe('the pod controller process and its watched files', () => {
         '20',
       ]);
       const r = running;
-      expect(await until(() => r.stdout().includes('ready\n'), 30_000), r.stderr()).toBe(true);
+      /** Wait for `check`, failing with what the controller logged. */
+      const waitFor = (check: () => boolean, ms: number) =>
+        until(check, ms).catch(() => {
+          throw new Error(`timed out; the controller's stderr:\n${r.stderr()}`);
+        });
+      await waitFor(() => r.stdout().includes('ready\n'), 30_000);
       client = connectDatabase({ remotes: server.unixRemote, model: NB });
       await client.ready;
       const nb = client;
       const port = (name: string) =>
         [...nb.rows('Logical_Switch_Port')].some((p) => p.name === name);
-      expect(await until(() => port('p1.default') && port('p2.default'), 10_000)).toBe(true);
-      expect(await until(() => poolEntries(nb, 'node-1').length === 2, 10_000)).toBe(true);
+      await waitFor(() => port('p1.default') && port('p2.default'), 10_000);
+      await waitFor(() => poolEntries(nb, 'node-1').length === 2, 10_000);
       const entries = poolEntries(nb, 'node-1');
 
       let target: string = c.to;
@@ -167,15 +163,13 @@ describe('the pod controller process and its watched files', () => {
           join(dir, 'pods-v1.yaml'),
           `pods:\n${pod('p1')}${pod('p2')}${pod('p3', 'node-9')}`,
         );
-        expect(await until(() => port('p3.default'), 10_000), r.stderr()).toBe(true);
+        await waitFor(() => port('p3.default'), 10_000);
       } else {
         await replace(
           join(dir, 'nodes-v1.yaml'),
           `nodes:\n${node('node-1', 2)}${node('node-2', 1)}`,
         );
-        expect(await until(() => poolEntries(nb, 'node-2').length === 1, 10_000), r.stderr()).toBe(
-          true,
-        );
+        await waitFor(() => poolEntries(nb, 'node-2').length === 1, 10_000);
       }
       expect(r.child.exitCode).toBeNull();
       // Named, and refused for what it is.

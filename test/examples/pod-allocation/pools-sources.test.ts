@@ -9,7 +9,7 @@
  */
 
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
 import { open, rename } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -22,7 +22,7 @@ import {
   parseNodesFile,
 } from '../../../examples/pod-allocation/pools/index.js';
 import { SERVER_KINDS, startTestServer } from '../../helpers/servers.js';
-import { NB_SCHEMA } from './helpers.js';
+import { NB_SCHEMA, until } from './helpers.js';
 import { poolRig, readPools } from './pools-rig.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'ovnkit-nodes-'));
@@ -170,6 +170,47 @@ describe('nodes file', () => {
     } finally {
       source.close();
     }
+  });
+});
+
+describe('nodes file read time limit', () => {
+  it('a read that runs out of time is reported, and no other read starts until it ends', async () => {
+    const path = join(dir, 'slow.json');
+    writeFileSync(path, `[${' '.repeat(48 * 1024 * 1024)}]`);
+    const errors: Error[] = [];
+    // 48 MiB cannot be read in 1 ms: every read runs out of time.
+    const source = new FileNodeSource(path, {
+      ...MANUAL,
+      readTimeoutMs: 1,
+      onError: (e) => errors.push(e),
+    });
+    /** Descriptors of this process open on the file. */
+    const openOnFile = () =>
+      readdirSync('/proc/self/fd').filter((fd) => {
+        try {
+          return readlinkSync(`/proc/self/fd/${fd}`) === path;
+        } catch {
+          return false; // closed meanwhile
+        }
+      }).length;
+    try {
+      let most = 0;
+      for (let i = 0; i < 30; i++) {
+        await source.reload();
+        most = Math.max(most, openOnFile());
+      }
+      expect(most).toBeLessThanOrEqual(1);
+      const messages = new Set(errors.map((e) => e.message));
+      expect(messages).toEqual(
+        new Set([
+          `${path}: not read within 1 ms`,
+          `${path}: the last read has not finished; not read again`,
+        ]),
+      );
+    } finally {
+      source.close();
+    }
+    await until(() => openOnFile() === 0, 10_000);
   });
 });
 
