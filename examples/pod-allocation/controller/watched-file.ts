@@ -177,7 +177,7 @@ export class WatchedList<K, V, E> {
   private confirmTimer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
   private queued: Promise<void> | undefined;
-  /** A read that ran out of time and has not finished yet: no other read starts meanwhile. */
+  /** A read is in flight (one that ran out of time stays so until it ends): no other one starts. */
   private stuck = false;
   private closed = false;
   private readonly listener = (): void => void this.reload();
