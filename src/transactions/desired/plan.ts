@@ -77,16 +77,32 @@ export type PlannedChange =
       readonly how: 'delete' | 'unlink' | 'cascade';
     };
 
-/** @internal A write to an existing row. */
-export interface Edit {
+/**
+ * @internal What a guard requires of the elements of a set or map column:
+ * every element (or map pair) of `includes`, and none of the set elements
+ * of `excludes` (a `wait` with `includes`/`excludes` conditions).
+ */
+export interface Contains {
+  readonly includes: readonly unknown[] | Readonly<Record<string, unknown>>;
+  readonly excludes: readonly unknown[];
+}
+
+/** @internal The guard of one existing row: a `wait` on what the plan read of it. */
+export interface Guard {
   readonly table: string;
   readonly uuid: string;
+  /** Columns and the values the plan read (an empty map guards existence only). */
+  readonly guard: Map<string, unknown>;
+  /** Set and map columns of which the plan read some elements only (a shared row's). */
+  contains?: Map<string, Contains> | undefined;
+}
+
+/** @internal A write to an existing row. */
+export interface Edit extends Guard {
   /** Scalar and optional columns to write. */
   readonly set: Map<string, unknown>;
   /** Set/map columns: elements (or keys) to remove, then to insert. */
   readonly mutate: Map<string, { remove: unknown[]; insert: unknown[] | Record<string, unknown> }>;
-  /** The guard: columns and the values the plan read (an empty list guards existence only). */
-  readonly guard: Map<string, unknown>;
 }
 
 /** @internal A row to create. */
@@ -172,8 +188,10 @@ export class Plan {
     /** The owner mark's `external_ids` key. */
     readonly ownerKey = 'ovnkit-owner',
     readReads: ReadonlyMap<string, readonly (readonly [string, string])[]> | undefined = undefined,
+    sharedReads: readonly Guard[] = [],
   ) {
     this.readGuards = readReads;
+    this.sharedReads = sharedReads;
     this.changes = changes;
     this.creates = creates;
     this.edits = edits;
@@ -191,6 +209,12 @@ export class Plan {
   /** @internal With `guardReads`: the owner's rows of each table as `[_uuid, _version]`, as read. */
   readonly readGuards: ReadonlyMap<string, readonly (readonly [string, string])[]> | undefined;
 
+  /**
+   * @internal With `guardReads`: the guards of the shared rows the plan read
+   * and does not write (their owner's elements, as read).
+   */
+  readonly sharedReads: readonly Guard[];
+
   /** True when nothing is to change. */
   get empty(): boolean {
     return this.changes.length === 0;
@@ -206,7 +230,7 @@ export class Plan {
 
   /** The number of guards (`wait` operations) an apply in one transaction sends. */
   get guards(): number {
-    let n = this.deletes.length + this.edits.size;
+    let n = this.deletes.length + this.edits.size + this.sharedReads.length;
     n += this.readGuards === undefined ? this.ownedRoots.size : this.readGuards.size;
     for (const c of this.creates) if (c.absentKey !== undefined) n++;
     return n;

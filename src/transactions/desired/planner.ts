@@ -15,9 +15,11 @@ import { childTableOf } from './keys.js';
 import { Matching, ownerOf } from './matching.js';
 import {
   type ColumnChange,
+  type Contains,
   type Create,
   type Delete,
   type Edit,
+  type Guard,
   Plan,
   type PlannedChange,
   type PlanOptions,
@@ -94,6 +96,13 @@ function isRefColumn(column: ColumnSchema): boolean {
   return column.type.key.refTable !== undefined && column.type.value === undefined;
 }
 
+/**
+ * A shared row's guard lists the owner's elements it lacks (`excludes`) up
+ * to this many, or as many as the column holds; past both it compares the
+ * whole column instead (smaller, and then tripped by any change of it).
+ */
+const EXCLUDES_LIMIT = 1000;
+
 class Planner extends Matching {
   constructor(
     reader: DesiredReader<TableMap>,
@@ -131,6 +140,10 @@ class Planner extends Matching {
   >();
   /** Parents that get a scoped child created: guard their children column. */
   private readonly scopedParents = new Map<string, Set<string>>();
+  /** Unmarked, undeclared rows from which the plan removes the owner's elements. */
+  private readonly dropsFrom = new Set<string>();
+  /** With `guardReads`: the guards of shared rows read and not written. */
+  private readonly sharedReads: Guard[] = [];
 
   run(): Plan {
     if (this.incremental !== undefined) return this.runChanged(this.incremental);
@@ -273,6 +286,7 @@ class Planner extends Matching {
     // Edits with nothing to write are not sent (nor their guards).
     for (const [uuid, e] of this.edits)
       if (e.set.size === 0 && e.mutate.size === 0) this.edits.delete(uuid);
+    this.guardContributions();
     const byTableKey = (a: PlannedChange, b: PlannedChange): number =>
       a.table < b.table ? -1 : a.table > b.table ? 1 : a.key < b.key ? -1 : a.key > b.key ? 1 : 0;
     const changes = [
@@ -289,6 +303,7 @@ class Planner extends Matching {
       this.ownedRoots,
       this.ownerKey,
       this.readGuards(),
+      this.sharedReads,
     );
   }
 
@@ -642,15 +657,7 @@ class Planner extends Matching {
       if (d.shared && row !== undefined) declaredShared.set(row._uuid, d);
     }
     for (const table of this.scopeTables()) {
-      const schema = this.tables[table]!;
-      const refCols = schema.columnNames.filter((c) => {
-        const col = schema.columns[c]!;
-        if (!isRefColumn(col) || col.type.kind !== 'set') return false;
-        const target = this.tables[col.type.key.refTable!];
-        if (target === undefined) return false;
-        // Strong references to non-root rows hold children: those are planned as children.
-        return col.type.key.refType === 'weak' || target.isRoot;
-      });
+      const refCols = this.contributionColumns(table);
       if (refCols.length === 0) continue;
       for (const row of this.snap.table(table).values()) {
         if (ownerOf(row, this.ownerKey) !== undefined || this.dying.has(row._uuid)) continue;
@@ -666,9 +673,118 @@ class Planner extends Matching {
           }
           if (drop.length === 0) continue;
           mutation(this.edit(table, row._uuid), c).remove.push(...drop);
+          if (d === undefined) this.dropsFrom.add(row._uuid);
         }
       }
     }
+  }
+
+  private readonly refColumns = new Map<string, readonly string[]>();
+
+  /** The set reference columns of `table` that may hold the owner's rows as contributions. */
+  private contributionColumns(table: string): readonly string[] {
+    let cols = this.refColumns.get(table);
+    if (cols === undefined) {
+      const schema = this.tables[table]!;
+      cols = schema.columnNames.filter((c) => {
+        const col = schema.columns[c]!;
+        if (!isRefColumn(col) || col.type.kind !== 'set') return false;
+        const target = this.tables[col.type.key.refTable!];
+        // Strong references to non-root rows hold children: those are planned as children.
+        return target !== undefined && (col.type.key.refType === 'weak' || target.isRoot);
+      });
+      this.refColumns.set(table, cols);
+    }
+    return cols;
+  }
+
+  /** The owner's rows of each table that this plan keeps, made on first use. */
+  private keptOwned: Map<string, string[]> | undefined;
+
+  /**
+   * The owner's part of the shared rows: a shared row this plan writes (or,
+   * with `guardReads`, one it declares) is guarded on exactly the elements
+   * its contribution was computed from, so that a concurrent change of them
+   * (another applier of the same owner) makes the apply plan again, and
+   * other owners' elements do not:
+   * - of a declared set, the elements the row holds (a removed one would be
+   *   lost, since the plan does not insert what it found), `includes`;
+   * - of a reference set, the owner's rows the row does not hold and that
+   *   are not declared (one inserted meanwhile would stay), `excludes`;
+   * - of a declared map, the pairs of the declared keys the row holds.
+   * A declared element the row lacks is inserted, an undeclared one of the
+   * owner's it holds is deleted: both mutations hold whatever happened
+   * meanwhile, so they need no guard. Past {@link EXCLUDES_LIMIT}, when the
+   * column holds fewer elements than the list, the column is compared whole.
+   */
+  private guardContributions(): void {
+    for (const d of this.declared.values()) {
+      if (!d.shared) continue;
+      const row = this.existingOf.get(d.ref.id);
+      if (row === undefined) continue;
+      const e = this.edits.get(row._uuid);
+      if (e !== undefined) this.guardContribution(e, row, d);
+      else if (this.options.guardReads === true) {
+        const g: Guard = { table: d.table, uuid: row._uuid, guard: new Map() };
+        this.guardContribution(g, row, d);
+        if (g.guard.size > 0 || g.contains !== undefined) this.sharedReads.push(g);
+      }
+    }
+    for (const uuid of this.dropsFrom) {
+      const e = this.edits.get(uuid);
+      const row = e === undefined ? undefined : this.snap.row(e.table, uuid);
+      if (e !== undefined && row !== undefined) this.guardContribution(e, row, undefined);
+    }
+  }
+
+  /** Guard the owner's part of `row`, declared shared by `d` or holding the owner's rows undeclared. */
+  private guardContribution(g: Guard, row: AnyRow, d: Declared | undefined): void {
+    const refCols = this.contributionColumns(g.table);
+    const columns = new Set(refCols);
+    if (d !== undefined) for (const c of Object.keys(d.row)) columns.add(c);
+    const contains = new Map<string, Contains>();
+    for (const c of columns) {
+      if (g.guard.has(c)) continue;
+      const kind = this.tables[g.table]!.columns[c]!.type.kind;
+      const raw = d?.row[c];
+      const want = raw === undefined ? undefined : this.resolveValue(raw, d!, c);
+      const have = row[c];
+      if (kind === 'map' && want !== undefined) {
+        const cur = (have ?? {}) as Readonly<Record<string, unknown>>;
+        const includes: Record<string, unknown> = {};
+        for (const k of Object.keys(want as object)) {
+          if (Object.hasOwn(cur, k)) setOwn(includes, k, cur[k]);
+        }
+        if (Object.keys(includes).length > 0) contains.set(c, { includes, excludes: [] });
+      }
+      if (kind !== 'set') continue;
+      const wanted = new Set<unknown>(setAtoms(want));
+      const held = setAtoms(have);
+      const includes = wanted.size === 0 ? [] : held.filter((u) => wanted.has(u));
+      const excludes: unknown[] = [];
+      if (refCols.includes(c)) {
+        const holds = new Set<unknown>(held);
+        const ref = this.tables[g.table]!.columns[c]!.type.key.refTable!;
+        for (const u of this.ownedKept(ref)) if (!wanted.has(u) && !holds.has(u)) excludes.push(u);
+      }
+      if (excludes.length > EXCLUDES_LIMIT && excludes.length > held.length) g.guard.set(c, have);
+      else if (includes.length > 0 || excludes.length > 0) contains.set(c, { includes, excludes });
+    }
+    if (contains.size > 0) g.contains = contains;
+  }
+
+  /** The owner's rows of `table` that this plan does not delete. */
+  private ownedKept(table: string): readonly string[] {
+    if (this.keptOwned === undefined) {
+      this.keptOwned = new Map();
+      for (const [uuid, t] of this.owned) {
+        if (this.dying.has(uuid)) continue;
+        const list = this.keptOwned.get(t);
+        if (list === undefined) this.keptOwned.set(t, [uuid]);
+        else list.push(uuid);
+      }
+    }
+    return this.keptOwned.get(table) ?? [];
   }
 
   /**
@@ -677,7 +793,8 @@ class Planner extends Matching {
    * concurrent writer's change to them (another applier of the same owner)
    * trips the guard and the plan is made again, instead of two sets of
    * element changes mixing. Shared rows take contributions from several
-   * owners and are guarded on their existence only.
+   * owners and are guarded on the owner's elements only (see
+   * {@link Planner.guardContributions}).
    */
   private guardMutations(): void {
     for (const e of this.edits.values()) {

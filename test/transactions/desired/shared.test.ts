@@ -1,0 +1,377 @@
+/**
+ * Shared rows under concurrency and ownership, on the real ovsdb-server and
+ * on the ovnkit-server program, each client on its own connection:
+ * - two appliers of one owner whose desired states differ only in which of
+ *   the owner's ports go into a `{ shared: true }` port group: the one that
+ *   commits last plans again from what the other committed, and the group
+ *   ends holding exactly its set of the owner's ports (with and without
+ *   `guardReads`; with `guardReads` also when the last one does not write
+ *   the group at all);
+ * - another owner adding its own ports to the group between an apply's plan
+ *   and its commit does not trip the apply's guard;
+ * - a property: two owners, two appliers each, racing with random desired
+ *   states that all declare one shared port group (often differing only in
+ *   the owner's contribution to it). Every transaction an applier commits
+ *   also records, in `NB_Global`, which applier committed last for its
+ *   owner (no guard covers it, so it adds no conflict); afterwards each
+ *   owner's rows and its ports in the group are exactly the desired state
+ *   of that applier. `SHARED_RUNS` sets the runs per server (default 30),
+ *   `FC_SEED` replays a failure.
+ */
+
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { DatabaseClient } from '../../../src/client/index.js';
+import { NB, type NBTables } from '../../../src/nb/generated/index.js';
+import { nbDesiredState } from '../../../src/nb/index.js';
+import {
+  type ApplyOptions,
+  applyDesired,
+  type DesiredState,
+  keyOf,
+} from '../../../src/transactions/index.js';
+import {
+  connectNb,
+  countingClient,
+  dump,
+  KINDS,
+  type NbServer,
+  settle,
+  startNbServer,
+  wireAtom,
+  wireMap,
+  wireSet,
+} from './helpers.js';
+
+const RUNS = Number(process.env['SHARED_RUNS'] ?? 30);
+const SEED = process.env['FC_SEED'] === undefined ? undefined : Number(process.env['FC_SEED']);
+
+/** One owner's desired state: its ports (by index), those of them in the shared group, a tag, an address set. */
+interface OwnerState {
+  readonly ports: readonly number[];
+  readonly shared: readonly number[];
+  readonly tag: string;
+  readonly addresses: readonly string[] | undefined;
+}
+
+const INDEXES = [0, 1, 2, 3, 4];
+const picks = fc.array(fc.boolean(), { minLength: 5, maxLength: 5 });
+const ownerState: fc.Arbitrary<OwnerState> = fc
+  .record({
+    ports: fc.subarray(INDEXES),
+    picks,
+    tag: fc.constantFrom('t1', 't2'),
+    addresses: fc.option(fc.subarray(['10.0.0.1', '10.0.0.2', '10.1.0.0/16']), { nil: undefined }),
+  })
+  .map(({ ports, picks: p, tag, addresses }) => ({
+    ports,
+    shared: ports.filter((i) => p[i]),
+    tag,
+    addresses,
+  }));
+/** A racing applier's state: mostly the base with another contribution to the group, or anything. */
+const racing = (base: OwnerState): fc.Arbitrary<OwnerState> =>
+  fc.oneof(
+    {
+      weight: 3,
+      arbitrary: picks.map((p) => ({ ...base, shared: base.ports.filter((i) => p[i]) })),
+    },
+    { weight: 1, arbitrary: ownerState },
+  );
+const round = fc.record({ a: ownerState, b: ownerState }).chain(({ a, b }) =>
+  fc.record({
+    a: fc.constant(a),
+    b: fc.constant(b),
+    ax: racing(a),
+    ay: racing(a),
+    bx: racing(b),
+    by: racing(b),
+  }),
+);
+
+describe.each(KINDS)('shared rows on %s', (kind) => {
+  let server: NbServer;
+  let c1: DatabaseClient<NBTables>;
+  let c2: DatabaseClient<NBTables>;
+  beforeAll(async () => {
+    server = await startNbServer(kind);
+    c1 = await connectNb(server.remote);
+    c2 = await connectNb(server.remote);
+  }, 60_000);
+  afterAll(async () => {
+    await c1?.close();
+    await c2?.close();
+    await server?.stop();
+  });
+
+  /** The port names in port group `name`, sorted, as `ovsdb-client dump` shows them. */
+  const groupPorts = async (name: string): Promise<string[]> => {
+    const tables = await dump(server.remote, ['Port_Group', 'Logical_Switch_Port']);
+    const groups = tables.get('Port_Group')!.rows.filter((r) => r['name'] === name);
+    expect(groups.length).toBe(1);
+    expect(wireMap(groups[0]!['external_ids'])).toEqual({});
+    const names = new Map(
+      tables.get('Logical_Switch_Port')!.rows.map((r) => [wireAtom(r['_uuid']), r['name']]),
+    );
+    return (wireSet(groups[0]!['ports']) as string[]).map((u) => String(names.get(u))).sort();
+  };
+
+  /** Owner `owner`: a switch with ports `<owner>-p0..3`, and `group` of them in shared port group `pg`. */
+  const mk = (
+    owner: string,
+    pg: string,
+    group: readonly number[],
+    config = 'base',
+  ): DesiredState<NBTables> => {
+    const d = nbDesiredState(NB, { owner });
+    const sw = d.add('Logical_Switch', { name: `${owner}-sw`, other_config: { round: config } });
+    for (let i = 0; i < 4; i++)
+      d.add('Logical_Switch_Port', { name: `${owner}-p${i}` }, { in: sw });
+    d.add(
+      'Port_Group',
+      {
+        name: pg,
+        ports: group.map((i) => keyOf('Logical_Switch_Port', { name: `${owner}-p${i}` })),
+      },
+      { shared: true },
+    );
+    return d;
+  };
+  const names = (owner: string, idx: readonly number[]): string[] =>
+    idx.map((i) => `${owner}-p${i}`).sort();
+
+  for (const guardReads of [true, false]) {
+    const opts: ApplyOptions = { guardReads };
+    it(`two appliers of one owner put different ports into a shared group: the one that commits last wins (guardReads: ${guardReads})`, async () => {
+      const owner = `race${guardReads ? 'g' : 'w'}`;
+      const pg = `${owner}_pg`;
+      await applyDesired(c1, mk(owner, pg, [0, 2]), opts);
+      await settle(c2);
+      // x plans from {p0, p2}; y commits {p2, p3} before x's transaction goes out.
+      let y: Awaited<ReturnType<typeof applyDesired>> | undefined;
+      const racing = countingClient(c1, async () => {
+        y = await applyDesired(c2, mk(owner, pg, [2, 3]), opts);
+      });
+      const x = await applyDesired(racing.client, mk(owner, pg, [0, 1]), opts);
+      expect(y?.outcome).toBe('applied');
+      expect(y?.conflicts).toBe(0);
+      expect(x.outcome).toBe('applied');
+      // x read the group before y's commit: its first transaction must not commit.
+      expect(x.conflicts).toBe(1);
+      expect(x.attempts).toBe(2);
+      expect(await groupPorts(pg)).toEqual(names(owner, [0, 1]));
+    }, 60_000);
+  }
+
+  it('with guardReads, an apply that only reads the shared group plans again when it changed under it', async () => {
+    const owner = 'readonly';
+    const pg = `${owner}_pg`;
+    await applyDesired(c1, mk(owner, pg, [0, 1]), { guardReads: true });
+    await settle(c2);
+    // x's plan writes the switch only: the group already holds its ports. y moves the group to {p3}.
+    const racing = countingClient(c1, async () => {
+      await applyDesired(c2, mk(owner, pg, [3]), { guardReads: true });
+    });
+    const x = await applyDesired(racing.client, mk(owner, pg, [0, 1], 'x'), { guardReads: true });
+    expect(x.conflicts).toBe(1);
+    expect(await groupPorts(pg)).toEqual(names(owner, [0, 1]));
+  }, 60_000);
+
+  for (const guardReads of [true, false]) {
+    it(`another owner adding its own ports to the shared group meanwhile does not trip the guard (guardReads: ${guardReads})`, async () => {
+      const owner = `mine${guardReads ? 'g' : 'w'}`;
+      const other = `theirs${guardReads ? 'g' : 'w'}`;
+      const pg = `${owner}_pg`;
+      await applyDesired(c1, mk(owner, pg, [0, 2]), { guardReads });
+      await applyDesired(c2, mk(other, pg, [0]));
+      await settle(c1);
+      // Between x's plan and its commit, the other owner adds two of its ports and drops one.
+      const racing = countingClient(c1, async () => {
+        await applyDesired(c2, mk(other, pg, [1, 2]));
+      });
+      const x = await applyDesired(racing.client, mk(owner, pg, [0, 1], 'x'), { guardReads });
+      expect(x.conflicts).toBe(0);
+      expect(racing.count()).toBe(1);
+      expect(await groupPorts(pg)).toEqual([...names(owner, [0, 1]), ...names(other, [1, 2])]);
+    }, 60_000);
+  }
+
+  describe('two owners, two racing appliers each, one shared port group', () => {
+    let c3: DatabaseClient<NBTables>;
+    let c4: DatabaseClient<NBTables>;
+    beforeAll(async () => {
+      c3 = await connectNb(server.remote);
+      c4 = await connectNb(server.remote);
+      await c3.transact([{ op: 'insert', table: 'NB_Global', row: {} }]);
+    });
+    afterAll(async () => {
+      await c3?.close();
+      await c4?.close();
+    });
+
+    const declare = (owner: string, pg: string, s: OwnerState): DesiredState<NBTables> => {
+      const d = nbDesiredState(NB, { owner });
+      const sw = d.add('Logical_Switch', { name: `${owner}-sw`, other_config: { tag: s.tag } });
+      for (const i of s.ports) d.add('Logical_Switch_Port', { name: `${owner}-p${i}` }, { in: sw });
+      d.add(
+        'Port_Group',
+        {
+          name: pg,
+          ports: s.shared.map((i) => keyOf('Logical_Switch_Port', { name: `${owner}-p${i}` })),
+        },
+        { shared: true },
+      );
+      if (s.addresses !== undefined)
+        d.add('Address_Set', { name: `${owner}_as`, addresses: s.addresses });
+      return d;
+    };
+
+    /** `client`, whose transactions that write also record in NB_Global that `label` committed last for `owner`. */
+    const witnessed = (
+      client: DatabaseClient<NBTables>,
+      owner: string,
+      label: string,
+    ): DatabaseClient<NBTables> =>
+      Object.create(client, {
+        transact: {
+          value: async (...[ops, options]: Parameters<DatabaseClient<NBTables>['transact']>) => {
+            if (ops.every((op) => op.op === 'wait' || op.op === 'comment'))
+              return client.transact(ops, options);
+            const key = `last-${owner}`;
+            const results = await client.transact(
+              [
+                ...ops,
+                {
+                  op: 'mutate',
+                  table: 'NB_Global',
+                  where: [],
+                  mutations: [
+                    ['external_ids', 'delete', ['set', [key]]],
+                    ['external_ids', 'insert', ['map', [[key, label]]]],
+                  ],
+                },
+              ],
+              options,
+            );
+            return results.slice(0, ops.length);
+          },
+        },
+      }) as DatabaseClient<NBTables>;
+
+    /** What the database holds of `owner` (its prefix names its rows), in the form of an OwnerState. */
+    const read = (t: Awaited<ReturnType<typeof dump>>, owner: string, pg: string): OwnerState => {
+      const mine = (table: string) =>
+        t.get(table)!.rows.filter((r) => wireMap(r['external_ids'])['ovnkit-owner'] === owner);
+      const index = (name: unknown): number => Number(String(name).slice(`${owner}-p`.length));
+      const portName = new Map(
+        t.get('Logical_Switch_Port')!.rows.map((r) => [wireAtom(r['_uuid']), String(r['name'])]),
+      );
+      const sws = mine('Logical_Switch');
+      expect(sws.length).toBe(1);
+      const ports = mine('Logical_Switch_Port').map((r) => index(r['name']));
+      // Every port of the owner's is in its switch.
+      expect(
+        (wireSet(sws[0]!['ports']) as string[]).map((u) => index(portName.get(u))).sort(),
+      ).toEqual([...ports].sort());
+      const groups = t.get('Port_Group')!.rows.filter((r) => r['name'] === pg);
+      expect(groups.length).toBe(1);
+      const sets = mine('Address_Set');
+      return {
+        ports: ports.sort(),
+        shared: (wireSet(groups[0]!['ports']) as string[])
+          .map((u) => portName.get(u)!)
+          .filter((n) => n.startsWith(`${owner}-p`))
+          .map(index)
+          .sort(),
+        tag: String(wireMap(sws[0]!['other_config'])['tag']),
+        addresses:
+          sets.length === 0 ? undefined : (wireSet(sets[0]!['addresses']) as string[]).sort(),
+      };
+    };
+    const norm = (s: OwnerState): OwnerState => ({
+      ports: [...s.ports].sort(),
+      shared: [...s.shared].sort(),
+      tag: s.tag,
+      addresses: s.addresses === undefined ? undefined : [...s.addresses].sort(),
+    });
+
+    it('each owner ends at the desired state of its applier that committed last, the other owner intact', async () => {
+      let n = 0;
+      let conflicts = 0;
+      let bothCommitted = 0;
+      await fc.assert(
+        fc.asyncProperty(round, async (r) => {
+          n++;
+          const A = `ra${n}`;
+          const B = `rb${n}`;
+          const pg = `rpg_${n}`;
+          try {
+            await applyDesired(c1, declare(A, pg, r.a));
+            await applyDesired(c1, declare(B, pg, r.b));
+            await c1.transact([
+              {
+                op: 'mutate',
+                table: 'NB_Global',
+                where: [],
+                mutations: [['external_ids', 'delete', ['set', [`last-${A}`, `last-${B}`]]]],
+              },
+            ]);
+            for (const c of [c1, c2, c3, c4]) await settle(c);
+            const states: Record<string, OwnerState> = {
+              ax: r.ax,
+              ay: r.ay,
+              bx: r.bx,
+              by: r.by,
+            };
+            const results = await Promise.all([
+              applyDesired(witnessed(c1, A, 'ax'), declare(A, pg, r.ax), {
+                guardReads: true,
+                retries: 20,
+              }),
+              applyDesired(witnessed(c2, B, 'bx'), declare(B, pg, r.bx), {
+                guardReads: true,
+                retries: 20,
+              }),
+              applyDesired(witnessed(c3, A, 'ay'), declare(A, pg, r.ay), {
+                guardReads: true,
+                retries: 20,
+              }),
+              applyDesired(witnessed(c4, B, 'by'), declare(B, pg, r.by), {
+                guardReads: true,
+                retries: 20,
+              }),
+            ]);
+            for (const x of results) conflicts += x.conflicts;
+            if (results[0]!.transactions > 0 && results[2]!.transactions > 0) bothCommitted++;
+            const t = await dump(server.remote, [
+              'NB_Global',
+              'Logical_Switch',
+              'Logical_Switch_Port',
+              'Port_Group',
+              'Address_Set',
+            ]);
+            const last = wireMap(t.get('NB_Global')!.rows[0]!['external_ids']);
+            const wantA =
+              last[`last-${A}`] === undefined ? r.a : states[String(last[`last-${A}`])]!;
+            const wantB =
+              last[`last-${B}`] === undefined ? r.b : states[String(last[`last-${B}`])]!;
+            expect(read(t, A, pg)).toEqual(norm(wantA));
+            expect(read(t, B, pg)).toEqual(norm(wantB));
+            // Nothing but the two contributions in the group.
+            const group = t.get('Port_Group')!.rows.find((x) => x['name'] === pg)!;
+            expect(wireSet(group['ports']).length).toBe(wantA.shared.length + wantB.shared.length);
+          } finally {
+            await applyDesired(c1, nbDesiredState(NB, { owner: A }));
+            await applyDesired(c1, nbDesiredState(NB, { owner: B }));
+            await c1.transact([{ op: 'delete', table: 'Port_Group', where: [['name', '==', pg]] }]);
+          }
+        }),
+        { numRuns: RUNS, ...(SEED === undefined ? {} : { seed: SEED }) },
+      );
+      expect(n).toBeGreaterThanOrEqual(RUNS);
+      // The appliers did race: some planned again, and in some rounds both of one owner committed.
+      expect(conflicts).toBeGreaterThan(0);
+      expect(bothCommitted).toBeGreaterThan(0);
+    }, 300_000);
+  });
+});
