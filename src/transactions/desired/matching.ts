@@ -155,22 +155,22 @@ export class Matching {
         row = mine[0];
       } else row = found[0];
       if (row !== undefined) {
-        if (!d.shared) {
-          const mark = this.rowOwner(d.table, row);
-          if (mark !== undefined && mark !== this.owner) {
-            throw new DesiredStateError(
-              'owned-by-other',
-              `${d.ref.toString()} exists and is owned by ${JSON.stringify(mark)} (external_ids:${this.ownerKey})`,
-              { table: d.table, key: d.ref.toString(), owner: mark },
-            );
-          }
-          if (mark === undefined && !d.adopt) {
-            throw new DesiredStateError(
-              'unowned',
-              `${d.ref.toString()} exists and carries no owner mark: pass adopt: true to take it over, or declare it shared`,
-              { table: d.table, key: d.ref.toString() },
-            );
-          }
+        // Another owner's row is refused, shared or not: contributing to it would undo that
+        // owner's state (and it ours) at every apply.
+        const mark = this.rowOwner(d.table, row);
+        if (mark !== undefined && mark !== this.owner) {
+          throw new DesiredStateError(
+            'owned-by-other',
+            `${d.ref.toString()} exists and is owned by ${JSON.stringify(mark)} (external_ids:${this.ownerKey})${d.shared ? ': a shared row carries no owner mark' : ''}`,
+            { table: d.table, key: d.ref.toString(), owner: mark },
+          );
+        }
+        if (!d.shared && mark === undefined && !d.adopt) {
+          throw new DesiredStateError(
+            'unowned',
+            `${d.ref.toString()} exists and carries no owner mark: pass adopt: true to take it over, or declare it shared`,
+            { table: d.table, key: d.ref.toString() },
+          );
         }
         this.existingOf.set(d.ref.id, row);
         this.uuidOf.set(d.ref.id, row._uuid);

@@ -9,6 +9,8 @@
  *   the group at all);
  * - another owner adding its own ports to the group between an apply's plan
  *   and its commit does not trip the apply's guard;
+ * - a `{ shared: true }` declaration of a row another owner holds is
+ *   refused (`owned-by-other`) by plan and apply, before anything is sent;
  * - a property: two owners, two appliers each, racing with random desired
  *   states that all declare one shared port group (often differing only in
  *   the owner's contribution to it). Every transaction an applier commits
@@ -28,7 +30,9 @@ import {
   type ApplyOptions,
   applyDesired,
   type DesiredState,
+  DesiredStateError,
   keyOf,
+  planDesired,
 } from '../../../src/transactions/index.js';
 import {
   connectNb,
@@ -36,6 +40,7 @@ import {
   dump,
   KINDS,
   type NbServer,
+  ownedLines,
   settle,
   startNbServer,
   wireAtom,
@@ -195,6 +200,45 @@ describe.each(KINDS)('shared rows on %s', (kind) => {
       expect(await groupPorts(pg)).toEqual([...names(owner, [0, 1]), ...names(other, [1, 2])]);
     }, 60_000);
   }
+
+  it('a shared declaration of a row another owner holds is refused before anything is sent', async () => {
+    const holder = nbDesiredState(NB, { owner: 'holder' });
+    holder.add('Port_Group', { name: 'held_pg' });
+    await applyDesired(c2, holder);
+    await settle(c1);
+    const before = await dump(server.remote);
+
+    const d = mk('intruder', 'held_pg', [0, 1]);
+    const refused = (f: () => unknown): DesiredStateError => {
+      let error: unknown;
+      try {
+        f();
+      } catch (e) {
+        error = e;
+      }
+      expect(error).toBeInstanceOf(DesiredStateError);
+      return error as DesiredStateError;
+    };
+    const e = refused(() => planDesired(c1, d));
+    expect(e.kind).toBe('owned-by-other');
+    expect(e.owner).toBe('holder');
+    expect(e.table).toBe('Port_Group');
+    expect(e.key).toBe('Port_Group{name="held_pg"}');
+
+    const counted = countingClient(c1);
+    const applied = await applyDesired(counted.client, d).then(
+      () => undefined,
+      (err: unknown) => err,
+    );
+    expect(applied).toBeInstanceOf(DesiredStateError);
+    expect((applied as DesiredStateError).kind).toBe('owned-by-other');
+    expect(counted.count()).toBe(0);
+    // And the holder's apply finds its row as it left it.
+    expect((await applyDesired(c2, holder)).outcome).toBe('unchanged');
+    const after = await dump(server.remote);
+    expect(ownedLines(after, 'holder')).toEqual(ownedLines(before, 'holder'));
+    expect(ownedLines(after, 'intruder')).toEqual([]);
+  }, 60_000);
 
   describe('two owners, two racing appliers each, one shared port group', () => {
     let c3: DatabaseClient<NBTables>;
