@@ -42,6 +42,12 @@ export interface ColumnChange {
   readonly remove?: readonly unknown[] | undefined;
   /** For `mutate`: set elements added, or map pairs inserted. */
   readonly insert?: readonly unknown[] | Readonly<Record<string, unknown>> | undefined;
+  /**
+   * For a reference column: the key, as text, of each row named by UUID in
+   * the values above (`{ "<uuid>": "Logical_Switch_Port{name=\"p1\"}" }`);
+   * a row without a key is left out.
+   */
+  readonly refs?: Readonly<Record<string, string>> | undefined;
 }
 
 /** A planned change of one row. */
@@ -55,8 +61,18 @@ export type PlannedChange =
       readonly uuid: string;
       /** The columns written, references resolved to UUIDs. */
       readonly row: Readonly<Record<string, unknown>>;
-      /** The parent that holds it, for a child row. */
-      readonly parent?: { readonly table: string; readonly uuid: string; readonly column: string };
+      /** The parent that holds it, for a child row (`key`: the parent's key, as text). */
+      readonly parent?: {
+        readonly table: string;
+        readonly uuid: string;
+        readonly column: string;
+        readonly key?: string | undefined;
+      };
+      /**
+       * Per reference column of `row`: the key, as text, of each row it
+       * names by UUID (a row without a key is left out).
+       */
+      readonly refs?: Readonly<Record<string, Readonly<Record<string, string>>>> | undefined;
     }
   | {
       readonly action: 'update';

@@ -128,7 +128,7 @@ class Planner extends Matching {
 
   private readonly edits = new Map<string, Edit>();
   private readonly creates: Create[] = [];
-  private readonly createdChanges: PlannedChange[] = [];
+  private readonly createdChanges: (PlannedChange & { action: 'create' })[] = [];
   private readonly deletes: Delete[] = [];
   private readonly deleteChanges: PlannedChange[] = [];
   /** Existing rows that this plan deletes (directly, by unlinking, or with a deleted parent). */
@@ -290,7 +290,7 @@ class Planner extends Matching {
     const byTableKey = (a: PlannedChange, b: PlannedChange): number =>
       a.table < b.table ? -1 : a.table > b.table ? 1 : a.key < b.key ? -1 : a.key > b.key ? 1 : 0;
     const changes = [
-      ...this.createdChanges.sort(byTableKey),
+      ...this.createdChanges.map((c) => this.namedCreate(c)).sort(byTableKey),
       ...updates.sort(byTableKey),
       ...this.deleteChanges.sort(byTableKey),
     ];
@@ -824,12 +824,85 @@ class Planner extends Matching {
     }
   }
 
+  /** New rows by UUID, made on first use (after the plan is made). */
+  private createdByUuid: Map<string, Create> | undefined;
+
+  /**
+   * The key, as text, of row `uuid` of `table`: a new row's declared key, an
+   * existing row's from its key columns; undefined for a row of a table
+   * without a key, or one that is not there.
+   */
+  private nameOf(table: string, uuid: string): string | undefined {
+    this.createdByUuid ??= new Map(this.creates.map((c) => [c.uuid, c]));
+    const created = this.createdByUuid.get(uuid);
+    if (created !== undefined) return created.key;
+    if (this.state.keys.get(table) === undefined || !this.snap.monitored(table)) return undefined;
+    const row = this.snap.row(table, uuid);
+    return row === undefined ? undefined : this.keyText(table, row);
+  }
+
+  /** The keys of the rows that `values` of reference column `column` of `table` name by UUID. */
+  private refsOf(
+    table: string,
+    column: string,
+    values: readonly unknown[],
+  ): Record<string, string> | undefined {
+    const type = this.tables[table]!.columns[column]!.type;
+    const keyRef = type.key.refTable;
+    const valueRef = type.value?.refTable;
+    if (keyRef === undefined && valueRef === undefined) return undefined;
+    const out: Record<string, string> = {};
+    const name = (ref: string | undefined, u: unknown): void => {
+      if (ref === undefined || typeof u !== 'string' || Object.hasOwn(out, u)) return;
+      const key = this.nameOf(ref, u);
+      if (key !== undefined) setOwn(out, u, key);
+    };
+    for (const v of values) {
+      if (Array.isArray(v)) for (const u of v) name(keyRef, u);
+      else if (v !== null && typeof v === 'object') {
+        for (const [k, x] of Object.entries(v)) {
+          name(keyRef, k);
+          name(valueRef, x);
+        }
+      } else name(keyRef, v);
+    }
+    return Object.keys(out).length === 0 ? undefined : out;
+  }
+
+  /** A create, with its parent and the rows it references named by key. */
+  private namedCreate(c: PlannedChange & { action: 'create' }): PlannedChange {
+    const refs: Record<string, Record<string, string>> = {};
+    for (const col of Object.keys(c.row)) {
+      const named = this.refsOf(c.table, col, [c.row[col]]);
+      if (named !== undefined) setOwn(refs, col, named);
+    }
+    const parentKey =
+      c.parent === undefined ? undefined : this.nameOf(c.parent.table, c.parent.uuid);
+    return {
+      ...c,
+      ...(c.parent === undefined || parentKey === undefined
+        ? {}
+        : { parent: { ...c.parent, key: parentKey } }),
+      ...(Object.keys(refs).length === 0 ? {} : { refs }),
+    };
+  }
+
   private updateChange(e: Edit): PlannedChange {
     const row = this.snap.row(e.table, e.uuid)!;
     const columns: ColumnChange[] = [];
-    for (const [c, to] of e.set) columns.push({ column: c, how: 'set', from: row[c], to });
+    for (const [c, to] of e.set) {
+      const refs = this.refsOf(e.table, c, [row[c], to]);
+      columns.push({
+        column: c,
+        how: 'set',
+        from: row[c],
+        to,
+        ...(refs === undefined ? {} : { refs }),
+      });
+    }
     for (const [c, m] of e.mutate) {
       const insert = m.insert;
+      const refs = this.refsOf(e.table, c, [m.remove, insert]);
       columns.push({
         column: c,
         how: 'mutate',
@@ -841,6 +914,7 @@ class Planner extends Matching {
           : Object.keys(insert).length > 0
             ? { insert }
             : {}),
+        ...(refs === undefined ? {} : { refs }),
       });
     }
     columns.sort((a, b) => (a.column < b.column ? -1 : a.column > b.column ? 1 : 0));
