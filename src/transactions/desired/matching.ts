@@ -99,11 +99,18 @@ export class Matching {
     }
   }
 
-  /** With `guardReads`: the owner's rows per table with an owner mark, and their versions. */
+  /**
+   * With `guardReads`: the owner's rows and their versions, per table with
+   * an owner mark in which the plan looked for them (none is a read too: a
+   * row another applier of the owner creates there trips the guard).
+   */
   protected readGuards(): Map<string, [string, string][]> | undefined {
     if (this.options.guardReads !== true) return undefined;
     const out = new Map<string, [string, string][]>();
     for (const t of this.ownedRoots.keys()) out.set(t, []);
+    for (const t of this.scopeTables()) {
+      if (this.tables[t]?.columns['external_ids'] !== undefined) out.set(t, []);
+    }
     for (const [uuid, table] of this.owned) {
       if (this.tables[table]!.columns['external_ids'] === undefined) continue;
       const row = this.snap.row(table, uuid);

@@ -698,8 +698,8 @@ class Planner extends Matching {
     return cols;
   }
 
-  /** The owner's rows of each table that this plan keeps, made on first use. */
-  private keptOwned: Map<string, string[]> | undefined;
+  /** The owner's rows of each table, made on first use. */
+  private ownedByTable: Map<string, string[]> | undefined;
 
   /**
    * The owner's part of the shared rows: a shared row this plan writes (or,
@@ -765,7 +765,7 @@ class Planner extends Matching {
       if (refCols.includes(c)) {
         const holds = new Set<unknown>(held);
         const ref = this.tables[g.table]!.columns[c]!.type.key.refTable!;
-        for (const u of this.ownedKept(ref)) if (!wanted.has(u) && !holds.has(u)) excludes.push(u);
+        for (const u of this.ownedOf(ref)) if (!wanted.has(u) && !holds.has(u)) excludes.push(u);
       }
       if (excludes.length > EXCLUDES_LIMIT && excludes.length > held.length) g.guard.set(c, have);
       else if (includes.length > 0 || excludes.length > 0) contains.set(c, { includes, excludes });
@@ -773,18 +773,21 @@ class Planner extends Matching {
     if (contains.size > 0) g.contains = contains;
   }
 
-  /** The owner's rows of `table` that this plan does not delete. */
-  private ownedKept(table: string): readonly string[] {
-    if (this.keptOwned === undefined) {
-      this.keptOwned = new Map();
+  /**
+   * The owner's rows of `table`, those this plan deletes included: the
+   * server keeps a weak reference to a row deleted in a transaction in a row
+   * that transaction modifies, so one inserted meanwhile must trip the guard.
+   */
+  private ownedOf(table: string): readonly string[] {
+    if (this.ownedByTable === undefined) {
+      this.ownedByTable = new Map();
       for (const [uuid, t] of this.owned) {
-        if (this.dying.has(uuid)) continue;
-        const list = this.keptOwned.get(t);
-        if (list === undefined) this.keptOwned.set(t, [uuid]);
+        const list = this.ownedByTable.get(t);
+        if (list === undefined) this.ownedByTable.set(t, [uuid]);
         else list.push(uuid);
       }
     }
-    return this.keptOwned.get(table) ?? [];
+    return this.ownedByTable.get(table) ?? [];
   }
 
   /**
