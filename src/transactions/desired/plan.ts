@@ -17,8 +17,8 @@
  * - every existing row the plan writes is guarded by one `wait` (the
  *   values the plan read: the owner mark and the scalar columns it
  *   overwrites; a parent's children, where it creates a child whose key is
- *   scoped to that parent; or only the row's existence, for a shared row or
- *   a parent it links to), and a new row whose key is not a schema index by
+ *   scoped to that parent; the owner's elements of a shared row; or only the
+ *   row's existence, for a parent it links to), and a new row whose key is not a schema index by
  *   a `wait` that no row with that key exists; and for each root table the
  *   owner has or declares rows of, one `wait` that the owner's rows of it are
  *   the ones the plan read.
@@ -155,12 +155,13 @@ export interface PlanOptions {
   readonly tables?: readonly string[] | undefined;
   /**
    * Guard every row of the owner's that the plan read, not only the ones it
-   * writes: one `wait` per table that the owner's rows of it have the
-   * `_version`s the plan read. Any change to the owner's rows between plan
-   * and commit then makes the apply plan again, so that two appliers of one
-   * owner racing end exactly at the desired set of the one that commits
-   * last. It costs a `wait` listing every owned row of each table; one
-   * transaction only (not with `batchSize`). Default false.
+   * writes: one `wait` per table in which the plan looked for the owner's
+   * rows that they have the `_version`s the plan read (or that there are
+   * none), and the owner's elements of every shared row declared. Any change
+   * to them between plan and commit then makes the apply plan again, so
+   * that two appliers of one owner racing end exactly at the desired set of
+   * the one that commits last. It costs a `wait` listing every owned row of
+   * each table; one transaction only (not with `batchSize`). Default false.
    */
   readonly guardReads?: boolean | undefined;
 }
