@@ -29,6 +29,7 @@ import { nbDesiredState } from '../../../src/nb/index.js';
 import type { Condition, Operation } from '../../../src/ovsdb/wire/wire.js';
 import {
   type ApplyOptions,
+  type ApplyResult,
   applyDesired,
   type DesiredState,
   DesiredStateError,
@@ -40,10 +41,10 @@ import {
   countingClient,
   dump,
   KINDS,
-  type NbServer,
   ownedLines,
   settle,
-  startNbServer,
+  groupPorts as sharedPorts,
+  useNbServer,
   wireAtom,
   wireMap,
   wireSet,
@@ -96,42 +97,24 @@ const round = fc.record({ a: ownerState, b: ownerState }).chain(({ a, b }) =>
 );
 
 describe.each(KINDS)('shared rows on %s', (kind) => {
-  let server: NbServer;
-  let c1: DatabaseClient<NBTables>;
-  let c2: DatabaseClient<NBTables>;
-  beforeAll(async () => {
-    server = await startNbServer(kind);
-    c1 = await connectNb(server.remote);
-    c2 = await connectNb(server.remote);
-  }, 60_000);
-  afterAll(async () => {
-    await c1?.close();
-    await c2?.close();
-    await server?.stop();
-  });
+  const fx = useNbServer(kind);
 
-  /** The port names in port group `name`, sorted, as `ovsdb-client dump` shows them. */
-  const groupPorts = async (name: string): Promise<string[]> => {
-    const tables = await dump(server.remote, ['Port_Group', 'Logical_Switch_Port']);
-    const groups = tables.get('Port_Group')!.rows.filter((r) => r['name'] === name);
-    expect(groups.length).toBe(1);
-    expect(wireMap(groups[0]!['external_ids'])).toEqual({});
-    const names = new Map(
-      tables.get('Logical_Switch_Port')!.rows.map((r) => [wireAtom(r['_uuid']), r['name']]),
-    );
-    return (wireSet(groups[0]!['ports']) as string[]).map((u) => String(names.get(u))).sort();
-  };
+  const groupPorts = (name: string): Promise<string[]> => sharedPorts(fx.server.remote, name);
 
-  /** Owner `owner`: a switch with ports `<owner>-p0..3`, and `group` of them in shared port group `pg`. */
+  /**
+   * Owner `owner`: a switch with ports `<owner>-p0..` (`ports` of them), and `group` of them in
+   * shared port group `pg`.
+   */
   const mk = (
     owner: string,
     pg: string,
     group: readonly number[],
     config = 'base',
+    ports = 4,
   ): DesiredState<NBTables> => {
     const d = nbDesiredState(NB, { owner });
     const sw = d.add('Logical_Switch', { name: `${owner}-sw`, other_config: { round: config } });
-    for (let i = 0; i < 4; i++)
+    for (let i = 0; i < ports; i++)
       d.add('Logical_Switch_Port', { name: `${owner}-p${i}` }, { in: sw });
     d.add(
       'Port_Group',
@@ -146,21 +129,31 @@ describe.each(KINDS)('shared rows on %s', (kind) => {
   const names = (owner: string, idx: readonly number[]): string[] =>
     idx.map((i) => `${owner}-p${i}`).sort();
 
+  /** Apply `x` from c1, with `y` applied from c2 after x's plan, before its first transaction. */
+  const afterCommitOf = async (
+    y: DesiredState<NBTables>,
+    x: DesiredState<NBTables>,
+    options: ApplyOptions = {},
+  ): Promise<{ x: ApplyResult; y: ApplyResult; sent: readonly (readonly Operation[])[] }> => {
+    let ry: ApplyResult | undefined;
+    const racing = countingClient(fx.c1, async () => {
+      ry = await applyDesired(fx.c2, y, options);
+    });
+    const rx = await applyDesired(racing.client, x, options);
+    return { x: rx, y: ry!, sent: racing.sent };
+  };
+
   for (const guardReads of [true, false]) {
     const opts: ApplyOptions = { guardReads };
     it(`two appliers of one owner put different ports into a shared group: the one that commits last wins (guardReads: ${guardReads})`, async () => {
       const owner = `race${guardReads ? 'g' : 'w'}`;
       const pg = `${owner}_pg`;
-      await applyDesired(c1, mk(owner, pg, [0, 2]), opts);
-      await settle(c2);
+      await applyDesired(fx.c1, mk(owner, pg, [0, 2]), opts);
+      await settle(fx.c2);
       // x plans from {p0, p2}; y commits {p2, p3} before x's transaction goes out.
-      let y: Awaited<ReturnType<typeof applyDesired>> | undefined;
-      const racing = countingClient(c1, async () => {
-        y = await applyDesired(c2, mk(owner, pg, [2, 3]), opts);
-      });
-      const x = await applyDesired(racing.client, mk(owner, pg, [0, 1]), opts);
-      expect(y?.outcome).toBe('applied');
-      expect(y?.conflicts).toBe(0);
+      const { x, y } = await afterCommitOf(mk(owner, pg, [2, 3]), mk(owner, pg, [0, 1]), opts);
+      expect(y.outcome).toBe('applied');
+      expect(y.conflicts).toBe(0);
       expect(x.outcome).toBe('applied');
       // x read the group before y's commit: its first transaction must not commit.
       expect(x.conflicts).toBe(1);
@@ -172,41 +165,23 @@ describe.each(KINDS)('shared rows on %s', (kind) => {
   it('with guardReads, an apply that only reads the shared group plans again when it changed under it', async () => {
     const owner = 'readonly';
     const pg = `${owner}_pg`;
-    await applyDesired(c1, mk(owner, pg, [0, 1]), { guardReads: true });
-    await settle(c2);
+    await applyDesired(fx.c1, mk(owner, pg, [0, 1]), { guardReads: true });
+    await settle(fx.c2);
     // x's plan writes the switch only: the group already holds its ports. y moves the group to {p3}.
-    const racing = countingClient(c1, async () => {
-      await applyDesired(c2, mk(owner, pg, [3]), { guardReads: true });
+    const { x } = await afterCommitOf(mk(owner, pg, [3]), mk(owner, pg, [0, 1], 'x'), {
+      guardReads: true,
     });
-    const x = await applyDesired(racing.client, mk(owner, pg, [0, 1], 'x'), { guardReads: true });
     expect(x.conflicts).toBe(1);
     expect(await groupPorts(pg)).toEqual(names(owner, [0, 1]));
-    // The other tests plan faster without these 1,005 ports.
-    await applyDesired(c1, nbDesiredState(NB, { owner }));
   }, 60_000);
 
   it('a port the apply deletes, put into the shared group meanwhile, makes it plan again (no reference to a deleted port is left)', async () => {
     const owner = 'dying';
     const pg = `${owner}_pg`;
-    await applyDesired(c1, mk(owner, pg, [0]));
-    await settle(c2);
+    await applyDesired(fx.c1, mk(owner, pg, [0]));
+    await settle(fx.c2);
     // x drops port p3 and adds p1 to the group; y puts p3 into the group before x's transaction.
-    const x3 = nbDesiredState(NB, { owner });
-    const sw = x3.add('Logical_Switch', { name: `${owner}-sw`, other_config: { round: 'base' } });
-    for (const i of [0, 1, 2])
-      x3.add('Logical_Switch_Port', { name: `${owner}-p${i}` }, { in: sw });
-    x3.add(
-      'Port_Group',
-      {
-        name: pg,
-        ports: [0, 1].map((i) => keyOf('Logical_Switch_Port', { name: `${owner}-p${i}` })),
-      },
-      { shared: true },
-    );
-    const racing = countingClient(c1, async () => {
-      await applyDesired(c2, mk(owner, pg, [0, 3]));
-    });
-    const x = await applyDesired(racing.client, x3);
+    const { x } = await afterCommitOf(mk(owner, pg, [0, 3]), mk(owner, pg, [0, 1], 'base', 3));
     expect(x.conflicts).toBe(1);
     expect(await groupPorts(pg)).toEqual(names(owner, [0, 1]));
   }, 60_000);
@@ -214,18 +189,15 @@ describe.each(KINDS)('shared rows on %s', (kind) => {
   it('with guardReads, a row another applier of the owner creates in a table where the owner had none makes the apply plan again', async () => {
     const owner = 'newtable';
     const pg = `${owner}_pg`;
-    await applyDesired(c1, mk(owner, pg, [0]), { guardReads: true });
-    await settle(c2);
+    await applyDesired(fx.c1, mk(owner, pg, [0]), { guardReads: true });
+    await settle(fx.c2);
     // y adds the owner's first address set; x, which read no address set of the owner's, must not
     // commit its own change over it.
     const withSet = mk(owner, pg, [0]);
     withSet.add('Address_Set', { name: `${owner}_as`, addresses: ['10.0.0.1'] });
-    const racing = countingClient(c1, async () => {
-      await applyDesired(c2, withSet, { guardReads: true });
-    });
-    const x = await applyDesired(racing.client, mk(owner, pg, [0], 'x'), { guardReads: true });
+    const { x } = await afterCommitOf(withSet, mk(owner, pg, [0], 'x'), { guardReads: true });
     expect(x.conflicts).toBe(1);
-    const sets = (await dump(server.remote, ['Address_Set'])).get('Address_Set')!;
+    const sets = (await dump(fx.server.remote, ['Address_Set'])).get('Address_Set')!;
     expect(sets.rows.filter((r) => r['name'] === `${owner}_as`)).toEqual([]);
   }, 60_000);
 
@@ -234,35 +206,19 @@ describe.each(KINDS)('shared rows on %s', (kind) => {
       const owner = `mine${guardReads ? 'g' : 'w'}`;
       const other = `theirs${guardReads ? 'g' : 'w'}`;
       const pg = `${owner}_pg`;
-      await applyDesired(c1, mk(owner, pg, [0, 2]), { guardReads });
-      await applyDesired(c2, mk(other, pg, [0]));
-      await settle(c1);
+      await applyDesired(fx.c1, mk(owner, pg, [0, 2]), { guardReads });
+      await applyDesired(fx.c2, mk(other, pg, [0]));
+      await settle(fx.c1);
       // Between x's plan and its commit, the other owner adds two of its ports and drops one.
-      const racing = countingClient(c1, async () => {
-        await applyDesired(c2, mk(other, pg, [1, 2]));
+      const { x, sent } = await afterCommitOf(mk(other, pg, [1, 2]), mk(owner, pg, [0, 1], 'x'), {
+        guardReads,
       });
-      const x = await applyDesired(racing.client, mk(owner, pg, [0, 1], 'x'), { guardReads });
       expect(x.conflicts).toBe(0);
-      expect(racing.count()).toBe(1);
+      expect(sent.length).toBe(1);
       expect(await groupPorts(pg)).toEqual([...names(owner, [0, 1]), ...names(other, [1, 2])]);
     }, 60_000);
   }
 
-  /** `client`, with the operations of each `transact` kept in `sent`. */
-  const recording = (
-    client: DatabaseClient<NBTables>,
-    sent: (readonly Operation[])[],
-    before?: () => Promise<void>,
-  ): DatabaseClient<NBTables> =>
-    Object.create(client, {
-      transact: {
-        value: async (...[ops, options]: Parameters<DatabaseClient<NBTables>['transact']>) => {
-          if (sent.length === 0 && before !== undefined) await before();
-          sent.push(ops);
-          return client.transact(ops, options);
-        },
-      },
-    }) as DatabaseClient<NBTables>;
   type Triple = Exclude<Condition, boolean>;
   /** The `wait` on row `uuid` of `table` among `ops`, with its conditions. */
   const waitOn = (ops: readonly Operation[], table: string, uuid: string) => {
@@ -283,13 +239,13 @@ describe.each(KINDS)('shared rows on %s', (kind) => {
   it("the shared row's guard lists the owner's elements: the declared ones it holds and the owner's others it lacks", async () => {
     const owner = 'wire';
     const pg = `${owner}_pg`;
-    await applyDesired(c1, mk(owner, pg, [0, 2]));
-    await applyDesired(c2, mk('wire-b', pg, [0]));
-    await settle(c1);
-    const sent: (readonly Operation[])[] = [];
-    await applyDesired(recording(c1, sent), mk(owner, pg, [0, 1]), { guardReads: true });
+    await applyDesired(fx.c1, mk(owner, pg, [0, 2]));
+    await applyDesired(fx.c2, mk('wire-b', pg, [0]));
+    await settle(fx.c1);
+    const { client: counted, sent } = countingClient(fx.c1);
+    await applyDesired(counted, mk(owner, pg, [0, 1]), { guardReads: true });
     expect(sent.length).toBe(1);
-    const group = c1.lookup('Port_Group', { name: pg })!._uuid;
+    const group = fx.c1.lookup('Port_Group', { name: pg })!._uuid;
     const w = waitOn(sent[0]!, 'Port_Group', group);
     const conditions = Object.fromEntries(
       w.where.filter((c) => c[0] !== '_uuid').map((c) => [c[1], wireSet(c[2])]),
@@ -297,8 +253,8 @@ describe.each(KINDS)('shared rows on %s', (kind) => {
     // p0 is declared and held (kept, not re-inserted); p3 is the owner's, neither held nor
     // declared; p2 (held, dropped) and p1 (inserted) need no guard; wire-b's port is not there.
     expect(conditions).toEqual({
-      includes: [uuidOf(c1, `${owner}-p0`)],
-      excludes: [uuidOf(c1, `${owner}-p3`)],
+      includes: [uuidOf(fx.c1, `${owner}-p0`)],
+      excludes: [uuidOf(fx.c1, `${owner}-p3`)],
     });
     expect(w.columns).toEqual([]);
   }, 60_000);
@@ -317,18 +273,12 @@ describe.each(KINDS)('shared rows on %s', (kind) => {
       d.add('Port_Group', { name: pg, ports }, { shared: true });
       return d;
     };
-    await applyDesired(c1, many([0]));
-    await applyDesired(c2, mk(other, pg, [0]));
-    await settle(c1);
-    const held = [...c1.lookup('Port_Group', { name: pg })!.ports].sort();
-    const sent: (readonly Operation[])[] = [];
-    const x = await applyDesired(
-      recording(c1, sent, async () => {
-        await applyDesired(c2, mk(other, pg, [0, 1]));
-      }),
-      many([0, 1]),
-    );
-    const w = waitOn(sent[0]!, 'Port_Group', c1.lookup('Port_Group', { name: pg })!._uuid);
+    await applyDesired(fx.c1, many([0]));
+    await applyDesired(fx.c2, mk(other, pg, [0]));
+    await settle(fx.c1);
+    const held = [...fx.c1.lookup('Port_Group', { name: pg })!.ports].sort();
+    const { x, sent } = await afterCommitOf(mk(other, pg, [0, 1]), many([0, 1]));
+    const w = waitOn(sent[0]!, 'Port_Group', fx.c1.lookup('Port_Group', { name: pg })!._uuid);
     expect(w.where.length).toBe(1);
     expect(w.columns).toEqual(['ports']);
     expect((wireSet(w.rows[0]!['ports']) as string[]).sort()).toEqual(held);
@@ -336,14 +286,16 @@ describe.each(KINDS)('shared rows on %s', (kind) => {
     expect(await groupPorts(pg)).toEqual(
       [...names(other, [0, 1]), `${owner}-p0`, `${owner}-p1`].sort(),
     );
+    // The other tests plan faster without these 1,005 ports.
+    await applyDesired(fx.c1, nbDesiredState(NB, { owner }));
   }, 60_000);
 
   it('a shared declaration of a row another owner holds is refused before anything is sent', async () => {
     const holder = nbDesiredState(NB, { owner: 'holder' });
     holder.add('Port_Group', { name: 'held_pg' });
-    await applyDesired(c2, holder);
-    await settle(c1);
-    const before = await dump(server.remote);
+    await applyDesired(fx.c2, holder);
+    await settle(fx.c1);
+    const before = await dump(fx.server.remote);
 
     const d = mk('intruder', 'held_pg', [0, 1]);
     const refused = (f: () => unknown): DesiredStateError => {
@@ -356,13 +308,13 @@ describe.each(KINDS)('shared rows on %s', (kind) => {
       expect(error).toBeInstanceOf(DesiredStateError);
       return error as DesiredStateError;
     };
-    const e = refused(() => planDesired(c1, d));
+    const e = refused(() => planDesired(fx.c1, d));
     expect(e.kind).toBe('owned-by-other');
     expect(e.owner).toBe('holder');
     expect(e.table).toBe('Port_Group');
     expect(e.key).toBe('Port_Group{name="held_pg"}');
 
-    const counted = countingClient(c1);
+    const counted = countingClient(fx.c1);
     const applied = await applyDesired(counted.client, d).then(
       () => undefined,
       (err: unknown) => err,
@@ -371,8 +323,8 @@ describe.each(KINDS)('shared rows on %s', (kind) => {
     expect((applied as DesiredStateError).kind).toBe('owned-by-other');
     expect(counted.count()).toBe(0);
     // And the holder's apply finds its row as it left it.
-    expect((await applyDesired(c2, holder)).outcome).toBe('unchanged');
-    const after = await dump(server.remote);
+    expect((await applyDesired(fx.c2, holder)).outcome).toBe('unchanged');
+    const after = await dump(fx.server.remote);
     expect(ownedLines(after, 'holder')).toEqual(ownedLines(before, 'holder'));
     expect(ownedLines(after, 'intruder')).toEqual([]);
   }, 60_000);
@@ -381,8 +333,8 @@ describe.each(KINDS)('shared rows on %s', (kind) => {
     let c3: DatabaseClient<NBTables>;
     let c4: DatabaseClient<NBTables>;
     beforeAll(async () => {
-      c3 = await connectNb(server.remote);
-      c4 = await connectNb(server.remote);
+      c3 = await connectNb(fx.server.remote);
+      c4 = await connectNb(fx.server.remote);
       await c3.transact([{ op: 'insert', table: 'NB_Global', row: {} }]);
     });
     afterAll(async () => {
@@ -488,9 +440,9 @@ describe.each(KINDS)('shared rows on %s', (kind) => {
           const B = `rb${n}`;
           const pg = `rpg_${n}`;
           try {
-            await applyDesired(c1, declare(A, pg, r.a));
-            await applyDesired(c1, declare(B, pg, r.b));
-            await c1.transact([
+            await applyDesired(fx.c1, declare(A, pg, r.a));
+            await applyDesired(fx.c1, declare(B, pg, r.b));
+            await fx.c1.transact([
               {
                 op: 'mutate',
                 table: 'NB_Global',
@@ -498,7 +450,7 @@ describe.each(KINDS)('shared rows on %s', (kind) => {
                 mutations: [['external_ids', 'delete', ['set', [`last-${A}`, `last-${B}`]]]],
               },
             ]);
-            for (const c of [c1, c2, c3, c4]) await settle(c);
+            for (const c of [fx.c1, fx.c2, c3, c4]) await settle(c);
             const states: Record<string, OwnerState> = {
               ax: r.ax,
               ay: r.ay,
@@ -506,11 +458,11 @@ describe.each(KINDS)('shared rows on %s', (kind) => {
               by: r.by,
             };
             const results = await Promise.all([
-              applyDesired(witnessed(c1, A, 'ax'), declare(A, pg, r.ax), {
+              applyDesired(witnessed(fx.c1, A, 'ax'), declare(A, pg, r.ax), {
                 guardReads: true,
                 retries: 20,
               }),
-              applyDesired(witnessed(c2, B, 'bx'), declare(B, pg, r.bx), {
+              applyDesired(witnessed(fx.c2, B, 'bx'), declare(B, pg, r.bx), {
                 guardReads: true,
                 retries: 20,
               }),
@@ -525,7 +477,7 @@ describe.each(KINDS)('shared rows on %s', (kind) => {
             ]);
             for (const x of results) conflicts += x.conflicts;
             if (results[0]!.transactions > 0 && results[2]!.transactions > 0) bothCommitted++;
-            const t = await dump(server.remote, [
+            const t = await dump(fx.server.remote, [
               'NB_Global',
               'Logical_Switch',
               'Logical_Switch_Port',
@@ -543,9 +495,11 @@ describe.each(KINDS)('shared rows on %s', (kind) => {
             const group = t.get('Port_Group')!.rows.find((x) => x['name'] === pg)!;
             expect(wireSet(group['ports']).length).toBe(wantA.shared.length + wantB.shared.length);
           } finally {
-            await applyDesired(c1, nbDesiredState(NB, { owner: A }));
-            await applyDesired(c1, nbDesiredState(NB, { owner: B }));
-            await c1.transact([{ op: 'delete', table: 'Port_Group', where: [['name', '==', pg]] }]);
+            await applyDesired(fx.c1, nbDesiredState(NB, { owner: A }));
+            await applyDesired(fx.c1, nbDesiredState(NB, { owner: B }));
+            await fx.c1.transact([
+              { op: 'delete', table: 'Port_Group', where: [['name', '==', pg]] },
+            ]);
           }
         }),
         { numRuns: RUNS, ...(SEED === undefined ? {} : { seed: SEED }) },
