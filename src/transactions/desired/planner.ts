@@ -10,6 +10,7 @@ import { defaultValue } from '../../ovsdb/values/datum.js';
 import { newUuid } from '../../ovsdb/values/uuid.js';
 import { columnValueProblem } from '../../ovsdb/values/validators.js';
 import { setOwn } from '../../ovsdb/wire/json.js';
+import { contributionGuard } from './contributions.js';
 import { DesiredStateError } from './errors.js';
 import { childTableOf } from './keys.js';
 import { Matching, ownerOf } from './matching.js';
@@ -24,6 +25,7 @@ import {
   type PlannedChange,
   type PlanOptions,
 } from './plan.js';
+import { refKeys } from './render.js';
 import type { AnyRow, DesiredReader } from './snapshot.js';
 import type { Declared, DesiredState, KeyRef } from './state.js';
 import { mapDiff, setAtoms, setDiff, valuesEqual } from './values.js';
@@ -95,13 +97,6 @@ export function planChanged(
 function isRefColumn(column: ColumnSchema): boolean {
   return column.type.key.refTable !== undefined && column.type.value === undefined;
 }
-
-/**
- * A shared row's guard lists the owner's elements it lacks (`excludes`) up
- * to this many, or as many as the column holds; past both it compares the
- * whole column instead (smaller, and then tripped by any change of it).
- */
-const EXCLUDES_LIMIT = 1000;
 
 class Planner extends Matching {
   constructor(
@@ -714,8 +709,7 @@ class Planner extends Matching {
    * - of a declared map, the pairs of the declared keys the row holds.
    * A declared element the row lacks is inserted, an undeclared one of the
    * owner's it holds is deleted: both mutations hold whatever happened
-   * meanwhile, so they need no guard. Past {@link EXCLUDES_LIMIT}, when the
-   * column holds fewer elements than the list, the column is compared whole.
+   * meanwhile, so they need no guard (see {@link contributionGuard}).
    */
   private guardContributions(): void {
     for (const d of this.declared.values()) {
@@ -745,30 +739,13 @@ class Planner extends Matching {
     const contains = new Map<string, Contains>();
     for (const c of columns) {
       if (g.guard.has(c)) continue;
-      const kind = this.tables[g.table]!.columns[c]!.type.kind;
+      const column = this.tables[g.table]!.columns[c]!;
       const raw = d?.row[c];
       const want = raw === undefined ? undefined : this.resolveValue(raw, d!, c);
-      const have = row[c];
-      if (kind === 'map' && want !== undefined) {
-        const cur = (have ?? {}) as Readonly<Record<string, unknown>>;
-        const includes: Record<string, unknown> = {};
-        for (const k of Object.keys(want as object)) {
-          if (Object.hasOwn(cur, k)) setOwn(includes, k, cur[k]);
-        }
-        if (Object.keys(includes).length > 0) contains.set(c, { includes, excludes: [] });
-      }
-      if (kind !== 'set') continue;
-      const wanted = new Set<unknown>(setAtoms(want));
-      const held = setAtoms(have);
-      const includes = wanted.size === 0 ? [] : held.filter((u) => wanted.has(u));
-      const excludes: unknown[] = [];
-      if (refCols.includes(c)) {
-        const holds = new Set<unknown>(held);
-        const ref = this.tables[g.table]!.columns[c]!.type.key.refTable!;
-        for (const u of this.ownedOf(ref)) if (!wanted.has(u) && !holds.has(u)) excludes.push(u);
-      }
-      if (excludes.length > EXCLUDES_LIMIT && excludes.length > held.length) g.guard.set(c, have);
-      else if (includes.length > 0 || excludes.length > 0) contains.set(c, { includes, excludes });
+      const owned = refCols.includes(c) ? this.ownedOf(column.type.key.refTable!) : [];
+      const need = contributionGuard(column, row[c], want, owned);
+      if (need === 'whole') g.guard.set(c, row[c]);
+      else if (need !== undefined) contains.set(c, need);
     }
     if (contains.size > 0) g.contains = contains;
   }
@@ -850,26 +827,7 @@ class Planner extends Matching {
     column: string,
     values: readonly unknown[],
   ): Record<string, string> | undefined {
-    const type = this.tables[table]!.columns[column]!.type;
-    const keyRef = type.key.refTable;
-    const valueRef = type.value?.refTable;
-    if (keyRef === undefined && valueRef === undefined) return undefined;
-    const out: Record<string, string> = {};
-    const name = (ref: string | undefined, u: unknown): void => {
-      if (ref === undefined || typeof u !== 'string' || Object.hasOwn(out, u)) return;
-      const key = this.nameOf(ref, u);
-      if (key !== undefined) setOwn(out, u, key);
-    };
-    for (const v of values) {
-      if (Array.isArray(v)) for (const u of v) name(keyRef, u);
-      else if (v !== null && typeof v === 'object') {
-        for (const [k, x] of Object.entries(v)) {
-          name(keyRef, k);
-          name(valueRef, x);
-        }
-      } else name(keyRef, v);
-    }
-    return Object.keys(out).length === 0 ? undefined : out;
+    return refKeys(this.tables[table]!.columns[column]!, values, (t, u) => this.nameOf(t, u));
   }
 
   /** A create, with its parent and the rows it references named by key. */

@@ -21,7 +21,40 @@
  * @module
  */
 
+import type { ColumnSchema } from '../../ovsdb/schema/schema-types.js';
+import { setOwn } from '../../ovsdb/wire/json.js';
 import type { ColumnChange, Plan } from './plan.js';
+
+/**
+ * The keys (as text, from `nameOf`) of the rows that `values` of `column`
+ * name by UUID: set elements, single values, and the keys or values of map
+ * pairs, as the column's type references rows; undefined when none has a key.
+ */
+export function refKeys(
+  column: ColumnSchema,
+  values: readonly unknown[],
+  nameOf: (table: string, uuid: string) => string | undefined,
+): Record<string, string> | undefined {
+  const keyRef = column.type.key.refTable;
+  const valueRef = column.type.value?.refTable;
+  if (keyRef === undefined && valueRef === undefined) return undefined;
+  const out: Record<string, string> = {};
+  const name = (ref: string | undefined, u: unknown): void => {
+    if (ref === undefined || typeof u !== 'string' || Object.hasOwn(out, u)) return;
+    const key = nameOf(ref, u);
+    if (key !== undefined) setOwn(out, u, key);
+  };
+  for (const v of values) {
+    if (Array.isArray(v)) for (const u of v) name(keyRef, u);
+    else if (v !== null && typeof v === 'object') {
+      for (const [k, x] of Object.entries(v)) {
+        name(keyRef, k);
+        name(valueRef, x);
+      }
+    } else name(keyRef, v);
+  }
+  return Object.keys(out).length === 0 ? undefined : out;
+}
 
 function json(v: unknown): string {
   return JSON.stringify(v, (_k, x) => (typeof x === 'bigint' ? x.toString() : x)) ?? 'undefined';
