@@ -7,7 +7,9 @@
  * - `freeze()` stops forwarding in both directions while keeping the sockets
  *   open (a silent, hung server), until `thaw()`;
  * - `refuseMethods([...])` answers requests for those methods with
- *   `"unknown method"` itself, as an older server would.
+ *   `"unknown method"` itself, as an older server would;
+ * - `dropReplies()` keeps forwarding the client's requests but throws away
+ *   everything the server sends (replies lost on the way back), until `cut()`.
  */
 
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -39,6 +41,7 @@ export class OvsdbProxy {
   private readonly pairs = new Set<Pair>();
   private down = false;
   private frozen = false;
+  private dropping = false;
   private refusedMethods = new Set<string>();
 
   private constructor(private readonly target: string) {
@@ -59,9 +62,15 @@ export class OvsdbProxy {
     return p;
   }
 
+  /** Forward requests, throw away whatever the server sends, until {@link OvsdbProxy.cut}. */
+  dropReplies(): void {
+    this.dropping = true;
+  }
+
   /** Drop every connection and refuse new ones. */
   cut(): void {
     this.down = true;
+    this.dropping = false;
     for (const p of this.pairs) {
       p.client.destroy();
       p.server.destroy();
@@ -149,6 +158,7 @@ export class OvsdbProxy {
       }
     });
     server.on('data', (chunk: Buffer) => {
+      if (this.dropping) return;
       if (this.frozen) pair.held.toClient.push(chunk);
       else client.write(chunk);
     });
