@@ -121,17 +121,20 @@ async function rowsOf(prefix: string): Promise<string[]> {
   return rows.map((r) => r.name).filter((n) => n.startsWith(`${prefix}-`));
 }
 
-/** The remote of the `held` events of `client` from now on. */
-function heldOn(client: DatabaseClient<TestTables>): (string | undefined)[] {
-  const out: (string | undefined)[] = [];
+/** The remote and time of the `held` events of `client` from now on. */
+function heldOn(client: DatabaseClient<TestTables>): { remote: string | undefined; at: number }[] {
+  const out: { remote: string | undefined; at: number }[] = [];
   client.onStatus((e: StatusEvent) => {
-    if (e.type === 'lock' && e.lock?.state === 'held') out.push(e.remote);
+    if (e.type === 'lock' && e.lock?.state === 'held')
+      out.push({ remote: e.remote, at: Date.now() });
   });
   return out;
 }
 
 describe('a lock on a RAFT cluster with leader changes', () => {
-  it('the holder loses the lock with the old leader and gets it back on the new one', async () => {
+  it('the holder loses the lock with the old leader and gets it back on the new one', async ({
+    annotate,
+  }) => {
     const a = await handle('cl_holder');
     const la = a.lock('cl_holder');
     await la.whenHeld();
@@ -141,19 +144,21 @@ describe('a lock on a RAFT cluster with leader changes', () => {
 
     // A handover: the old leader steps down without dying.
     const first = await cluster.leader();
+    const handedOverAt = Date.now();
     await cluster.appctl(first.index, 'cluster/failure-test', 'transfer-leadership');
     await until(() => held.length >= 1, 20_000, 'the lock on the new leader');
     const second = await cluster.leader();
     expect(second.index).not.toBe(first.index);
-    expect(held[0]).toBe(second.remote);
+    expect(held[0]!.remote).toBe(second.remote);
     const before = w.log.committed.length;
     await until(() => w.log.committed.length >= before + 5, 10_000, 'writes after the handover');
 
     // SIGKILL of the leader.
+    const killedAt = Date.now();
     await cluster.kill(second.index);
     await until(() => held.length >= 2, 30_000, 'the lock on the next leader');
     const third = await cluster.leader();
-    expect(held[1]).toBe(third.remote);
+    expect(held[1]!.remote).toBe(third.remote);
     const after = w.log.committed.length;
     await until(() => w.log.committed.length >= after + 5, 10_000, 'writes after the kill');
     await w.stop();
@@ -163,6 +168,10 @@ describe('a lock on a RAFT cluster with leader changes', () => {
     expect(w.log.other).toEqual([]);
     expect(w.log.committedUnheld).toEqual([]);
     expect((await rowsOf('holder')).sort()).toEqual([...w.log.committed].sort());
+    await annotate(
+      `held again ${held[0]!.at - handedOverAt} ms after the handover, ${held[1]!.at - killedAt} ms after the SIGKILL of the leader; ` +
+        `writes: ${w.log.committed.length} committed, ${w.log.refused} refused (lock not held), ${w.log.notCommitted} lost and not committed`,
+    );
   });
 
   it('a standby never commits; after failovers exactly one of the two holds the lock', async () => {

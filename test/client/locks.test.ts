@@ -34,6 +34,7 @@ import { sleep, TEST_SCHEMA } from '../helpers/server.js';
 import { SERVER_KINDS, startTestServer, type TestServerHandle } from '../helpers/servers.js';
 import { TEST_MODEL, type TestTables, until } from './helpers/fixtures.js';
 import { OvsdbProxy } from './helpers/proxy.js';
+import { FreezableTcpProxy } from './helpers/tcp-proxy.js';
 import { requirePackage } from './metrics-require.js';
 
 const promClient = requirePackage('prom-client') as typeof PromClient;
@@ -443,6 +444,40 @@ describe.each(SERVER_KINDS)('locks against %s', (kind) => {
     await a.transact([{ op: 'insert', table: 'Item', row: { name: `${name}-after` } }]);
     expect(await exists(`${name}-after`)).toBe(true);
   });
+
+  it('over TCP, a holder whose path goes silent loses the lock when the server probe drops it; the standby takes over', async ({
+    annotate,
+  }) => {
+    const name = uniqueLock();
+    const tcpServer = await startTestServer(kind, { schema: TEST_SCHEMA, remotes: ['tcp'] });
+    closers.push(() => tcpServer.stop());
+    const p = await FreezableTcpProxy.start(tcpServer.remotes.tcp!);
+    closers.push(() => p.close());
+    // Default probe and keepalive settings on both sides.
+    const a = connectDatabase({ remotes: p.remote, model: TEST_MODEL, fence: name });
+    closers.push(() => a.close());
+    const la = a.lock(name);
+    await la.whenHeld();
+    const b = connectDatabase({ remotes: tcpServer.remotes.tcp!, model: TEST_MODEL, fence: name });
+    closers.push(() => b.close());
+    const lb = b.lock(name);
+    await queued(lb);
+    const frozenAt = Date.now();
+    p.freeze();
+    let lostAt = 0;
+    void until(() => la.state === 'lost', 60_000, 'a to learn').then(() => {
+      lostAt = Date.now();
+    });
+    await lb.whenHeld();
+    const grantedAt = Date.now();
+    await b.transact([{ op: 'insert', table: 'Item', row: { name: `${name}-b` } }]);
+    await until(() => lostAt > 0, 60_000, 'a to learn');
+    // The server waits one probe interval, then one more for the echo's reply.
+    expect(grantedAt - frozenAt).toBeGreaterThanOrEqual(5000);
+    await annotate(
+      `${kind}: path lost at 0; the server released the lock at ${grantedAt - frozenAt} ms; the old holder learnt at ${lostAt - frozenAt} ms`,
+    );
+  }, 60_000);
 
   describe('the outcome of a fenced transaction whose reply is lost while the lock is lost', () => {
     for (const idempotent of [false, true]) {
