@@ -5,7 +5,8 @@
  * - `cut()` destroys every proxied connection and refuses new ones until
  *   `restore()`;
  * - `freeze()` stops forwarding in both directions while keeping the sockets
- *   open (a silent, hung server), until `thaw()`;
+ *   open (a silent, hung server), until `thaw()`; `holdRequests()` stops
+ *   forwarding the client's messages only (requests in flight), until `thaw()`;
  * - `refuseMethods([...])` answers requests for those methods with
  *   `"unknown method"` itself, as an older server would;
  * - `dropReplies()` keeps forwarding the client's requests but throws away
@@ -41,6 +42,7 @@ export class OvsdbProxy {
   private readonly pairs = new Set<Pair>();
   private down = false;
   private frozen = false;
+  private holding = false;
   private dropping = false;
   private refusedMethods = new Set<string>();
 
@@ -88,9 +90,15 @@ export class OvsdbProxy {
     this.frozen = true;
   }
 
+  /** Stop forwarding the client's messages (they are held), keeping the server's flowing. */
+  holdRequests(): void {
+    this.holding = true;
+  }
+
   /** Forward again, including what was held. */
   thaw(): void {
     this.frozen = false;
+    this.holding = false;
     for (const p of this.pairs) {
       for (const b of p.held.toServer.splice(0)) p.server.write(b);
       for (const b of p.held.toClient.splice(0)) p.client.write(b);
@@ -153,7 +161,7 @@ export class OvsdbProxy {
           continue;
         }
         const out = Buffer.from(JSON.stringify(m));
-        if (this.frozen) pair.held.toServer.push(out);
+        if (this.frozen || this.holding) pair.held.toServer.push(out);
         else server.write(out);
       }
     });
