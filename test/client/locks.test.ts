@@ -32,22 +32,13 @@ import {
 } from '../../src/transactions/index.js';
 import { sleep, TEST_SCHEMA } from '../helpers/server.js';
 import { SERVER_KINDS, startTestServer, type TestServerHandle } from '../helpers/servers.js';
+import { rejection } from '../transactions/helpers.js';
 import { TEST_MODEL, type TestTables, until } from './helpers/fixtures.js';
 import { OvsdbProxy } from './helpers/proxy.js';
 import { FreezableTcpProxy } from './helpers/tcp-proxy.js';
 import { requirePackage } from './metrics-require.js';
 
 const promClient = requirePackage('prom-client') as typeof PromClient;
-
-/** The error `promise` rejects with (fails the test when it resolves). */
-async function rejection(promise: Promise<unknown>): Promise<unknown> {
-  try {
-    await promise;
-  } catch (e) {
-    return e;
-  }
-  throw new Error('expected a rejection');
-}
 
 /** The status events of `client` from now on, as `type` or `type:lock-state`. */
 function record(client: { onStatus(handler: (event: StatusEvent) => void): () => void }): string[] {

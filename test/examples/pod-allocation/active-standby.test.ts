@@ -31,6 +31,7 @@ import {
 import { DEFAULT_LOCK, type ReplicaStatus } from '../../../examples/pod-allocation/replica.js';
 import { connectDatabase } from '../../../src/client/index.js';
 import { createNb, NB } from '../../../src/nb/index.js';
+import { until } from '../../client/helpers/fixtures.js';
 import { OvsdbProxy } from '../../client/helpers/proxy.js';
 import { SERVER_KINDS, startTestServer, type TestServerHandle } from '../../helpers/servers.js';
 import { ROOT } from '../ovn-rig.js';
@@ -62,14 +63,6 @@ function pods(from: number, to: number) {
     const n = from + i;
     return { namespace: `ns-${n % 5}`, name: `pod-${n}`, node: `node-${n % NODES}` };
   });
-}
-
-async function until(what: string, f: () => boolean, ms = 60_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!f()) {
-    if (Date.now() > end) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
 }
 
 describe.each(SERVER_KINDS)('two replicas of the pod controller on %s', (kind) => {
@@ -174,25 +167,33 @@ describe.each(SERVER_KINDS)('two replicas of the pod controller on %s', (kind) =
     proxies.push(proxyA, proxyB);
 
     const a = start('a', proxyA.remote);
-    await until('a to be active', () => role(a) === 'active');
+    await until(() => role(a) === 'active', 60_000, 'a to be active');
     const b = start('b', proxyB.remote);
-    await until('b to be standby', () => role(b) === 'standby');
+    await until(() => role(b) === 'standby', 60_000, 'b to be standby');
     // Mid-run: a has the second half of the pods to do when it dies.
     writeJson(join(dir, 'pods.json'), pods(0, PODS));
     const writesBefore = proxyA.totals.writes;
-    await until('a to work on the new pods', () => proxyA.totals.writes >= writesBefore + 20);
+    await until(
+      () => proxyA.totals.writes >= writesBefore + 20,
+      60_000,
+      'a to work on the new pods',
+    );
     const killedAt = Date.now();
     a.child.kill('SIGKILL');
     await a.exited;
 
-    await until('b to take over', () => role(b) === 'active');
+    await until(() => role(b) === 'active', 60_000, 'b to take over');
     const grant = proxyB.connections.at(-1)!.grants.at(-1)!;
-    await until('b to write', () => proxyB.connections.at(-1)!.firstWriteAfterGrant !== undefined);
+    await until(
+      () => proxyB.connections.at(-1)!.firstWriteAfterGrant !== undefined,
+      60_000,
+      'b to write',
+    );
     const firstWrite = proxyB.connections.at(-1)!.firstWriteAfterGrant!;
 
     // a comes back, as the standby.
     const a2 = start('a2', proxyA.remote);
-    await until('a to come back as standby', () => role(a2) === 'standby');
+    await until(() => role(a2) === 'standby', 60_000, 'a to come back as standby');
     // Pods deleted under the new active.
     const live = pods(DELETED, PODS);
     writeJson(join(dir, 'pods.json'), live);
@@ -208,7 +209,7 @@ describe.each(SERVER_KINDS)('two replicas of the pod controller on %s', (kind) =
         s.pools.every((p) => p.idle >= MIN_IDLE && p.idle <= MAX_IDLE && p.failure === undefined)
       );
     };
-    await until('b to finish', done, 90_000);
+    await until(done, 90_000, 'b to finish');
     const settled = Date.now();
     expect(role(b)).toBe('active');
     expect(role(a2)).toBe('standby');
@@ -306,10 +307,10 @@ describe.each(SERVER_KINDS)('a replica that loses the lock, on %s', (kind) => {
     const thief = connectDatabase({ remotes: remote, model: NB });
     try {
       replica.start();
-      await until('active', () => replica.role === 'active' && current !== undefined);
+      await until(() => replica.role === 'active' && current !== undefined, 60_000, 'active');
       for (let i = 0; i < 100; i++)
         source.add({ namespace: 'ns', name: `p-${i}`, node: `node-${i % 4}` });
-      await until('work under way', () => (current?.stats.reconciled ?? 0) >= 10);
+      await until(() => (current?.stats.reconciled ?? 0) >= 10, 60_000, 'work under way');
       const first = current!;
       // The replica's next transactions are sent, and held on the way.
       proxy.holdRequests();
@@ -318,7 +319,7 @@ describe.each(SERVER_KINDS)('a replica that loses the lock, on %s', (kind) => {
       await stolen.whenHeld();
       const atSteal = dumpText(await snapshot(remote));
       proxy.thaw(); // they reach the server after the steal
-      await until('standby', () => replica.role === 'standby');
+      await until(() => replica.role === 'standby', 60_000, 'standby');
       await first.idle();
       // Nothing of the replica committed after the lock was taken from it: the
       // transactions in flight were refused by the server.
@@ -330,13 +331,13 @@ describe.each(SERVER_KINDS)('a replica that loses the lock, on %s', (kind) => {
 
       // The lock comes back (a robbed waiter stays in line): new controllers finish the work.
       await stolen.release();
-      await until('active again', () => replica.role === 'active' && current !== first);
+      await until(() => replica.role === 'active' && current !== first, 60_000, 'active again');
       await until(
-        'all pods',
         () =>
           current!.knownPods().length === 100 &&
           [...current!.status.values()].filter((s) => s.state === 'ready').length === 100,
         60_000,
+        'all pods',
       );
       expect(activations).toBe(2);
       const view = await readPools(remote);
