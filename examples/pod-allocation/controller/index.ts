@@ -16,5 +16,6 @@ export * from './pod-source.js';
 export * from './programmatic-source.js';
 export * from './rate-limiter.js';
 export * from './reconcile.js';
+export * from './synced.js';
 export * from './topology.js';
 export * from './work-queue.js';

@@ -1,5 +1,5 @@
 /**
- * Two replicas of the example controller (`replica.ts`, separate processes)
+ * Two replicas of the example controller (`main.ts`, separate processes)
  * over one NB, on ovsdb-server and on ovnkit-server: 20 nodes with warm
  * pools and 200 pods, read by both from the same files. The active one is
  * killed with SIGKILL in the middle of its work; the standby takes over,
@@ -16,19 +16,19 @@ import { mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { DEMO_TOPOLOGY } from '../../../examples/pod-allocation/cluster.js';
 import {
   ActiveStandby,
   type FailureEvent,
   PodController,
   ProgrammaticPodSource,
 } from '../../../examples/pod-allocation/controller/index.js';
-import { DEMO_TOPOLOGY } from '../../../examples/pod-allocation/demo.js';
+import { type ControllerStatus, DEFAULT_LOCK } from '../../../examples/pod-allocation/main.js';
 import {
   POOL_INDEXES,
   PoolReconciler,
   ProgrammaticNodeSource,
 } from '../../../examples/pod-allocation/pools/index.js';
-import { DEFAULT_LOCK, type ReplicaStatus } from '../../../examples/pod-allocation/replica.js';
 import { connectDatabase } from '../../../src/client/index.js';
 import { createNb, NB } from '../../../src/nb/index.js';
 import { until } from '../../client/helpers/fixtures.js';
@@ -94,7 +94,7 @@ describe.each(SERVER_KINDS)('two replicas of the pod controller on %s', (kind) =
         '--conditions=ovnkit-source',
         '--import',
         'tsx',
-        join(ROOT, 'examples', 'pod-allocation', 'replica.ts'),
+        join(ROOT, 'examples', 'pod-allocation', 'main.ts'),
         '--nb',
         remote,
         '--pods',
@@ -103,13 +103,19 @@ describe.each(SERVER_KINDS)('two replicas of the pod controller on %s', (kind) =
         join(dir, 'nodes.json'),
         '--status',
         join(dir, `status-${name}.json`),
+        '--poll-ms',
+        '50',
       ],
       { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] },
     );
     const roles: Proc['roles'] = [];
+    // The JSON log lines on stderr; a `role` line at each change of role.
     let buffered = '';
-    child.stdout!.on('data', (chunk: Buffer) => {
-      buffered += chunk.toString('utf8');
+    let stderr = '';
+    child.stderr!.on('data', (chunk: Buffer) => {
+      const text = chunk.toString('utf8');
+      stderr = (stderr + text).slice(-4000);
+      buffered += text;
       for (let i = buffered.indexOf('\n'); i >= 0; i = buffered.indexOf('\n')) {
         const line = buffered.slice(0, i);
         buffered = buffered.slice(i + 1);
@@ -122,10 +128,7 @@ describe.each(SERVER_KINDS)('two replicas of the pod controller on %s', (kind) =
         }
       }
     });
-    let stderr = '';
-    child.stderr!.on('data', (chunk: Buffer) => {
-      stderr = (stderr + chunk.toString('utf8')).slice(-4000);
-    });
+    child.stdout!.resume();
     const exited = new Promise<void>((resolve) => {
       child.once('exit', (code, signal) => {
         if (code !== 0 && code !== null && signal === null) {
@@ -139,9 +142,9 @@ describe.each(SERVER_KINDS)('two replicas of the pod controller on %s', (kind) =
     return proc;
   }
 
-  function status(name: string): ReplicaStatus | undefined {
+  function status(name: string): ControllerStatus | undefined {
     try {
-      return JSON.parse(readFileSync(join(dir, `status-${name}.json`), 'utf8')) as ReplicaStatus;
+      return JSON.parse(readFileSync(join(dir, `status-${name}.json`), 'utf8')) as ControllerStatus;
     } catch {
       return undefined;
     }
@@ -204,6 +207,7 @@ describe.each(SERVER_KINDS)('two replicas of the pod controller on %s', (kind) =
       const states = Object.entries(s.pods);
       return (
         live.every((p) => s.pods[`${p.namespace}/${p.name}`]?.state === 'ready') &&
+        pods(0, DELETED).every((p) => s.pods[`${p.namespace}/${p.name}`]?.state === 'deleted') &&
         states.every(([, v]) => v.state === 'ready' || v.state === 'deleted') &&
         s.pools.length === NODES &&
         s.pools.every((p) => p.idle >= MIN_IDLE && p.idle <= MAX_IDLE && p.failure === undefined)
