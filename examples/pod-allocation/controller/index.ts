@@ -4,6 +4,7 @@
  * @module
  */
 
+export * from './active-standby.js';
 export * from './annotations.js';
 export * from './controller.js';
 export * from './failure.js';
