@@ -20,8 +20,8 @@
 import { performance } from 'node:perf_hooks';
 import { connectDatabase } from '../../src/client/client.js';
 import { NB } from '../../src/nb/generated/model.js';
-import type { ClientMetrics } from '../../src/ovsdb/metrics.js';
-import type { Tracer } from '../../src/ovsdb/tracing.js';
+import type { ClientMetrics } from '../../src/observability/metrics.js';
+import type { Tracer } from '../../src/observability/tracing.js';
 import { clientExecutor, createTransactor } from '../../src/transactions/index.js';
 import { finishPorts, openWithSwitch } from '../lib/nb-data.js';
 import { addPort, addPorts, portData } from '../lib/ovnkit-side.js';
@@ -53,7 +53,7 @@ async function setUpObservability(): Promise<Observability> {
   const api = await import('@opentelemetry/api');
   const { AsyncLocalStorageContextManager } = await import('@opentelemetry/context-async-hooks');
   const { BasicTracerProvider, BatchSpanProcessor } = await import('@opentelemetry/sdk-trace-base');
-  const { prometheusMetrics } = await import('../../src/ovsdb/metrics-prometheus.js');
+  const { prometheusMetrics } = await import('../../src/observability/prometheus.js');
   let ended = 0;
   const provider = new BasicTracerProvider({
     spanProcessors: [

@@ -293,7 +293,7 @@ async function main(argv: readonly string[]): Promise<void> {
   const prom = await import('prom-client');
   const registry = new prom.Registry();
   const metrics = controllerMetrics(prom, { registry });
-  const { prometheusMetrics } = await import('ovnkit/ovsdb');
+  const { prometheusMetrics } = await import('ovnkit/client');
   const clientMetrics = prometheusMetrics(prom, { registry });
   const server: MetricsServer = await serveMetrics(registry, address);
   process.stdout.write(`metrics: ${server.url}\n`);

@@ -86,7 +86,7 @@
  * @module
  */
 
-import type { ClientMetricsTarget } from '../ovsdb/metrics.js';
+import type { ClientMetricsTarget } from '../observability/metrics.js';
 import {
   absentColumns,
   type CompatOption,

@@ -15,7 +15,7 @@
  * @module
  */
 
-export * from '../ovsdb/observability.js';
+export * from '../observability/index.js';
 export type {
   CompatOption,
   CompatReport,

@@ -6,9 +6,13 @@
  * @module
  */
 
-import type { ClientMetricsRecorder, ReconnectReason, RpcErrorKind } from '../ovsdb/metrics.js';
+import type {
+  ClientMetricsRecorder,
+  ReconnectReason,
+  RpcErrorKind,
+} from '../observability/metrics.js';
+import type { Tracer } from '../observability/tracing.js';
 import { SchemaDriftError } from '../ovsdb/schema/compat.js';
-import type { Tracer } from '../ovsdb/tracing.js';
 import {
   ConnectionClosedError,
   ProtocolError,

@@ -17,8 +17,9 @@
  * @module
  */
 
+import type { ReconnectReason } from '../observability/metrics.js';
+import { inSpan, SPAN_KIND_CLIENT } from '../observability/tracing.js';
 import type { OvsdbConnection } from '../ovsdb/connection/connection.js';
-import type { ReconnectReason } from '../ovsdb/metrics.js';
 import {
   absentColumns,
   type CompatReport,
@@ -26,7 +27,6 @@ import {
   usableColumns,
 } from '../ovsdb/schema/compat.js';
 import type { ColumnOf, DatabaseModel, TableMap, TableName } from '../ovsdb/schema/model.js';
-import { inSpan, SPAN_KIND_CLIENT } from '../ovsdb/tracing.js';
 import { ZERO_UUID } from '../ovsdb/values/uuid.js';
 import { OvsdbError, ProtocolError } from '../ovsdb/wire/errors.js';
 import type { ReplyReviver } from '../ovsdb/wire/rpc.js';

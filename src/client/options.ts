@@ -3,10 +3,10 @@
  * @module
  */
 
-import type { ClientMetrics } from '../ovsdb/metrics.js';
+import type { ClientMetrics } from '../observability/metrics.js';
+import type { Tracer } from '../observability/tracing.js';
 import type { CompatOption, CompatTables } from '../ovsdb/schema/compat.js';
 import type { DatabaseModel, RowOf, TableMap, TableName } from '../ovsdb/schema/model.js';
-import type { Tracer } from '../ovsdb/tracing.js';
 import { type Dialer, dialRemote } from '../ovsdb/transport/dial.js';
 import {
   formatRemote,

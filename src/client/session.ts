@@ -6,8 +6,8 @@
  * @module
  */
 
+import type { ClientMetricsRecorder, ReconnectReason } from '../observability/metrics.js';
 import { OvsdbConnection, type RequestOptions } from '../ovsdb/connection/connection.js';
-import type { ClientMetricsRecorder, ReconnectReason } from '../ovsdb/metrics.js';
 import { type CompatReport, checkOperations, compareSchemas } from '../ovsdb/schema/compat.js';
 import type { DatabaseModel, TableMap } from '../ovsdb/schema/model.js';
 import { parseSchema } from '../ovsdb/schema/schema.js';

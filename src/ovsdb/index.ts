@@ -32,7 +32,6 @@ export {
   type MonitorCondSinceResult,
   OvsdbConnection,
 } from './connection/connection.js';
-export * from './observability.js';
 export {
   absentColumns,
   type ColumnTypeDifference,

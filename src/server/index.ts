@@ -31,7 +31,7 @@ export {
   parseMetricsAddress,
   serveMetricsRegistry,
 } from '../net/metrics-endpoint.js';
-export * from '../ovsdb/observability.js';
+export * from '../observability/index.js';
 export { Database } from './engine/database.js';
 export type {
   EngineTransactOptions,

@@ -11,8 +11,8 @@ import {
   parseMetricsAddress,
   serveMetricsRegistry,
 } from '../net/metrics-endpoint.js';
-import type { ServerMetrics } from '../ovsdb/metrics.js';
-import { type PromClientLike, prometheusMetrics } from '../ovsdb/metrics-prometheus.js';
+import type { ServerMetrics } from '../observability/metrics.js';
+import { type PromClientLike, prometheusMetrics } from '../observability/prometheus.js';
 
 export { type MetricsAddress, parseMetricsAddress };
 

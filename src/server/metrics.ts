@@ -10,7 +10,7 @@ import type {
   ServerMetrics,
   ServerMetricsRecorder,
   ServerTransactionOutcome,
-} from '../ovsdb/metrics.js';
+} from '../observability/metrics.js';
 import type { Served } from './registry.js';
 
 /** The outcome of a transaction from its results: an error entry means it failed. */

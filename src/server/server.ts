@@ -62,7 +62,7 @@
  * @module
  */
 
-import type { ServerMetrics, ServerMetricsRecorder } from '../ovsdb/metrics.js';
+import type { ServerMetrics, ServerMetricsRecorder } from '../observability/metrics.js';
 import type { DatabaseSchema } from '../ovsdb/schema/schema-types.js';
 import { newUuid } from '../ovsdb/values/uuid.js';
 import type { Transport } from '../ovsdb/wire/transport.js';

@@ -6,15 +6,15 @@
  */
 
 import type { ClientObservability } from '../client/metrics.js';
-import type { TransactionOutcomeLabel } from '../ovsdb/metrics.js';
-import { SchemaDriftError } from '../ovsdb/schema/compat.js';
+import type { TransactionOutcomeLabel } from '../observability/metrics.js';
 import {
   recordSpanError,
   SPAN_KIND_CLIENT,
   type SpanAttributes,
   type SpanLike,
   whenSettled,
-} from '../ovsdb/tracing.js';
+} from '../observability/tracing.js';
+import { SchemaDriftError } from '../ovsdb/schema/compat.js';
 import { DatumError, TransactionError, TransactionRefusedError } from '../ovsdb/wire/errors.js';
 import type { CompiledTransaction } from './builder.js';
 import { TransactionOutcomeError, VerifyConflictError } from './errors.js';

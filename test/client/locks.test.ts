@@ -19,8 +19,8 @@ import {
   TransactionRefusedError,
 } from '../../src/client/index.js';
 import * as root from '../../src/index.js';
+import { prometheusMetrics } from '../../src/observability/prometheus.js';
 import { connect } from '../../src/ovsdb/connection/connect.js';
-import { prometheusMetrics } from '../../src/ovsdb/metrics-prometheus.js';
 import { TransactionError } from '../../src/ovsdb/wire/errors.js';
 import * as transactions from '../../src/transactions/index.js';
 import {

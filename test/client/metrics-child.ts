@@ -29,11 +29,11 @@ const { TEST_SCHEMA } = await import('../helpers/server.js');
 const { TEST_MODEL } = await import('./helpers/fixtures.js');
 
 const require = createRequire(import.meta.url);
-let metrics: import('../../src/ovsdb/metrics-prometheus.js').PrometheusMetrics<unknown> | undefined;
-let tracer: import('../../src/ovsdb/tracing.js').Tracer | undefined;
+let metrics: import('../../src/observability/prometheus.js').PrometheusMetrics<unknown> | undefined;
+let tracer: import('../../src/observability/tracing.js').Tracer | undefined;
 if (observe) {
   const prom = require('prom-client') as typeof import('prom-client');
-  const { prometheusMetrics } = await import('../../src/ovsdb/metrics-prometheus.js');
+  const { prometheusMetrics } = await import('../../src/observability/prometheus.js');
   metrics = prometheusMetrics(prom, { registry: new prom.Registry() });
   const api = require('@opentelemetry/api') as typeof import('@opentelemetry/api');
   tracer = api.trace.getTracer('child');

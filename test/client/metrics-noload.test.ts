@@ -42,7 +42,7 @@ describe('without metrics and tracer', () => {
     const files = await loadedBy();
     // The check saw ovnkit's own files.
     expect(files.some((f) => f.endsWith('/src/client/client.ts'))).toBe(true);
-    expect(files.some((f) => f.endsWith('/src/ovsdb/metrics-prometheus.ts'))).toBe(true);
+    expect(files.some((f) => f.endsWith('/src/observability/prometheus.ts'))).toBe(true);
     expect(packagesOf(files)).toEqual([]);
   });
 

@@ -2,7 +2,7 @@
  * The metrics hooks of the database client and of the in-memory server:
  * the events they report, as plain interfaces. A client or server given no
  * `metrics` option calls nothing (the hooks cost one `undefined` check);
- * `prometheusMetrics` (`metrics-prometheus.ts`) implements both over
+ * `prometheusMetrics` (`prometheus.ts`) implements both over
  * prom-client, and any other metrics library can implement them too.
  *
  * See `docs/observability.md` for the metrics the Prometheus adapter
