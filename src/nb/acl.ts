@@ -4,7 +4,7 @@
  * direction, priority and match, list. (`ovn-nbctl acl-add`, `acl-del`,
  * `acl-list`.)
  *
- * The match may be OVN text or a tree from the match builder (`match.ts`),
+ * The match may be OVN text or a tree from the match builder (`match/expr.ts`),
  * which quotes names safely: prefer the builder for anything that comes from
  * users.
  *
@@ -18,7 +18,7 @@ import { AlreadyExistsError, InvalidArgumentError, NotFoundError } from './error
 import type { CreateOptions, DeleteOptions } from './existence.js';
 import type { NBTables } from './generated/model.js';
 import { getNamed, type PortGroupRef, type SwitchRef } from './lookup.js';
-import { type MatchInput, matchText } from './match.js';
+import { type MatchInput, matchText } from './match/expr.js';
 import type { ColumnValue, IfColumn, NeedsOf, RowIn } from './needs.js';
 import type { NbInsert, NbRow, NbTxn } from './txn.js';
 import { checkEnum, checkIntRange, checkPriority, checkStringMap } from './validate.js';

@@ -24,7 +24,7 @@ import { DesiredStateError } from '../transactions/desired/errors.js';
 import type { TableKeySpec } from '../transactions/desired/keys.js';
 import { DesiredState, type DesiredStateOptions } from '../transactions/desired/state.js';
 import { parseLspAddress } from './addresses.js';
-import { parseMatch } from './match-parser.js';
+import { parseMatch } from './match/parser.js';
 
 /**
  * The natural keys of NB tables without a usable schema index. A key

@@ -35,7 +35,7 @@ import { checkCidr, parseIp, parsePrefix } from './ip.js';
 import { getNamed, type PortRef } from './lookup.js';
 import { isMac } from './mac.js';
 import { type MapPatch, patchedMap, type SetOptions, writeMap } from './maps.js';
-import { quoteMatchString } from './match.js';
+import { quoteMatchString } from './match/expr.js';
 import type { NeedsOf, RowIn } from './needs.js';
 import type { NbRow, NbTxn } from './txn.js';
 import { checkStringMap } from './validate.js';

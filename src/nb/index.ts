@@ -199,6 +199,14 @@ export {
 export { checkMac, isMac, normalizeMac } from './mac.js';
 export type { MapPatch, SetOptions } from './maps.js';
 export {
+  type ConstantInfo,
+  checkMatch,
+  constantInfo,
+  type MatchCheckOptions,
+  type ResolvedField,
+  resolveField,
+} from './match/check.js';
+export {
   formatMatch,
   type MatchAddressSetRef,
   type MatchAloneArg,
@@ -218,15 +226,7 @@ export {
   match,
   matchText,
   quoteMatchString,
-} from './match.js';
-export {
-  type ConstantInfo,
-  checkMatch,
-  constantInfo,
-  type MatchCheckOptions,
-  type ResolvedField,
-  resolveField,
-} from './match-check.js';
+} from './match/expr.js';
 export {
   fieldInRelease,
   MATCH_FIELDS,
@@ -236,8 +236,8 @@ export {
   type MatchFieldSpec,
   matchField,
   matchFieldNames,
-} from './match-fields.js';
-export { parseMatch } from './match-parser.js';
+} from './match/fields.js';
+export { parseMatch } from './match/parser.js';
 export {
   METER_BAND_ACTIONS,
   METER_UINT32_MAX,

@@ -16,7 +16,7 @@ import {
 import type { CreateOptions, DeleteOptions } from './existence.js';
 import { normalizeIp, parseIp } from './ip.js';
 import { getNamed, type RouterRef } from './lookup.js';
-import { type MatchInput, matchText } from './match.js';
+import { type MatchInput, matchText } from './match/expr.js';
 import type { NeedsOf, RowIn } from './needs.js';
 import type { NbInsert, NbRow, NbTxn } from './txn.js';
 import { checkEnum, checkPriority, checkStringMap } from './validate.js';

@@ -3,7 +3,7 @@
  * metering at a rate and burst), delete by direction, priority and match or
  * by UUID, list. (`ovn-nbctl qos-add`, `qos-del`, `qos-list`.)
  *
- * The match may be OVN text or a tree from the match builder (`match.ts`).
+ * The match may be OVN text or a tree from the match builder (`match/expr.ts`).
  * A QoS rule's identity on its switch is (direction, priority, match), as
  * for `ovn-nbctl`.
  * @module
@@ -15,7 +15,7 @@ import { AlreadyExistsError, InvalidArgumentError, NotFoundError } from './error
 import type { CreateOptions, DeleteOptions } from './existence.js';
 import type { NBTables } from './generated/model.js';
 import { getNamed, type SwitchRef } from './lookup.js';
-import { type MatchInput, matchText } from './match.js';
+import { type MatchInput, matchText } from './match/expr.js';
 import type { ColumnValue, NeedsOf, RowIn } from './needs.js';
 import type { NbRow, NbTxn } from './txn.js';
 import { checkEnum, checkIntRange, checkPriority, checkStringMap } from './validate.js';

@@ -1,6 +1,6 @@
 /**
  * Property test of the match builder: 10,000 random expression trees (that
- * OVN's rules accept, see `match-check.ts`) built from hostile names (quotes, backslashes, `&&`, `||`, newlines, comment
+ * OVN's rules accept, see `src/nb/match/check.ts`) built from hostile names (quotes, backslashes, `&&`, `||`, newlines, comment
  * markers, unicode up to astral planes); every one is written out, parsed
  * back by our parser to the same tree, is printable ASCII, and its string
  * literals, read by an independent JSON decoder, are exactly the names put

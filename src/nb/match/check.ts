@@ -27,16 +27,16 @@
  * @module
  */
 
-import { InvalidMatchError } from './errors.js';
-import { parseIp } from './ip.js';
-import type { MatchExpr, MatchOperator, MatchValue } from './match.js';
+import { InvalidMatchError } from '../errors.js';
+import { parseIp } from '../ip.js';
+import type { MatchExpr, MatchOperator, MatchValue } from './expr.js';
 import {
   fieldInRelease,
   isOvnRelease,
   type MatchFieldSpec,
   matchField,
   matchFieldNames,
-} from './match-fields.js';
+} from './fields.js';
 
 /** Options of the checks. */
 export interface MatchCheckOptions {

@@ -2,7 +2,7 @@
  * Typed construction of OVN match expressions (the `match` of ACLs, router
  * policies, QoS rules): a small tree ({@link MatchExpr}) built with
  * {@link match}, written out by {@link formatMatch}, read back by
- * `parseMatch` (in `match-parser.ts`).
+ * `parseMatch` (in `parser.ts`).
  *
  * ```ts
  * const m = match.and(
@@ -28,8 +28,8 @@
  * writer parenthesizes every nested `&&`, `||` and negated comparison.
  *
  * **Fields.** Every field is checked against OVN's symbol table
- * (`MATCH_FIELDS`, `match-fields.ts`) with OVN's own rules
- * (`match-check.ts`): the field exists, values have its kind and fit its
+ * (`MATCH_FIELDS`, `fields.ts`) with OVN's own rules
+ * (`check.ts`): the field exists, values have its kind and fit its
  * width, bit selections are in range, operators suit it. With a literal
  * field the mistakes are compile errors:
  *
@@ -43,9 +43,9 @@
  * @module
  */
 
-import { InvalidMatchError } from './errors.js';
-import { parsePrefix } from './ip.js';
-import { isMac, normalizeMac } from './mac.js';
+import { InvalidMatchError } from '../errors.js';
+import { parsePrefix } from '../ip.js';
+import { isMac, normalizeMac } from '../mac.js';
 import {
   checkAlone,
   checkComparison,
@@ -53,8 +53,8 @@ import {
   type MatchCheckOptions,
   type ResolvedField,
   resolveField,
-} from './match-check.js';
-import type { MATCH_FIELDS, MatchFieldName } from './match-fields.js';
+} from './check.js';
+import type { MATCH_FIELDS, MatchFieldName } from './fields.js';
 
 /** A comparison operator. `<`, `<=`, `>`, `>=` take one value; `==` and `!=` also take a set. */
 export type MatchOperator = '==' | '!=' | '<' | '<=' | '>' | '>=';

@@ -1,6 +1,6 @@
 /**
  * A parser for OVN match expressions, producing the {@link MatchExpr} tree of
- * `match.ts`. Its lexer follows OVN's (`lib/lex.c`): identifiers
+ * `expr.ts`. Its lexer follows OVN's (`lib/lex.c`): identifiers
  * `[A-Za-z_][A-Za-z0-9_.]*`, string literals with JSON escapes, numeric
  * constants (decimal, `0x` hex, IPv4, IPv6, Ethernet, each with an optional
  * `/mask`), `$address_set`, `@port_group`, `//` and `/* *\/` comments. Its
@@ -10,7 +10,7 @@
  * parentheses, parentheses make no node of their own, a constant `0` or `1`
  * alone is a boolean, and a set is `{v, v, …}` (commas optional, at least one
  * value). The parsed tree is then checked against OVN's symbol table
- * (`checkMatch` in `match-check.ts`). Not supported: comparisons with the
+ * (`checkMatch` in `check.ts`). Not supported: comparisons with the
  * constant on the left or ranges (`1 < tcp.dst < 5`), `is_chassis_resident()`
  * and template strings.
  *
@@ -27,10 +27,10 @@
  * @module
  */
 
-import { MatchSyntaxError } from './errors.js';
-import { parseIp } from './ip.js';
-import type { MatchExpr, MatchOperator, MatchValue } from './match.js';
-import { checkMatch, type MatchCheckOptions } from './match-check.js';
+import { MatchSyntaxError } from '../errors.js';
+import { parseIp } from '../ip.js';
+import { checkMatch, type MatchCheckOptions } from './check.js';
+import type { MatchExpr, MatchOperator, MatchValue } from './expr.js';
 
 type Punct =
   | '('
