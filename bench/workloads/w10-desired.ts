@@ -36,7 +36,7 @@
  * @module
  */
 
-import { applyDesired, planDesired } from '../../src/transactions/index.js';
+import { applyDesired, planDesired } from '../../src/desired/index.js';
 import { DB } from '../lib/nb-data.js';
 import { openOvnkit } from '../lib/ovnkit-side.js';
 import { RawClient } from '../lib/raw-client.js';

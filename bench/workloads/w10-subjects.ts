@@ -14,16 +14,16 @@
 
 import { performance } from 'node:perf_hooks';
 import type { DatabaseClient } from '../../src/client/client.js';
-import { NB, type NBTables } from '../../src/nb/generated/model.js';
-import { nbDesiredState } from '../../src/nb/index.js';
 import {
   applyDesired,
   type DesiredState,
   desiredReconciler,
   type KeyRef,
   planDesired,
-  type Transactor,
-} from '../../src/transactions/index.js';
+} from '../../src/desired/index.js';
+import { NB, type NBTables } from '../../src/nb/generated/model.js';
+import { nbDesiredState } from '../../src/nb/index.js';
+import type { Transactor } from '../../src/transactions/index.js';
 import { DB, transactText } from '../lib/nb-data.js';
 import type { RawClient } from '../lib/raw-client.js';
 import { cpuClock } from '../lib/variants.js';

@@ -27,8 +27,6 @@
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { connectDatabase, type DatabaseClient } from 'ovnkit/client';
-import { NB, type NBTables, nbDesiredState } from 'ovnkit/nb';
-import { startMemoryServer } from 'ovnkit/testing';
 import {
   type ApplyResult,
   applyDesired,
@@ -36,7 +34,9 @@ import {
   keyOf,
   type Plan,
   planDesired,
-} from 'ovnkit/transactions';
+} from 'ovnkit/desired';
+import { NB, type NBTables, nbDesiredState } from 'ovnkit/nb';
+import { startMemoryServer } from 'ovnkit/testing';
 
 /** The owner of the tenant's rows (`external_ids:ovnkit-owner`). */
 export const OWNER = 'tenant-ds';

@@ -7,7 +7,7 @@
  *
  * ```ts
  * import { NB, nbDesiredState } from 'ovnkit/nb';
- * import { applyDesired, keyOf } from 'ovnkit/transactions';
+ * import { applyDesired, keyOf } from 'ovnkit/desired';
  *
  * const d = nbDesiredState(NB, { owner: 'tenant-a' });
  * const sw = d.add('Logical_Switch', { name: 'tenant-a' });
@@ -19,10 +19,10 @@
  * @module
  */
 
+import { DesiredStateError } from '../desired/errors.js';
+import type { TableKeySpec } from '../desired/keys.js';
+import { DesiredState, type DesiredStateOptions } from '../desired/state.js';
 import type { DatabaseModel, TableMap } from '../ovsdb/schema/model.js';
-import { DesiredStateError } from '../transactions/desired/errors.js';
-import type { TableKeySpec } from '../transactions/desired/keys.js';
-import { DesiredState, type DesiredStateOptions } from '../transactions/desired/state.js';
 import { parseLspAddress } from './addresses.js';
 import { parseMatch } from './match/parser.js';
 

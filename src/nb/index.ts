@@ -22,6 +22,7 @@
  * @module
  */
 
+export * from '../desired/index.js';
 export { TableNotMonitoredError } from '../transactions/view.js';
 export {
   ACL_ACTIONS,

@@ -57,7 +57,6 @@ export type {
 } from './conditions.js';
 export { connectionExecutor } from './connection-executor.js';
 export { DatabaseHandle, openDatabase } from './database.js';
-export * from './desired/index.js';
 export {
   DuplicateIndexError,
   type Outcome,

@@ -26,6 +26,7 @@ import {
 } from '../../examples/pod-allocation/controller/index.js';
 import { Ipam } from '../../examples/pod-allocation/ipam/ipam.js';
 import { connectDatabase, type DatabaseClient } from '../../src/client/index.js';
+import { planDesired } from '../../src/desired/index.js';
 import {
   connectSwitchToRouter,
   createNb,
@@ -35,7 +36,6 @@ import {
   NB,
   type NBTables,
 } from '../../src/nb/index.js';
-import { planDesired } from '../../src/transactions/index.js';
 import { SERVER_KINDS, startTestServer, type TestServerHandle } from '../helpers/servers.js';
 import { rig, until } from './pod-allocation/helpers.js';
 

@@ -11,9 +11,6 @@
 
 import { describe, expectTypeOf, it } from 'vitest';
 import type { DatabaseClient } from '../../src/client/client.js';
-import { NB, type NBTables } from '../../src/nb/generated/index.js';
-import { nbDesiredState } from '../../src/nb/index.js';
-import type { Uuid } from '../../src/ovsdb/values/uuid.js';
 import {
   type ApplyResult,
   applyDesired,
@@ -28,7 +25,10 @@ import {
   planDesired,
   type ReconcilerStats,
   type WithKeyRefs,
-} from '../../src/transactions/index.js';
+} from '../../src/desired/index.js';
+import { NB, type NBTables } from '../../src/nb/generated/index.js';
+import { nbDesiredState } from '../../src/nb/index.js';
+import type { Uuid } from '../../src/ovsdb/values/uuid.js';
 import { NB as NB61, type NBTables as NB61Tables } from '../nb/fixtures/models/nb-6.1.0/index.js';
 import { NB as NB70, type NBTables as NB70Tables } from '../nb/fixtures/models/nb-7.0.0/index.js';
 

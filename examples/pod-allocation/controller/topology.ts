@@ -15,6 +15,12 @@
  */
 
 import {
+  type ApplyResult,
+  applyDesired,
+  type DesiredClient,
+  type DesiredState,
+} from 'ovnkit/desired';
+import {
   encodeDhcpOptions,
   type NBTables,
   type Nb,
@@ -24,12 +30,6 @@ import {
   rowsNamed,
 } from 'ovnkit/nb';
 import type { DatabaseModel, Uuid } from 'ovnkit/ovsdb';
-import {
-  type ApplyResult,
-  applyDesired,
-  type DesiredClient,
-  type DesiredState,
-} from 'ovnkit/transactions';
 import { OWNER_KEYS } from '../ipam/ipam.js';
 import { stableMac } from '../ipam/mac.js';
 import type { Subnet, SubnetSpec } from '../ipam/subnet.js';

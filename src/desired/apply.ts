@@ -9,11 +9,11 @@
  * @module
  */
 
-import type { TableMap } from '../../ovsdb/schema/model.js';
-import { TransactionError } from '../../ovsdb/wire/errors.js';
-import { clientExecutor, type TransactingClient } from '../client-executor.js';
-import { DuplicateIndexError, TransactionOutcomeError } from '../errors.js';
-import { createTransactor } from '../transactor.js';
+import type { TableMap } from '../ovsdb/schema/model.js';
+import { TransactionError } from '../ovsdb/wire/errors.js';
+import { clientExecutor, type TransactingClient } from '../transactions/client-executor.js';
+import { DuplicateIndexError, TransactionOutcomeError } from '../transactions/errors.js';
+import { createTransactor } from '../transactions/transactor.js';
 import { BatchProgress, batches, emitBatch } from './emit.js';
 import { DesiredConflictError } from './errors.js';
 import type { Plan, PlanOptions } from './plan.js';

@@ -5,9 +5,9 @@
  * @module
  */
 
-import type { DatabaseModel, InsertOf, TableMap, TableName } from '../../ovsdb/schema/model.js';
-import { defaultValue } from '../../ovsdb/values/datum.js';
-import type { Uuid } from '../../ovsdb/values/uuid.js';
+import type { DatabaseModel, InsertOf, TableMap, TableName } from '../ovsdb/schema/model.js';
+import { defaultValue } from '../ovsdb/values/datum.js';
+import type { Uuid } from '../ovsdb/values/uuid.js';
 import { DesiredStateError } from './errors.js';
 import { type KeySpecs, type ResolvedKeys, resolveKeys } from './keys.js';
 

@@ -37,8 +37,8 @@
  * @module
  */
 
-import type { TableMap, TableName } from '../../ovsdb/schema/model.js';
-import type { ColumnSchema, TableSchema } from '../../ovsdb/schema/schema-types.js';
+import type { TableMap, TableName } from '../ovsdb/schema/model.js';
+import type { ColumnSchema, TableSchema } from '../ovsdb/schema/schema-types.js';
 import { type ApplyOptions, type ApplyResult, type DesiredClient, runApply } from './apply.js';
 import { childTableOf } from './keys.js';
 import { ownerOf } from './matching.js';

@@ -14,19 +14,19 @@
  */
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connectDatabase, type DatabaseClient } from '../../../src/client/index.js';
-import { NB, type NBTables } from '../../../src/nb/generated/index.js';
-import { nbDesiredState } from '../../../src/nb/index.js';
-import { connect } from '../../../src/ovsdb/connection/connect.js';
-import type { OvsdbConnection } from '../../../src/ovsdb/connection/connection.js';
+import { connectDatabase, type DatabaseClient } from '../../src/client/index.js';
 import {
   applyDesired,
   type DesiredState,
   type KeyRef,
   keyOf,
   planDesired,
-} from '../../../src/transactions/index.js';
-import { type OvnRig, SERVER_KINDS, startOvnRig } from '../../examples/ovn-rig.js';
+} from '../../src/desired/index.js';
+import { NB, type NBTables } from '../../src/nb/generated/index.js';
+import { nbDesiredState } from '../../src/nb/index.js';
+import { connect } from '../../src/ovsdb/connection/connect.js';
+import type { OvsdbConnection } from '../../src/ovsdb/connection/connection.js';
+import { type OvnRig, SERVER_KINDS, startOvnRig } from '../examples/ovn-rig.js';
 
 const SWITCHES = 10;
 /** The root tables the owner has rows of (router, switches, address sets, port groups): each set of its rows is guarded. */

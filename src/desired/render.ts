@@ -21,8 +21,8 @@
  * @module
  */
 
-import type { ColumnSchema } from '../../ovsdb/schema/schema-types.js';
-import { setOwn } from '../../ovsdb/wire/json.js';
+import type { ColumnSchema } from '../ovsdb/schema/schema-types.js';
+import { setOwn } from '../ovsdb/wire/json.js';
 import type { ColumnChange, Plan } from './plan.js';
 
 /**

@@ -8,8 +8,8 @@
  * @module
  */
 
-import type { ColumnOf, TableMap, TableName } from '../../ovsdb/schema/model.js';
-import type { ColumnSchema, DatabaseSchema, TableSchema } from '../../ovsdb/schema/schema-types.js';
+import type { ColumnOf, TableMap, TableName } from '../ovsdb/schema/model.js';
+import type { ColumnSchema, DatabaseSchema, TableSchema } from '../ovsdb/schema/schema-types.js';
 import { DesiredStateError } from './errors.js';
 
 /** The key of one table. */

@@ -6,18 +6,15 @@
  */
 
 import { afterAll, describe, expect, it } from 'vitest';
-import { SB, type SBTables } from '../../../examples/sb-agent/model/index.js';
-import { connectDatabase, type DatabaseClient } from '../../../src/client/index.js';
-import { nbDesiredState } from '../../../src/nb/index.js';
-import type { TableMap } from '../../../src/ovsdb/schema/model.js';
-import { applyDesired, DesiredState, planDesired } from '../../../src/transactions/index.js';
-import { SERVER_KINDS, startTestServer, type TestServerHandle } from '../../helpers/servers.js';
-import {
-  NB as NB61,
-  type NBTables as NB61Tables,
-} from '../../nb/fixtures/models/nb-6.1.0/index.js';
+import { SB, type SBTables } from '../../examples/sb-agent/model/index.js';
+import { connectDatabase, type DatabaseClient } from '../../src/client/index.js';
+import { applyDesired, DesiredState, planDesired } from '../../src/desired/index.js';
+import { nbDesiredState } from '../../src/nb/index.js';
+import type { TableMap } from '../../src/ovsdb/schema/model.js';
+import { SERVER_KINDS, startTestServer, type TestServerHandle } from '../helpers/servers.js';
+import { NB as NB61, type NBTables as NB61Tables } from '../nb/fixtures/models/nb-6.1.0/index.js';
 
-const NB61_SCHEMA = new URL('../../fixtures/schemas/ovn-nb-6.1.0.ovsschema', import.meta.url)
+const NB61_SCHEMA = new URL('../fixtures/schemas/ovn-nb-6.1.0.ovsschema', import.meta.url)
   .pathname;
 const SB_SCHEMA = '/usr/share/ovn/ovn-sb.ovsschema';
 const BACKOFF = { initialDelayMs: 20, maxDelayMs: 200 } as const;

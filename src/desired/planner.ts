@@ -4,12 +4,12 @@
  * @module
  */
 
-import type { TableMap } from '../../ovsdb/schema/model.js';
-import type { ColumnSchema } from '../../ovsdb/schema/schema-types.js';
-import { defaultValue } from '../../ovsdb/values/datum.js';
-import { newUuid } from '../../ovsdb/values/uuid.js';
-import { columnValueProblem } from '../../ovsdb/values/validators.js';
-import { setOwn } from '../../ovsdb/wire/json.js';
+import type { TableMap } from '../ovsdb/schema/model.js';
+import type { ColumnSchema } from '../ovsdb/schema/schema-types.js';
+import { defaultValue } from '../ovsdb/values/datum.js';
+import { newUuid } from '../ovsdb/values/uuid.js';
+import { columnValueProblem } from '../ovsdb/values/validators.js';
+import { setOwn } from '../ovsdb/wire/json.js';
 import { contributionGuard } from './contributions.js';
 import { DesiredStateError } from './errors.js';
 import { childTableOf } from './keys.js';

@@ -5,9 +5,9 @@
  * @module
  */
 
-import type { TableMap } from '../../ovsdb/schema/model.js';
-import type { TableSchema } from '../../ovsdb/schema/schema-types.js';
-import { newUuid } from '../../ovsdb/values/uuid.js';
+import type { TableMap } from '../ovsdb/schema/model.js';
+import type { TableSchema } from '../ovsdb/schema/schema-types.js';
+import { newUuid } from '../ovsdb/values/uuid.js';
 import { DesiredStateError } from './errors.js';
 import type { PlanOptions } from './plan.js';
 import { type AnyRow, type DesiredReader, Snapshot } from './snapshot.js';

@@ -25,7 +25,7 @@
  * @module
  */
 
-import { setOwn } from '../../ovsdb/wire/json.js';
+import { setOwn } from '../ovsdb/wire/json.js';
 import { renderPlan } from './render.js';
 
 /** One column's change on an existing row. */

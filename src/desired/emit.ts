@@ -7,11 +7,11 @@
  * @module
  */
 
-import type { TableMap } from '../../ovsdb/schema/model.js';
-import type { DatabaseSchema } from '../../ovsdb/schema/schema-types.js';
-import type { Uuid } from '../../ovsdb/values/uuid.js';
-import { setOwn } from '../../ovsdb/wire/json.js';
-import type { TransactionBuilder } from '../builder.js';
+import type { TableMap } from '../ovsdb/schema/model.js';
+import type { DatabaseSchema } from '../ovsdb/schema/schema-types.js';
+import type { Uuid } from '../ovsdb/values/uuid.js';
+import { setOwn } from '../ovsdb/wire/json.js';
+import type { TransactionBuilder } from '../transactions/builder.js';
 import { DesiredStateError } from './errors.js';
 import { childTableOf } from './keys.js';
 import type { Contains, Create, Delete, Edit, Plan } from './plan.js';

@@ -7,8 +7,8 @@
  * @module
  */
 
-import type { ColumnSchema } from '../../ovsdb/schema/schema-types.js';
-import { setOwn } from '../../ovsdb/wire/json.js';
+import type { ColumnSchema } from '../ovsdb/schema/schema-types.js';
+import { setOwn } from '../ovsdb/wire/json.js';
 import type { Contains } from './plan.js';
 import { setAtoms } from './values.js';
 

@@ -9,17 +9,17 @@
  */
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DatabaseClient } from '../../../src/client/index.js';
-import { NB, type NBTables } from '../../../src/nb/generated/index.js';
-import { nbDesiredState } from '../../../src/nb/index.js';
-import type { Uuid } from '../../../src/ovsdb/values/uuid.js';
+import type { DatabaseClient } from '../../src/client/index.js';
 import {
   applyDesired,
   type DesiredState,
   keyOf,
   type PlanJson,
   planDesired,
-} from '../../../src/transactions/index.js';
+} from '../../src/desired/index.js';
+import { NB, type NBTables } from '../../src/nb/generated/index.js';
+import { nbDesiredState } from '../../src/nb/index.js';
+import type { Uuid } from '../../src/ovsdb/values/uuid.js';
 import { connectNb, KINDS, type NbServer, settle, startNbServer } from './helpers.js';
 
 interface Version {

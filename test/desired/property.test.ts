@@ -18,15 +18,10 @@
 
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DatabaseClient } from '../../../src/client/index.js';
-import { NB, type NBTables } from '../../../src/nb/generated/index.js';
-import { nbDesiredState } from '../../../src/nb/index.js';
-import {
-  applyDesired,
-  type DesiredState,
-  type KeyRef,
-  keyOf,
-} from '../../../src/transactions/index.js';
+import type { DatabaseClient } from '../../src/client/index.js';
+import { applyDesired, type DesiredState, type KeyRef, keyOf } from '../../src/desired/index.js';
+import { NB, type NBTables } from '../../src/nb/generated/index.js';
+import { nbDesiredState } from '../../src/nb/index.js';
 import {
   connectNb,
   countingClient,

@@ -4,8 +4,8 @@
  * @module
  */
 
-import type { RowOf, TableMap, TableName } from '../../ovsdb/schema/model.js';
-import type { DatabaseSchema } from '../../ovsdb/schema/schema-types.js';
+import type { RowOf, TableMap, TableName } from '../ovsdb/schema/model.js';
+import type { DatabaseSchema } from '../ovsdb/schema/schema-types.js';
 import { DesiredStateError } from './errors.js';
 import type { ResolvedKeys } from './keys.js';
 import { identity, type KeyRef } from './state.js';

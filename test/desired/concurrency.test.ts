@@ -13,15 +13,15 @@
  */
 
 import { describe, expect, it } from 'vitest';
-import type { DatabaseClient } from '../../../src/client/index.js';
-import { NB, type NBTables } from '../../../src/nb/generated/index.js';
-import { nbDesiredState } from '../../../src/nb/index.js';
+import type { DatabaseClient } from '../../src/client/index.js';
 import {
   type ApplyResult,
   applyDesired,
   type DesiredState,
   keyOf,
-} from '../../../src/transactions/index.js';
+} from '../../src/desired/index.js';
+import { NB, type NBTables } from '../../src/nb/generated/index.js';
+import { nbDesiredState } from '../../src/nb/index.js';
 import {
   countingClient,
   dump,

@@ -5,10 +5,10 @@
  * @module
  */
 
-import type { Atom, ColumnSchema } from '../../ovsdb/schema/schema-types.js';
-import { toInt64 } from '../../ovsdb/values/int64.js';
-import { compareAtoms, sortedDistinct } from '../../ovsdb/values/order.js';
-import { setOwn } from '../../ovsdb/wire/json.js';
+import type { Atom, ColumnSchema } from '../ovsdb/schema/schema-types.js';
+import { toInt64 } from '../ovsdb/values/int64.js';
+import { compareAtoms, sortedDistinct } from '../ovsdb/values/order.js';
+import { setOwn } from '../ovsdb/wire/json.js';
 
 type Rec = Readonly<Record<string, unknown>>;
 

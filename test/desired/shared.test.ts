@@ -23,10 +23,7 @@
 
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DatabaseClient } from '../../../src/client/index.js';
-import { NB, type NBTables } from '../../../src/nb/generated/index.js';
-import { nbDesiredState } from '../../../src/nb/index.js';
-import type { Condition, Operation } from '../../../src/ovsdb/wire/wire.js';
+import type { DatabaseClient } from '../../src/client/index.js';
 import {
   type ApplyOptions,
   type ApplyResult,
@@ -35,7 +32,10 @@ import {
   DesiredStateError,
   keyOf,
   planDesired,
-} from '../../../src/transactions/index.js';
+} from '../../src/desired/index.js';
+import { NB, type NBTables } from '../../src/nb/generated/index.js';
+import { nbDesiredState } from '../../src/nb/index.js';
+import type { Condition, Operation } from '../../src/ovsdb/wire/wire.js';
 import {
   connectNb,
   countingClient,

@@ -5,11 +5,8 @@
  */
 
 import { describe, expect, it } from 'vitest';
-import { NB } from '../../../src/nb/generated/index.js';
-import {
-  contributionGuard,
-  EXCLUDES_LIMIT,
-} from '../../../src/transactions/desired/contributions.js';
+import { contributionGuard, EXCLUDES_LIMIT } from '../../src/desired/contributions.js';
+import { NB } from '../../src/nb/generated/index.js';
 
 const col = (table: string, column: string) => NB.schema.tables[table]!.columns[column]!;
 const ports = col('Port_Group', 'ports');

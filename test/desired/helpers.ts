@@ -11,14 +11,14 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll } from 'vitest';
-import { connectDatabase, type DatabaseClient } from '../../../src/client/index.js';
-import { NB, type NBTables } from '../../../src/nb/generated/index.js';
-import type { Operation } from '../../../src/ovsdb/wire/wire.js';
-import { requireOvsdbServer } from '../../../src/testing/index.js';
-import { runTool } from '../../../src/testing/processes.js';
-import { type FileServer, type Kind, startFileServer } from '../../server/file-servers.js';
+import { connectDatabase, type DatabaseClient } from '../../src/client/index.js';
+import { NB, type NBTables } from '../../src/nb/generated/index.js';
+import type { Operation } from '../../src/ovsdb/wire/wire.js';
+import { requireOvsdbServer } from '../../src/testing/index.js';
+import { runTool } from '../../src/testing/processes.js';
+import { type FileServer, type Kind, startFileServer } from '../server/file-servers.js';
 
-export const NB_SCHEMA = new URL('../../../schema/ovn-nb-7.18.0.ovsschema', import.meta.url)
+export const NB_SCHEMA = new URL('../../schema/ovn-nb-7.18.0.ovsschema', import.meta.url)
   .pathname;
 
 /** The two servers: the real one and the ovnkit-server program. */

@@ -4,7 +4,7 @@
  * @module
  */
 
-import { OvsdbError } from '../../ovsdb/wire/errors.js';
+import { OvsdbError } from '../ovsdb/wire/errors.js';
 
 /** Why a desired state was refused. */
 export type DesiredStateErrorKind =

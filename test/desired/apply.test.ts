@@ -7,21 +7,21 @@
  */
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connectDatabase, type DatabaseClient } from '../../../src/client/index.js';
-import { NB, type NBTables } from '../../../src/nb/generated/index.js';
-import { nbDesiredState } from '../../../src/nb/index.js';
-import { defineModel, type TableMap } from '../../../src/ovsdb/schema/model.js';
-import { parseSchema } from '../../../src/ovsdb/schema/schema.js';
+import { connectDatabase, type DatabaseClient } from '../../src/client/index.js';
 import {
   applyDesired,
   DesiredState,
   DesiredStateError,
   keyOf,
   planDesired,
-} from '../../../src/transactions/index.js';
-import { SERVER_KINDS, startTestServer, type TestServerHandle } from '../../helpers/servers.js';
+} from '../../src/desired/index.js';
+import { NB, type NBTables } from '../../src/nb/generated/index.js';
+import { nbDesiredState } from '../../src/nb/index.js';
+import { defineModel, type TableMap } from '../../src/ovsdb/schema/model.js';
+import { parseSchema } from '../../src/ovsdb/schema/schema.js';
+import { SERVER_KINDS, startTestServer, type TestServerHandle } from '../helpers/servers.js';
 
-const NB_SCHEMA = new URL('../../../schema/ovn-nb-7.18.0.ovsschema', import.meta.url).pathname;
+const NB_SCHEMA = new URL('../../schema/ovn-nb-7.18.0.ovsschema', import.meta.url).pathname;
 const BACKOFF = { initialDelayMs: 20, maxDelayMs: 200 } as const;
 
 const EXT = { type: { key: 'string', value: 'string', min: 0, max: 'unlimited' } };

@@ -15,16 +15,16 @@
 
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DatabaseClient } from '../../../src/client/index.js';
-import { NB, type NBTables } from '../../../src/nb/generated/index.js';
-import { nbDesiredState } from '../../../src/nb/index.js';
+import type { DatabaseClient } from '../../src/client/index.js';
 import {
   type DesiredState,
   desiredReconciler,
   type KeyRef,
   type Plan,
   planDesired,
-} from '../../../src/transactions/index.js';
+} from '../../src/desired/index.js';
+import { NB, type NBTables } from '../../src/nb/generated/index.js';
+import { nbDesiredState } from '../../src/nb/index.js';
 import { connectNb, KINDS, type NbServer, settle, startNbServer } from './helpers.js';
 
 const RUNS = Number(process.env['DESIRED_RUNS'] ?? 25);
