@@ -35,21 +35,12 @@ export type {
   RowEventHandler,
   RowEventKind,
 } from './client/replica/event-queue.js';
-export { type ClientIndexSpec, IndexError, type IndexValue } from './client/replica/indexes.js';
 export {
   Replica,
   type ReplicaOptions,
   type WaitForOptions,
   WaitTimeoutError,
 } from './client/replica/replica.js';
-export {
-  applyRowUpdate,
-  applyRowUpdate2,
-  compileRowCodec,
-  ReplicaInconsistencyError,
-  type Row,
-  type RowCodec,
-} from './client/replica/row-codec.js';
 export type {
   DecodedDump,
   IndexesOption,
@@ -207,6 +198,15 @@ export type {
   WireUuid,
   WireValue,
 } from './ovsdb/wire/wire.js';
+export {
+  applyRowUpdate,
+  applyRowUpdate2,
+  compileRowCodec,
+  ReplicaInconsistencyError,
+  type Row,
+  type RowCodec,
+} from './rows/codec.js';
+export { type ClientIndexSpec, IndexError, type IndexValue } from './rows/indexes.js';
 
 /** A WebSocket constructor: the global `WebSocket` or a compatible one. */
 export type WebSocketConstructor = new (

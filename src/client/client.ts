@@ -96,6 +96,7 @@ import {
 import type { ColumnOf, DatabaseModel, RowOf, TableMap, TableName } from '../ovsdb/schema/model.js';
 import { ConnectionClosedError, OvsdbError } from '../ovsdb/wire/errors.js';
 import type { Condition, Operation, OperationResult } from '../ovsdb/wire/wire.js';
+import type { IndexValue } from '../rows/indexes.js';
 import { ClientClosedError } from './errors.js';
 import { checkLockName, type DatabaseLock, type LockOptions } from './locks.js';
 import { createLog, logHandlerError } from './log.js';
@@ -108,7 +109,6 @@ import {
   type TableMonitorOptions,
 } from './options.js';
 import { Reconnector } from './reconnect.js';
-import type { IndexValue } from './replica/indexes.js';
 import {
   type IndexesOption,
   Replica,

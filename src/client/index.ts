@@ -23,6 +23,15 @@ export type {
   CompatTables,
 } from '../ovsdb/schema/compat.js';
 export { type RefusedBy, TransactionRefusedError } from '../ovsdb/wire/errors.js';
+export {
+  applyRowUpdate,
+  applyRowUpdate2,
+  compileRowCodec,
+  ReplicaInconsistencyError,
+  type Row,
+  type RowCodec,
+} from '../rows/codec.js';
+export { type ClientIndexSpec, IndexError, type IndexValue } from '../rows/indexes.js';
 export type { BackoffOptions } from './backoff.js';
 export {
   ClientClosedError,
@@ -52,21 +61,12 @@ export type {
   RowEventHandler,
   RowEventKind,
 } from './replica/event-queue.js';
-export { type ClientIndexSpec, IndexError, type IndexValue } from './replica/indexes.js';
 export {
   Replica,
   type ReplicaOptions,
   type WaitForOptions,
   WaitTimeoutError,
 } from './replica/replica.js';
-export {
-  applyRowUpdate,
-  applyRowUpdate2,
-  compileRowCodec,
-  ReplicaInconsistencyError,
-  type Row,
-  type RowCodec,
-} from './replica/row-codec.js';
 export type {
   DecodedDump,
   IndexesOption,

@@ -18,11 +18,11 @@ import {
   type LockOptions,
 } from '../client/client.js';
 import type { RowEventHandler, RowEventKind } from '../client/replica/event-queue.js';
-import type { IndexValue } from '../client/replica/indexes.js';
 import type { WaitForOptions } from '../client/replica/replica.js';
 import type { IndexesOption } from '../client/replica/store.js';
 import type { CompatOption, CompatTables } from '../ovsdb/schema/compat.js';
 import type { DatabaseModel, RowOf, TableMap, TableName } from '../ovsdb/schema/model.js';
+import type { IndexValue } from '../rows/indexes.js';
 import type { BatchOptions, BatchResult } from './batches.js';
 import type { TransactionBuilder } from './builder.js';
 import { clientExecutor } from './client-executor.js';

@@ -34,13 +34,13 @@
  * @module
  */
 
-import { IndexError, type IndexValue, UniqueIndex } from '../client/replica/indexes.js';
 import { absentColumns, type CompatReport, SchemaDriftError } from '../ovsdb/schema/compat.js';
 import type { InsertOf, RowOf, TableMap, TableName, UpdateOf } from '../ovsdb/schema/model.js';
 import type { TableSchema } from '../ovsdb/schema/schema-types.js';
 import { defaultValue } from '../ovsdb/values/datum.js';
 import { isUuid, type Uuid, ZERO_UUID } from '../ovsdb/values/uuid.js';
 import { OvsdbError } from '../ovsdb/wire/errors.js';
+import { IndexError, type IndexValue, UniqueIndex } from '../rows/indexes.js';
 import type { TransactionBuilder } from './builder.js';
 import type { MutationOf } from './mutations.js';
 import type { Ref } from './ref.js';

@@ -31,6 +31,7 @@ describe('the layer rule', () => {
       'ovsdb/transport',
       'ovsdb/connection',
       'observability',
+      'rows',
       'client',
       'transactions',
       'desired',

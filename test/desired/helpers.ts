@@ -18,8 +18,7 @@ import { requireOvsdbServer } from '../../src/testing/index.js';
 import { runTool } from '../../src/testing/processes.js';
 import { type FileServer, type Kind, startFileServer } from '../server/file-servers.js';
 
-export const NB_SCHEMA = new URL('../../schema/ovn-nb-7.18.0.ovsschema', import.meta.url)
-  .pathname;
+export const NB_SCHEMA = new URL('../../schema/ovn-nb-7.18.0.ovsschema', import.meta.url).pathname;
 
 /** The two servers: the real one and the ovnkit-server program. */
 export const KINDS: readonly Kind[] = ['ovsdb-server', 'ovnkit-server'];

@@ -14,8 +14,7 @@ import type { TableMap } from '../../src/ovsdb/schema/model.js';
 import { SERVER_KINDS, startTestServer, type TestServerHandle } from '../helpers/servers.js';
 import { NB as NB61, type NBTables as NB61Tables } from '../nb/fixtures/models/nb-6.1.0/index.js';
 
-const NB61_SCHEMA = new URL('../fixtures/schemas/ovn-nb-6.1.0.ovsschema', import.meta.url)
-  .pathname;
+const NB61_SCHEMA = new URL('../fixtures/schemas/ovn-nb-6.1.0.ovsschema', import.meta.url).pathname;
 const SB_SCHEMA = '/usr/share/ovn/ovn-sb.ovsschema';
 const BACKOFF = { initialDelayMs: 20, maxDelayMs: 200 } as const;
 

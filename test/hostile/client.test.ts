@@ -18,12 +18,12 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocketServer } from 'ws';
 import { connectDatabase } from '../../src/client/client.js';
-import { compileRowCodec } from '../../src/client/replica/row-codec.js';
 import { NB, type NBTables } from '../../src/nb/generated/index.js';
 import { connectNb, lsAdd, lspAdd } from '../../src/nb/index.js';
 import { connect } from '../../src/ovsdb/connection/connect.js';
 import { ConnectionClosedError, DatumError, ProtocolError } from '../../src/ovsdb/wire/errors.js';
 import { JsonStreamFramer } from '../../src/ovsdb/wire/framer.js';
+import { compileRowCodec } from '../../src/rows/codec.js';
 import {
   type OvsdbServerHandle,
   requireOvsdbServer,

@@ -10,8 +10,8 @@
 
 import { describe, expect, it } from 'vitest';
 import { connectDatabase, type DatabaseClient } from '../../src/client/client.js';
-import { IndexError } from '../../src/client/replica/indexes.js';
 import type { RowOf, TableName } from '../../src/ovsdb/schema/model.js';
+import { IndexError } from '../../src/rows/indexes.js';
 import {
   clientExecutor,
   createTransactor,

@@ -8,7 +8,7 @@
  * @module
  */
 
-import type { Row } from './row-codec.js';
+import type { Row } from '../../rows/codec.js';
 
 /** The kinds of row event. */
 export type RowEventKind = 'insert' | 'update' | 'delete';

@@ -63,6 +63,13 @@ import type { DatabaseModel, RowOf, TableMap, TableName } from '../../ovsdb/sche
 import { OvsdbError } from '../../ovsdb/wire/errors.js';
 import type { MemberReviver } from '../../ovsdb/wire/split-decoder.js';
 import type { TableUpdate, TableUpdate2 } from '../../ovsdb/wire/wire.js';
+import type { Row } from '../../rows/codec.js';
+import {
+  type ClientIndexSpec,
+  IndexError,
+  type IndexValue,
+  MultiIndex,
+} from '../../rows/indexes.js';
 import {
   EventQueue,
   guardReport,
@@ -70,8 +77,6 @@ import {
   type RowEventHandler,
   type RowEventKind,
 } from './event-queue.js';
-import { type ClientIndexSpec, IndexError, type IndexValue, MultiIndex } from './indexes.js';
-import type { Row } from './row-codec.js';
 import {
   type DecodedDump,
   type IndexesOption,

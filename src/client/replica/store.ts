@@ -11,20 +11,6 @@ import type { TableSchema } from '../../ovsdb/schema/schema-types.js';
 import { OvsdbError } from '../../ovsdb/wire/errors.js';
 import type { MemberReviver } from '../../ovsdb/wire/split-decoder.js';
 import type { RowUpdate, RowUpdate2, TableUpdate, TableUpdate2 } from '../../ovsdb/wire/wire.js';
-import type {
-  ErrorReport,
-  EventQueue,
-  EventSource,
-  RowEventHandler,
-  RowEventKind,
-} from './event-queue.js';
-import {
-  type ClientIndexSpec,
-  IndexError,
-  type IndexValue,
-  MultiIndex,
-  UniqueIndex,
-} from './indexes.js';
 import {
   applyRowUpdate,
   applyRowUpdate2,
@@ -32,8 +18,22 @@ import {
   decodeDumpRow,
   type Row,
   type RowCodec,
-} from './row-codec.js';
-import { rowVersions } from './set-versions.js';
+} from '../../rows/codec.js';
+import {
+  type ClientIndexSpec,
+  IndexError,
+  type IndexValue,
+  MultiIndex,
+  UniqueIndex,
+} from '../../rows/indexes.js';
+import { rowVersions } from '../../rows/set-versions.js';
+import type {
+  ErrorReport,
+  EventQueue,
+  EventSource,
+  RowEventHandler,
+  RowEventKind,
+} from './event-queue.js';
 
 /** Client indexes per table: index name → spec (see {@link ClientIndexSpec}). */
 export type IndexesOption<DB extends TableMap> = {

@@ -75,7 +75,7 @@ export function applySetDiff(current: readonly Atom[], diff: readonly Atom[]): r
 
 /**
  * {@link applySetDiff} for a `current` known to be sorted. (The replica holds
- * large sets as versions instead, see `client/replica/set-versions.ts`: a
+ * large sets as versions instead, see `rows/set-versions.ts`: a
  * copy per diff costs in proportion to the set.)
  */
 function applySortedDiff(current: readonly Atom[], diff: readonly Atom[]): readonly Atom[] {

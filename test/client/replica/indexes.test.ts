@@ -3,9 +3,9 @@
  */
 
 import { describe, expect, it } from 'vitest';
-import { IndexError, MultiIndex, UniqueIndex } from '../../../src/client/replica/indexes.js';
-import { compileRowCodec } from '../../../src/client/replica/row-codec.js';
 import { parseSchema } from '../../../src/ovsdb/schema/schema.js';
+import { compileRowCodec } from '../../../src/rows/codec.js';
+import { IndexError, MultiIndex, UniqueIndex } from '../../../src/rows/indexes.js';
 
 const T = parseSchema({
   name: 'D',

@@ -9,11 +9,11 @@
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { connectDatabase, type DatabaseClient } from '../../../src/client/client.js';
-import { compileRowCodec, type Row } from '../../../src/client/replica/row-codec.js';
-import { LAZY_SET_MIN, rowVersions } from '../../../src/client/replica/set-versions.js';
 import type { OvsdbConnection } from '../../../src/ovsdb/connection/connection.js';
 import { compareAtoms } from '../../../src/ovsdb/values/order.js';
 import type { Operation, WireRow } from '../../../src/ovsdb/wire/wire.js';
+import { compileRowCodec, type Row } from '../../../src/rows/codec.js';
+import { LAZY_SET_MIN, rowVersions } from '../../../src/rows/set-versions.js';
 import { DB, TEST_SCHEMA } from '../../helpers/server.js';
 import { TARGETS, useTarget } from '../../helpers/targets.js';
 import { dumpToRows, rawConnection, TEST_MODEL, type TestTables } from '../helpers/fixtures.js';

@@ -1,6 +1,6 @@
 /**
  * Row changes a server should never send, as pure functions
- * (`client/replica/row-codec.ts`) and through the replica: a row key that is
+ * (`rows/codec.ts`) and through the replica: a row key that is
  * no UUID, a change or row that is no object, several kinds of change at
  * once, a `delete` that is not null, a value of the wrong type. Each is a
  * ProtocolError naming the table and the key, thrown before the replica
@@ -9,16 +9,16 @@
 
 import { describe, expect, it } from 'vitest';
 import { Replica } from '../../../src/client/replica/replica.js';
+import { defineModel } from '../../../src/ovsdb/schema/model.js';
+import { parseSchema } from '../../../src/ovsdb/schema/schema.js';
+import { DatumError, ProtocolError } from '../../../src/ovsdb/wire/errors.js';
 import {
   applyRowUpdate,
   applyRowUpdate2,
   compileRowCodec,
   decodeDumpRow,
   ReplicaInconsistencyError,
-} from '../../../src/client/replica/row-codec.js';
-import { defineModel } from '../../../src/ovsdb/schema/model.js';
-import { parseSchema } from '../../../src/ovsdb/schema/schema.js';
-import { DatumError, ProtocolError } from '../../../src/ovsdb/wire/errors.js';
+} from '../../../src/rows/codec.js';
 
 const SCHEMA = parseSchema({
   name: 'M',

@@ -1,5 +1,5 @@
 /**
- * update2 diff semantics as pure functions (`client/replica/row-codec.ts`,
+ * update2 diff semantics as pure functions (`rows/codec.ts`,
  * `ovsdb/values/set-map.ts`): set symmetric difference, map pair changes,
  * single-valued columns, defaults for omitted columns, structural sharing, and a
  * property test that applying the diff computed between two random values gives
@@ -8,14 +8,6 @@
 
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import {
-  applyRowUpdate,
-  applyRowUpdate2,
-  columnDiff,
-  compileRowCodec,
-  ReplicaInconsistencyError,
-  rowDiff,
-} from '../../../src/client/replica/row-codec.js';
 import { parseSchema } from '../../../src/ovsdb/schema/schema.js';
 import { type Int64, toInt64 } from '../../../src/ovsdb/values/int64.js';
 import { compareAtoms } from '../../../src/ovsdb/values/order.js';
@@ -26,6 +18,14 @@ import {
   EMPTY_SET,
 } from '../../../src/ovsdb/values/set-map.js';
 import { parseJson, stringifyJson } from '../../../src/ovsdb/wire/json-text.js';
+import {
+  applyRowUpdate,
+  applyRowUpdate2,
+  columnDiff,
+  compileRowCodec,
+  ReplicaInconsistencyError,
+  rowDiff,
+} from '../../../src/rows/codec.js';
 
 const SCHEMA = parseSchema({
   name: 'D',

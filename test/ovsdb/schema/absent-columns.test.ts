@@ -6,7 +6,6 @@
  */
 
 import { describe, expect, it } from 'vitest';
-import { compileRowCodec } from '../../../src/client/replica/row-codec.js';
 import {
   absentColumns,
   checkConditionColumns,
@@ -15,6 +14,7 @@ import {
   usableColumns,
 } from '../../../src/ovsdb/schema/compat.js';
 import { parseSchema } from '../../../src/ovsdb/schema/schema.js';
+import { compileRowCodec } from '../../../src/rows/codec.js';
 
 const MODEL = parseSchema({
   name: 'D',

@@ -12,7 +12,6 @@
 
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { applyRowUpdate2, compileRowCodec } from '../../../src/client/replica/row-codec.js';
 import { parseSchema } from '../../../src/ovsdb/schema/schema.js';
 import type { Atom, BaseType, TableSchema } from '../../../src/ovsdb/schema/schema-types.js';
 import { compileColumnCodec, parseMapKey } from '../../../src/ovsdb/values/datum.js';
@@ -40,6 +39,7 @@ import {
   unionDatums,
 } from '../../../src/ovsdb/values/sorted-datum.js';
 import type { WireRow } from '../../../src/ovsdb/wire/wire.js';
+import { applyRowUpdate2, compileRowCodec } from '../../../src/rows/codec.js';
 import { datumToWire, parseDatum } from '../../../src/server/engine/values.js';
 
 /**

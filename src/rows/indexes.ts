@@ -13,11 +13,11 @@
  * @module
  */
 
-import type { TableSchema } from '../../ovsdb/schema/schema-types.js';
-import { toInt64 } from '../../ovsdb/values/int64.js';
-import { OvsdbError } from '../../ovsdb/wire/errors.js';
-import { stringifyJson } from '../../ovsdb/wire/json-text.js';
-import type { Row } from './row-codec.js';
+import type { TableSchema } from '../ovsdb/schema/schema-types.js';
+import { toInt64 } from '../ovsdb/values/int64.js';
+import { OvsdbError } from '../ovsdb/wire/errors.js';
+import { stringifyJson } from '../ovsdb/wire/json-text.js';
+import type { Row } from './codec.js';
 
 /** A value an index maps from: an atom (an integer beyond ±(2^53−1) is a bigint). */
 export type IndexValue = string | number | bigint | boolean;

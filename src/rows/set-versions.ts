@@ -13,14 +13,14 @@
  * binary search and an in-place splice of one chunk of the newest version's
  * elements.
  *
- * Rows hold a version behind an accessor property (see `row-codec.ts`), so
+ * Rows hold a version behind an accessor property (see `codec.ts`), so
  * readers see a plain (frozen) array.
  * @module
  */
 
-import type { Atom } from '../../ovsdb/schema/schema-types.js';
-import { compareAtoms, lowerBound, sortedDistinct } from '../../ovsdb/values/order.js';
-import { applySetDiff, EMPTY_SET, sortedSymmetricDifference } from '../../ovsdb/values/set-map.js';
+import type { Atom } from '../ovsdb/schema/schema-types.js';
+import { compareAtoms, lowerBound, sortedDistinct } from '../ovsdb/values/order.js';
+import { applySetDiff, EMPTY_SET, sortedSymmetricDifference } from '../ovsdb/values/set-map.js';
 
 /** Sets at least this long that a diff changes are versioned (smaller ones are copied). */
 export const LAZY_SET_MIN = 256;

@@ -47,15 +47,15 @@
  * @module
  */
 
-import type { Atom, ColumnSchema, TableSchema } from '../../ovsdb/schema/schema-types.js';
-import { compileColumnCodec, defaultValue } from '../../ovsdb/values/datum.js';
-import { sortedDistinct } from '../../ovsdb/values/order.js';
-import { applyMapDiff, EMPTY_MAP, EMPTY_SET } from '../../ovsdb/values/set-map.js';
-import { datumDiff } from '../../ovsdb/values/sorted-datum.js';
-import { isCanonicalUuid } from '../../ovsdb/values/uuid.js';
-import { DatumError, OvsdbError, ProtocolError } from '../../ovsdb/wire/errors.js';
-import { hasKeys, isObject, preview, setOwn } from '../../ovsdb/wire/json.js';
-import type { RowUpdate, RowUpdate2, WireRow } from '../../ovsdb/wire/wire.js';
+import type { Atom, ColumnSchema, TableSchema } from '../ovsdb/schema/schema-types.js';
+import { compileColumnCodec, defaultValue } from '../ovsdb/values/datum.js';
+import { sortedDistinct } from '../ovsdb/values/order.js';
+import { applyMapDiff, EMPTY_MAP, EMPTY_SET } from '../ovsdb/values/set-map.js';
+import { datumDiff } from '../ovsdb/values/sorted-datum.js';
+import { isCanonicalUuid } from '../ovsdb/values/uuid.js';
+import { DatumError, OvsdbError, ProtocolError } from '../ovsdb/wire/errors.js';
+import { hasKeys, isObject, preview, setOwn } from '../ovsdb/wire/json.js';
+import type { RowUpdate, RowUpdate2, WireRow } from '../ovsdb/wire/wire.js';
 import { applyVersionedSetDiff, modifyVersioned, rowVersions, SetVersion } from './set-versions.js';
 
 /** A row as the replica holds it: `_uuid` plus the monitored columns. Never mutated. */
