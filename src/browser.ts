@@ -153,9 +153,11 @@ export {
 } from './ovsdb/wire/framer.js';
 export {
   JsonRpcPeer,
+  type LargeReplyOptions,
   type PeerOptions,
+  type ReplyHandler,
   type ReplyReviver,
-  type RequestOptions,
+  type SendOptions,
 } from './ovsdb/wire/rpc.js';
 export {
   type MemberReviver,

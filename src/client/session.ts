@@ -7,7 +7,7 @@
  */
 
 import type { ClientMetricsRecorder, ReconnectReason } from '../observability/metrics.js';
-import { OvsdbConnection, type RequestOptions } from '../ovsdb/connection/connection.js';
+import { OvsdbConnection } from '../ovsdb/connection/connection.js';
 import { type CompatReport, checkOperations, compareSchemas } from '../ovsdb/schema/compat.js';
 import type { DatabaseModel, TableMap } from '../ovsdb/schema/model.js';
 import { parseSchema } from '../ovsdb/schema/schema.js';
@@ -22,6 +22,8 @@ import {
 } from '../ovsdb/wire/errors.js';
 import { isObject } from '../ovsdb/wire/json.js';
 import { stringifyJson } from '../ovsdb/wire/json-text.js';
+import { readTransactReply, transactFailure } from '../ovsdb/wire/results.js';
+import type { SendOptions } from '../ovsdb/wire/rpc.js';
 import type { Operation, OperationResult, TableUpdates2 } from '../ovsdb/wire/wire.js';
 import {
   decodeServerDatabaseRow,
@@ -340,19 +342,28 @@ export function transactOn(
     session.metrics?.rpcError('transact', rpcErrorKind(e));
     return Promise.reject(e);
   }
-  const request: RequestOptions = {};
-  if (deadline !== undefined) request.timeoutMs = Math.max(1, deadline - Date.now());
-  if (options.signal) request.signal = options.signal;
-  if (options.cancelOnAbort) request.cancelOnAbort = true;
-  const onSent = options.onSent;
-  if (onSent) request.onId = () => onSent();
+  const request: SendOptions = {
+    timeoutMs: deadline === undefined ? undefined : Math.max(1, deadline - Date.now()),
+    signal: options.signal,
+    cancelOnAbort: options.cancelOnAbort,
+    onSent: options.onSent,
+  };
   const conn = session.conn;
+  const fenced: Operation[] = [{ op: 'assert', lock: fence ?? '' }, ...ops];
   const reply =
     fence === undefined
       ? conn.transact(db, ops, request)
-      : conn
-          .transactRaw(db, [{ op: 'assert', lock: fence }, ...ops], request)
-          .then((results) => conn.checkResults(ops, unfence(fence, results)));
+      : conn.rpc.request('transact', [db, ...fenced], request).then(
+          (result) => {
+            const rest = unfence(fence, Array.isArray(result) ? result : [result]);
+            const error = readTransactReply(ops, rest, conn.description);
+            if (error !== undefined) throw error;
+            return rest.slice(0, ops.length) as OperationResult[];
+          },
+          (e: unknown) => {
+            throw transactFailure(e, fenced);
+          },
+        );
   return reply.then(undefined, (e: unknown) => {
     session.metrics?.rpcError('transact', rpcErrorKind(e));
     if (e instanceof ConnectionClosedError || e instanceof RequestTimeoutError) {

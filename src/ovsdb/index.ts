@@ -154,9 +154,11 @@ export {
 export {
   DEFAULT_MAX_WRITE_QUEUE_BYTES,
   JsonRpcPeer,
+  type LargeReplyOptions,
   type PeerOptions,
+  type ReplyHandler,
   type ReplyReviver,
-  type RequestOptions,
+  type SendOptions,
 } from './wire/rpc.js';
 export {
   type MemberReviver,

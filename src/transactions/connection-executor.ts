@@ -9,7 +9,7 @@
 import type { OvsdbConnection } from '../ovsdb/connection/connection.js';
 import type { DatabaseModel, TableMap } from '../ovsdb/schema/model.js';
 import { ConnectionClosedError } from '../ovsdb/wire/errors.js';
-import type { RequestOptions } from '../ovsdb/wire/rpc.js';
+import { transactFailure } from '../ovsdb/wire/results.js';
 import type { Operation } from '../ovsdb/wire/wire.js';
 import type { ExecuteOptions, TransactionExecutor } from './executor.js';
 
@@ -38,12 +38,15 @@ export function connectionExecutor<DB extends TableMap>(
           ),
         );
       }
-      const request: RequestOptions = {};
-      if (options.signal !== undefined) request.signal = options.signal;
-      if (options.cancelOnAbort !== undefined) request.cancelOnAbort = options.cancelOnAbort;
-      const onSent = options.onSent;
-      if (onSent !== undefined) request.onId = () => onSent();
-      return conn.transactRaw(model.name, ops, request);
+      return conn.rpc
+        .request<readonly unknown[]>('transact', [model.name, ...ops], {
+          signal: options.signal,
+          cancelOnAbort: options.cancelOnAbort,
+          onSent: options.onSent,
+        })
+        .then(undefined, (e: unknown) => {
+          throw transactFailure(e, ops);
+        });
     },
     whenSynced(): Promise<void> {
       if (conn.isClosed) {

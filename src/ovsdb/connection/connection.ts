@@ -9,17 +9,16 @@
  */
 
 import { ZERO_UUID } from '../values/uuid.js';
-import {
-  isRefusal,
-  ProtocolError,
-  RpcError,
-  refusalOfRpcError,
-  TransactionError,
-  TransactionRefusedError,
-} from '../wire/errors.js';
+import { ProtocolError } from '../wire/errors.js';
 import { isObject, preview } from '../wire/json.js';
-import { stringifyJson } from '../wire/json-text.js';
-import { JsonRpcPeer, type PeerOptions, type RequestOptions } from '../wire/rpc.js';
+import { readTransactReply, transactFailure } from '../wire/results.js';
+import {
+  JsonRpcPeer,
+  type LargeReplyOptions,
+  type PeerOptions,
+  type ReplyHandler,
+  type SendOptions,
+} from '../wire/rpc.js';
 import type { Transport } from '../wire/transport.js';
 import type {
   Condition,
@@ -31,7 +30,7 @@ import type {
 } from '../wire/wire.js';
 import { TypedEmitter } from './emitter.js';
 
-export type { RequestOptions } from '../wire/rpc.js';
+export type { LargeReplyOptions, ReplyHandler, SendOptions } from '../wire/rpc.js';
 
 /** The all-zero transaction id: "I have no last transaction id" for `monitor_cond_since`. */
 const ZERO_TXN_ID: string = ZERO_UUID;
@@ -205,7 +204,7 @@ export class OvsdbConnection {
    * await conn.listDbs(); // {"method":"list_dbs","params":[],"id":0} → ['OVN_Northbound', '_Server']
    * ```
    */
-  async listDbs(options?: RequestOptions): Promise<string[]> {
+  async listDbs(options?: SendOptions): Promise<string[]> {
     const result = await this.peer.request('list_dbs', [], options);
     if (!Array.isArray(result) || !result.every((x) => typeof x === 'string')) {
       throw this.badReply('list_dbs', 'an array of strings', result);
@@ -217,7 +216,7 @@ export class OvsdbConnection {
    * `get_schema`: database `db`'s schema JSON, as sent (parse it with
    * `parseSchema`).
    */
-  async getSchema(db: string, options?: RequestOptions): Promise<unknown> {
+  async getSchema(db: string, options?: SendOptions): Promise<unknown> {
     const result = await this.peer.request('get_schema', [db], options);
     if (!isObject(result)) throw this.badReply('get_schema', 'a schema object', result);
     return result;
@@ -247,62 +246,8 @@ export class OvsdbConnection {
   transact(
     db: string,
     ops: readonly Operation[],
-    options?: RequestOptions,
+    options?: SendOptions,
   ): Promise<OperationResult[]> {
-    // One promise step per transaction: this sits on the path of every write.
-    return this.requestTransact(db, ops, options).then((results) =>
-      this.checkResults(ops, results),
-    );
-  }
-
-  /**
-   * What {@link OvsdbConnection.transact} does with the reply of
-   * {@link OvsdbConnection.transactRaw}: `results` of `ops` as operation
-   * results.
-   * @throws as `transact`.
-   */
-  checkResults(ops: readonly Operation[], results: unknown[]): OperationResult[] {
-    for (let i = 0; i < results.length; i++) {
-      const r = results[i];
-      if (isObject(r) && r['error'] !== undefined && r['error'] !== null) {
-        const op = ops[i];
-        const details = typeof r['details'] === 'string' ? r['details'] : undefined;
-        const error = typeof r['error'] === 'string' ? r['error'] : stringifyJson(r['error']);
-        const table = op && 'table' in op ? op.table : undefined;
-        if (isRefusal(error) && i < ops.length) {
-          throw new TransactionRefusedError('server', i, error, details, op?.op, table, results);
-        }
-        throw new TransactionError(i, error, details, i >= ops.length, op?.op, table, results);
-      }
-    }
-    if (results.length < ops.length) {
-      throw this.badReply(
-        'transact',
-        `${ops.length} results (one per operation)`,
-        results,
-        `got ${results.length}`,
-      );
-    }
-    for (let i = 0; i < ops.length; i++) {
-      if (!isObject(results[i])) {
-        throw this.badReply('transact', `an object result for operation ${i}`, results);
-      }
-    }
-    return results.length === ops.length
-      ? (results as OperationResult[])
-      : (results.slice(0, ops.length) as OperationResult[]);
-  }
-
-  /** `transact` without checking: the result array as the server sent it. */
-  transactRaw(db: string, ops: readonly Operation[], options?: RequestOptions): Promise<unknown[]> {
-    return this.requestTransact(db, ops, options);
-  }
-
-  private requestTransact(
-    db: string,
-    ops: readonly Operation[],
-    options: RequestOptions | undefined,
-  ): Promise<unknown[]> {
     let params: unknown[];
     try {
       params = [db, ...ops];
@@ -311,18 +256,43 @@ export class OvsdbConnection {
     }
     return this.peer.request('transact', params, options).then(
       (result) => {
-        if (!Array.isArray(result)) throw this.badReply('transact', 'an array', result);
-        return result;
+        const error = readTransactReply(ops, result, this.description);
+        if (error !== undefined) throw error;
+        const results = result as OperationResult[];
+        return results.length === ops.length ? results : results.slice(0, ops.length);
       },
       (e: unknown) => {
-        throw (e instanceof RpcError && refusalOfRpcError(e, ops)) || e;
+        throw transactFailure(e, ops);
       },
     );
   }
 
   /**
+   * `transact`, reporting to `handler` (see {@link ReplyHandler}) rather
+   * than returning a promise: the reply's result as the server sent it
+   * (read it with `readTransactReply`; an error reply with
+   * `transactFailure`). For callers that keep their own state per
+   * transaction, as the database client's transactions do.
+   */
+  sendTransact(
+    db: string,
+    ops: readonly Operation[],
+    handler: ReplyHandler,
+    options?: SendOptions,
+  ): void {
+    let params: unknown[];
+    try {
+      params = [db, ...ops];
+    } catch (e) {
+      handler.onError(e);
+      return;
+    }
+    this.peer.send('transact', params, handler, options);
+  }
+
+  /**
    * Cancel request `requestId` (a `cancel` notification). Get the id of a
-   * request from {@link RequestOptions.onId}; the cancelled request rejects
+   * request from {@link SendOptions.onSent}; the cancelled request rejects
    * with the `RpcError` `canceled`.
    */
   cancel(requestId: number): void {
@@ -337,7 +307,7 @@ export class OvsdbConnection {
     db: string,
     monitorId: unknown,
     requests: MonitorRequests,
-    options?: RequestOptions,
+    options?: LargeReplyOptions,
   ): Promise<TableUpdates> {
     const result = await this.peer.request('monitor', [db, monitorId, requests], options);
     if (!isTableUpdates(result)) {
@@ -354,7 +324,7 @@ export class OvsdbConnection {
     db: string,
     monitorId: unknown,
     requests: MonitorRequests,
-    options?: RequestOptions,
+    options?: LargeReplyOptions,
   ): Promise<TableUpdates2> {
     const result = await this.peer.request('monitor_cond', [db, monitorId, requests], options);
     if (!isTableUpdates(result)) {
@@ -379,7 +349,7 @@ export class OvsdbConnection {
     monitorId: unknown,
     requests: MonitorRequests,
     lastTxnId: string = ZERO_TXN_ID,
-    options?: RequestOptions,
+    options?: LargeReplyOptions,
   ): Promise<MonitorCondSinceResult> {
     const result = await this.peer.request(
       'monitor_cond_since',
@@ -411,13 +381,13 @@ export class OvsdbConnection {
     monitorId: unknown,
     newMonitorId: unknown,
     requests: Readonly<Record<string, readonly MonitorCondChangeRequest[]>>,
-    options?: RequestOptions,
+    options?: SendOptions,
   ): Promise<void> {
     await this.peer.request('monitor_cond_change', [monitorId, newMonitorId, requests], options);
   }
 
   /** `monitor_cancel`: stop monitor `monitorId`. */
-  async monitorCancel(monitorId: unknown, options?: RequestOptions): Promise<void> {
+  async monitorCancel(monitorId: unknown, options?: SendOptions): Promise<void> {
     await this.peer.request('monitor_cancel', [monitorId], options);
   }
 
@@ -425,17 +395,17 @@ export class OvsdbConnection {
    * `lock`: ask for lock `name`. True when acquired now; when false, a
    * `locked` event follows once it is.
    */
-  lock(name: string, options?: RequestOptions): Promise<boolean> {
+  lock(name: string, options?: SendOptions): Promise<boolean> {
     return this.lockRequest('lock', name, options);
   }
 
   /** `steal`: take lock `name` from whoever holds it (they get `stolen`). */
-  steal(name: string, options?: RequestOptions): Promise<boolean> {
+  steal(name: string, options?: SendOptions): Promise<boolean> {
     return this.lockRequest('steal', name, options);
   }
 
   /** `unlock`: release (or stop waiting for) lock `name`. */
-  async unlock(name: string, options?: RequestOptions): Promise<void> {
+  async unlock(name: string, options?: SendOptions): Promise<void> {
     await this.peer.request('unlock', [name], options);
   }
 
@@ -450,12 +420,12 @@ export class OvsdbConnection {
    * `set_db_change_aware` (default true): stay connected when a database is
    * removed or converted and get `monitor_canceled` instead.
    */
-  async setDbChangeAware(aware = true, options?: RequestOptions): Promise<void> {
+  async setDbChangeAware(aware = true, options?: SendOptions): Promise<void> {
     await this.peer.request('set_db_change_aware', [aware], options);
   }
 
   /** `get_server_id`: the server's UUID (one per ovsdb-server process). */
-  async getServerId(options?: RequestOptions): Promise<string> {
+  async getServerId(options?: SendOptions): Promise<string> {
     const result = await this.peer.request('get_server_id', [], options);
     if (typeof result !== 'string') throw this.badReply('get_server_id', 'a string', result);
     return result;
@@ -469,7 +439,7 @@ export class OvsdbConnection {
   private async lockRequest(
     method: 'lock' | 'steal',
     name: string,
-    options: RequestOptions | undefined,
+    options: SendOptions | undefined,
   ): Promise<boolean> {
     const result = await this.peer.request(method, [name], options);
     if (!isObject(result) || typeof result['locked'] !== 'boolean') {

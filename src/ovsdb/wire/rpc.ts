@@ -20,13 +20,7 @@
  * @module
  */
 
-import {
-  ConnectionClosedError,
-  ProtocolError,
-  RequestTimeoutError,
-  RpcError,
-  WriteQueueFullError,
-} from './errors.js';
+import { ConnectionClosedError, ProtocolError, RequestTimeoutError, RpcError } from './errors.js';
 import { JsonStreamFramer } from './framer.js';
 import { errorText, preview } from './json.js';
 import { parseJsonMessage, stringifyJson } from './json-text.js';
@@ -34,6 +28,9 @@ import { DEFAULT_MAX_REPLY_BYTES, DEFAULT_MAX_UNSOLICITED_BYTES } from './limits
 import type { MemberReviver } from './split-decoder.js';
 import type { Transport } from './transport.js';
 import { utf8Length } from './utf8.js';
+import { DEFAULT_MAX_WRITE_QUEUE_BYTES, WriteQueue } from './write-queue.js';
+
+export { DEFAULT_MAX_WRITE_QUEUE_BYTES } from './write-queue.js';
 
 /** Options of {@link JsonRpcPeer}. */
 export interface PeerOptions {
@@ -74,32 +71,73 @@ export interface PeerOptions {
   /** Called once when the peer closes; `error` is undefined for a local clean close. */
   onClose?: (error: Error | undefined) => void;
   /**
-   * Called when one of the hooks above throws (or `onId` does). The peer keeps
+   * Called when one of the hooks above throws (or a request's `onSent` or
+   * {@link ReplyHandler} does). The peer keeps
    * running. Default: `console.error`.
    */
   onHookError?: (error: unknown) => void;
 }
 
-/** Default {@link PeerOptions.maxWriteQueueBytes}: 64 MiB. */
-export const DEFAULT_MAX_WRITE_QUEUE_BYTES = 64 * 1024 * 1024;
+/**
+ * What one request takes besides its method and params: how long to wait
+ * for the reply, a signal that gives up waiting, and a hook called as it is
+ * sent. The one options type of every send: the connection's methods, and
+ * the database client's transactions (raw and typed) extend it.
+ */
+export interface SendOptions {
+  /**
+   * Give up waiting for the reply after this many ms, with a
+   * {@link RequestTimeoutError} (a late reply is then ignored); overrides
+   * {@link PeerOptions.requestTimeoutMs}.
+   */
+  readonly timeoutMs?: number | undefined;
+  /**
+   * Aborting gives up waiting at once, with the signal's reason; an already
+   * aborted signal sends nothing.
+   */
+  readonly signal?: AbortSignal | undefined;
+  /**
+   * When the wait is given up after the request was sent (`signal` aborts,
+   * or `timeoutMs` passes), also send `cancel` for it: ovsdb-server then
+   * drops a transaction it has not committed yet (a `wait` still blocking).
+   */
+  readonly cancelOnAbort?: boolean | undefined;
+  /**
+   * Called with the request's id just before it is written: from then on
+   * it may take effect. The id is what `cancel` takes.
+   */
+  readonly onSent?: ((id: number) => void) | undefined;
+}
 
-/** Options of one {@link JsonRpcPeer.request}. */
-export interface RequestOptions {
-  /** Timeout in ms for this request; overrides {@link PeerOptions.requestTimeoutMs}. */
-  timeoutMs?: number;
-  /** Aborting rejects the request at once with the signal's reason. */
-  signal?: AbortSignal;
-  /** Send `cancel` (a notification) when the signal aborts. */
-  cancelOnAbort?: boolean;
-  /** Called with the request's id just before it is sent. */
-  onId?: (id: number) => void;
+/** {@link SendOptions} of a request whose reply may be large (a monitor's initial contents). */
+export interface LargeReplyOptions extends SendOptions {
   /**
    * For a reply large enough to be decoded as its bytes arrive (over the
    * framer's split threshold, 8 MiB), what the members of its objects
    * become as they are parsed: see {@link ReplyReviver}. Only where the
    * reply's `id` comes before its `result`, as ovsdb-server writes it.
    */
-  reviveLargeReply?: ReplyReviver;
+  readonly reviveLargeReply?: ReplyReviver | undefined;
+}
+
+/**
+ * Where a request sent with {@link JsonRpcPeer.send} reports: its id as it
+ * is written, then exactly once either the reply's result or why none will
+ * come. A caller that keeps its own state per request (a transaction) is its
+ * own handler, so that a request costs no promise or closure.
+ */
+export interface ReplyHandler {
+  /** The request's id, just before it is written (it may take effect from then on). */
+  readonly onSent?: ((id: number) => void) | undefined;
+  /** The reply's `result`. */
+  onReply(result: unknown): void;
+  /**
+   * No result will come: an {@link RpcError} (the reply's `error`), a
+   * {@link RequestTimeoutError}, the signal's reason, a
+   * {@link ConnectionClosedError}, or a `TypeError` for params that cannot
+   * be sent (then before `onSent`).
+   */
+  onError(error: unknown): void;
 }
 
 /**
@@ -124,12 +162,22 @@ export type ReplyReviver = (
 
 interface Pending {
   readonly method: string;
+  readonly handler: ReplyHandler;
   readonly revive: ReplyReviver | undefined;
-  readonly resolve: (value: unknown) => void;
-  readonly reject: (error: unknown) => void;
   timer: ReturnType<typeof setTimeout> | undefined;
   signal: AbortSignal | undefined;
   onAbort: (() => void) | undefined;
+}
+
+const NO_OPTIONS: SendOptions = {};
+
+/** A {@link ReplyHandler} that settles a promise (what {@link JsonRpcPeer.request} uses). */
+class PromiseHandler implements ReplyHandler {
+  constructor(
+    readonly onReply: (result: unknown) => void,
+    readonly onError: (error: unknown) => void,
+    readonly onSent: ((id: number) => void) | undefined,
+  ) {}
 }
 
 const MEMBERS = new Set(['method', 'params', 'result', 'error', 'id']);
@@ -167,15 +215,7 @@ export class JsonRpcPeer {
   private closeError: Error | undefined;
   private resolveClosed!: (error: Error | undefined) => void;
 
-  private readonly queue: string[] = [];
-  private queueHead = 0;
-  private waitingForDrain = false;
-  /** The UTF-8 size of each queued message, in step with `queue`. */
-  private readonly queueSizes: number[] = [];
-  private queueBytes = 0;
-  private queueBytesPeak = 0;
-  private readonly maxWriteQueueBytes: number;
-  private drainWaiters: (() => void)[] = [];
+  private readonly out: WriteQueue;
 
   /**
    * Attach to `transport` (which must not have a consumer yet).
@@ -184,10 +224,18 @@ export class JsonRpcPeer {
   constructor(transport: Transport, options: PeerOptions = {}) {
     this.transport = transport;
     this.options = options;
-    this.maxWriteQueueBytes = options.maxWriteQueueBytes ?? DEFAULT_MAX_WRITE_QUEUE_BYTES;
-    if (!(this.maxWriteQueueBytes > 0)) {
-      throw new RangeError(`maxWriteQueueBytes must be positive, got ${this.maxWriteQueueBytes}`);
-    }
+    this.out = new WriteQueue(
+      transport,
+      options.maxWriteQueueBytes ?? DEFAULT_MAX_WRITE_QUEUE_BYTES,
+      {
+        full: (error) => this.shutdown(error, error.message),
+        failed: (e) =>
+          this.shutdown(
+            e instanceof Error ? e : new ConnectionClosedError(errorText(e)),
+            `write failed: ${errorText(e)}`,
+          ),
+      },
+    );
     this.maxMessageBytes = options.maxMessageBytes ?? DEFAULT_MAX_REPLY_BYTES;
     this.maxUnsolicitedBytes = Math.min(
       this.maxMessageBytes,
@@ -207,7 +255,7 @@ export class JsonRpcPeer {
     transport.attach({
       data: (chunk) => this.onData(chunk),
       message: (text) => this.onMessage(text),
-      drain: () => this.onDrain(),
+      drain: () => this.out.onDrain(),
       close: (error) => this.onTransportClose(error),
     });
   }
@@ -261,17 +309,17 @@ export class JsonRpcPeer {
 
   /** Messages waiting for the transport to drain (write backpressure). */
   get queuedWrites(): number {
-    return this.queue.length - this.queueHead;
+    return this.out.length;
   }
 
   /** Bytes (UTF-8) of the messages waiting for the transport to drain. */
   get queuedWriteBytes(): number {
-    return this.queueBytes;
+    return this.out.bytes;
   }
 
   /** The most bytes that ever waited at once (see {@link JsonRpcPeer.queuedWriteBytes}). */
   get peakQueuedWriteBytes(): number {
-    return this.queueBytesPeak;
+    return this.out.peakBytes;
   }
 
   /** The transport's description, e.g. `unix:/run/ovn/ovnnb_db.sock`. */
@@ -284,10 +332,7 @@ export class JsonRpcPeer {
    * message (it did not ask to wait for `drain`), or when the peer closes.
    */
   drained(): Promise<void> {
-    if (this.isClosedFlag || (!this.waitingForDrain && this.queuedWrites === 0)) {
-      return Promise.resolve();
-    }
-    return new Promise((resolve) => this.drainWaiters.push(resolve));
+    return this.out.drained();
   }
 
   /**
@@ -298,88 +343,128 @@ export class JsonRpcPeer {
    * // sends {"method":"echo","params":["hi"],"id":3} → ['hi']
    * ```
    *
-   * Rejects with {@link RpcError} when the reply's `error` is not null, with
-   * {@link RequestTimeoutError} on timeout (a late reply is then ignored), with
-   * the signal's reason when `signal` aborts (an already aborted signal sends
-   * nothing), with {@link ConnectionClosedError} when the peer is or becomes
-   * closed, and with a `TypeError` when `params` cannot be serialized.
+   * Rejects as {@link ReplyHandler.onError} describes: with
+   * {@link RpcError} when the reply's `error` is not null, with
+   * {@link RequestTimeoutError} on timeout, with the signal's reason when
+   * `signal` aborts, with {@link ConnectionClosedError} when the peer is or
+   * becomes closed, and with a `TypeError` when `params` cannot be
+   * serialized.
    */
   request<R = unknown>(
     method: string,
     params: readonly unknown[],
-    options: RequestOptions = {},
+    options: LargeReplyOptions = NO_OPTIONS,
   ): Promise<R> {
+    return new Promise<R>((resolve, reject) => {
+      this.send(
+        method,
+        params,
+        new PromiseHandler(resolve as (value: unknown) => void, reject, options.onSent),
+        options,
+        options.reviveLargeReply,
+      );
+    });
+  }
+
+  /**
+   * Send a request and report to `handler`: its id as it is written, then
+   * its reply's `result` or why none will come (see {@link ReplyHandler}).
+   * `options` are those of {@link JsonRpcPeer.request}, but for `onSent`,
+   * which the handler's replaces. A failure before sending (closed peer,
+   * aborted signal, params that cannot be serialized) reaches the handler
+   * at once, before `send` returns.
+   */
+  send(
+    method: string,
+    params: readonly unknown[],
+    handler: ReplyHandler,
+    options: SendOptions = NO_OPTIONS,
+    revive?: ReplyReviver,
+  ): void {
     if (this.isClosedFlag) {
-      return Promise.reject(
+      handler.onError(
         new ConnectionClosedError(
           `${method}: ${this.closeText}`,
           this.closeError ? { cause: this.closeError } : undefined,
         ),
       );
+      return;
     }
     const { signal } = options;
-    if (signal?.aborted) return Promise.reject(signal.reason);
+    if (signal?.aborted) {
+      handler.onError(signal.reason);
+      return;
+    }
     if (typeof method !== 'string') {
-      return Promise.reject(new TypeError(`method must be a string, got ${typeof method}`));
+      handler.onError(new TypeError(`method must be a string, got ${typeof method}`));
+      return;
     }
     if (!Array.isArray(params)) {
-      return Promise.reject(new TypeError(`${method}: params must be an array`));
+      handler.onError(new TypeError(`${method}: params must be an array`));
+      return;
     }
-    const timeoutMs = options.timeoutMs ?? this.options.requestTimeoutMs;
     const id = this.nextId++;
     let text: string;
     try {
       text = stringifyJson({ method, params, id });
     } catch (e) {
-      return Promise.reject(
+      handler.onError(
         new TypeError(`${method}: params cannot be serialized to JSON: ${errorText(e)}`, {
           cause: e,
         }),
       );
+      return;
     }
-    return new Promise<R>((resolve, reject) => {
-      const entry: Pending = {
-        method,
-        revive: options.reviveLargeReply,
-        resolve: resolve as (value: unknown) => void,
-        reject,
-        timer: undefined,
-        signal: undefined,
-        onAbort: undefined,
-      };
-      this.pending.set(id, entry);
-      if (timeoutMs !== undefined && Number.isFinite(timeoutMs)) {
-        entry.timer = setTimeout(
-          () => {
-            if (this.pending.get(id) !== entry) return;
-            this.pending.delete(id);
-            this.cleanup(entry);
-            reject(new RequestTimeoutError(method, timeoutMs));
-          },
-          Math.max(0, timeoutMs),
-        );
+    const entry: Pending = {
+      method,
+      handler,
+      revive,
+      timer: undefined,
+      signal: undefined,
+      onAbort: undefined,
+    };
+    this.pending.set(id, entry);
+    const timeoutMs = options.timeoutMs ?? this.options.requestTimeoutMs;
+    const cancel = options.cancelOnAbort === true;
+    if (timeoutMs !== undefined && Number.isFinite(timeoutMs)) {
+      entry.timer = setTimeout(
+        () => this.giveUp(id, entry, new RequestTimeoutError(method, timeoutMs), cancel),
+        Math.max(0, timeoutMs),
+      );
+    }
+    if (signal) {
+      const onAbort = (): void => this.giveUp(id, entry, signal.reason, cancel);
+      entry.signal = signal;
+      entry.onAbort = onAbort;
+      signal.addEventListener('abort', onAbort, { once: true });
+    }
+    if (handler.onSent !== undefined) {
+      try {
+        handler.onSent(id);
+      } catch (e) {
+        this.reportHookError(e);
       }
-      if (signal) {
-        const onAbort = (): void => {
-          if (this.pending.get(id) !== entry) return;
-          this.pending.delete(id);
-          this.cleanup(entry);
-          reject(signal.reason);
-          if (options.cancelOnAbort) this.cancel(id);
-        };
-        entry.signal = signal;
-        entry.onAbort = onAbort;
-        signal.addEventListener('abort', onAbort, { once: true });
-      }
-      if (options.onId) {
-        try {
-          options.onId(id);
-        } catch (e) {
-          this.reportHookError(e);
-        }
-      }
-      this.write(text);
-    });
+    }
+    this.write(text);
+  }
+
+  /** Stop waiting for request `id` with `error`, and send `cancel` for it when asked to. */
+  private giveUp(id: number, entry: Pending, error: unknown, cancel: boolean): void {
+    if (this.pending.get(id) !== entry) return;
+    this.pending.delete(id);
+    this.cleanup(entry);
+    if (cancel) this.notify('cancel', [id]);
+    this.settle(entry, false, error);
+  }
+
+  /** Report the outcome of a request to its handler (a throwing handler is reported, not thrown). */
+  private settle(entry: Pending, ok: boolean, value: unknown): void {
+    try {
+      if (ok) entry.handler.onReply(value);
+      else entry.handler.onError(value);
+    } catch (e) {
+      this.reportHookError(e);
+    }
   }
 
   /**
@@ -415,7 +500,7 @@ export class JsonRpcPeer {
     if (entry) {
       this.pending.delete(id);
       this.cleanup(entry);
-      entry.reject(new RpcError(entry.method, 'canceled'));
+      this.settle(entry, false, new RpcError(entry.method, 'canceled'));
     }
   }
 
@@ -541,8 +626,8 @@ export class JsonRpcPeer {
     if (!entry) return; // timed out, aborted, or never sent: ignore
     this.pending.delete(id);
     this.cleanup(entry);
-    if (error !== null) entry.reject(new RpcError(entry.method, error));
-    else entry.resolve(m['result']);
+    if (error !== null) this.settle(entry, false, new RpcError(entry.method, error));
+    else this.settle(entry, true, m['result']);
   }
 
   private dispatchNotification(method: string, params: readonly unknown[]): void {
@@ -615,64 +700,7 @@ export class JsonRpcPeer {
 
   private write(text: string): void {
     if (this.isClosedFlag) return;
-    if (this.waitingForDrain) {
-      const size = utf8Length(text);
-      const total = this.queueBytes + size;
-      if (total > this.maxWriteQueueBytes && this.queuedWrites > 0) {
-        const error = new WriteQueueFullError(this.description, total, this.maxWriteQueueBytes);
-        this.shutdown(error, error.message);
-        return;
-      }
-      this.queue.push(text);
-      this.queueSizes.push(size);
-      this.queueBytes = total;
-      if (total > this.queueBytesPeak) this.queueBytesPeak = total;
-      return;
-    }
-    this.writeNow(text);
-  }
-
-  private writeNow(text: string): void {
-    let ok: boolean;
-    try {
-      ok = this.transport.write(text);
-    } catch (e) {
-      this.shutdown(
-        e instanceof Error ? e : new ConnectionClosedError(errorText(e)),
-        `write failed: ${errorText(e)}`,
-      );
-      return;
-    }
-    if (!ok) this.waitingForDrain = true;
-  }
-
-  private onDrain(): void {
-    if (this.isClosedFlag) return;
-    this.waitingForDrain = false;
-    while (!this.waitingForDrain && this.queueHead < this.queue.length && !this.isClosedFlag) {
-      const text = this.queue[this.queueHead]!;
-      this.queue[this.queueHead] = '';
-      this.queueBytes -= this.queueSizes[this.queueHead]!;
-      this.queueHead++;
-      this.writeNow(text);
-    }
-    if (this.queueHead === this.queue.length) {
-      this.queue.length = 0;
-      this.queueSizes.length = 0;
-      this.queueHead = 0;
-      this.queueBytes = 0;
-    } else if (this.queueHead > 1024 && this.queueHead * 2 > this.queue.length) {
-      this.queue.splice(0, this.queueHead);
-      this.queueSizes.splice(0, this.queueHead);
-      this.queueHead = 0;
-    }
-    if (!this.waitingForDrain && this.queuedWrites === 0) this.wakeDrainWaiters();
-  }
-
-  private wakeDrainWaiters(): void {
-    const waiters = this.drainWaiters;
-    this.drainWaiters = [];
-    for (const w of waiters) w();
+    this.out.write(text);
   }
 
   // ---- closing ----------------------------------------------------------
@@ -704,19 +732,16 @@ export class JsonRpcPeer {
     this.pending.clear();
     for (const entry of entries) {
       this.cleanup(entry);
-      entry.reject(
+      this.settle(
+        entry,
+        false,
         new ConnectionClosedError(
           `${entry.method}: ${text}`,
           this.closeError ? { cause: this.closeError } : undefined,
         ),
       );
     }
-    this.queue.length = 0;
-    this.queueSizes.length = 0;
-    this.queueHead = 0;
-    this.queueBytes = 0;
-    this.waitingForDrain = false;
-    this.wakeDrainWaiters();
+    this.out.close();
     this.framer?.reset();
     if (closeTransport) {
       try {

@@ -178,14 +178,25 @@ describe.each(SERVER_KINDS)('against %s', (kind) => {
       expect((err as TransactionError).error).toBe('timed out');
     });
 
-    it('transactRaw returns the result array as sent, errors included', async () => {
+    it('sendTransact hands over the result array as sent, errors included', async () => {
       const conn = await open();
       const name = unique('raw');
-      const raw = await conn.transactRaw(DB, [
-        insertItem(name, 1),
-        { op: 'mutate', table: 'Item', where: [['name', '==', name]], mutations: [['n', '%=', 0]] },
-        { op: 'comment', comment: 'never reached' },
-      ]);
+      const raw = await new Promise<unknown[]>((onReply, onError) =>
+        conn.sendTransact(
+          DB,
+          [
+            insertItem(name, 1),
+            {
+              op: 'mutate',
+              table: 'Item',
+              where: [['name', '==', name]],
+              mutations: [['n', '%=', 0]],
+            },
+            { op: 'comment', comment: 'never reached' },
+          ],
+          { onReply: onReply as (r: unknown) => void, onError },
+        ),
+      );
       expect(raw).toHaveLength(3);
       expect(uuidOf(raw[0])).toMatch(UUID_RE);
       expect(raw[1]).toEqual({ error: 'domain error', details: 'Division by zero.' });
@@ -211,7 +222,7 @@ describe.each(SERVER_KINDS)('against %s', (kind) => {
         const pending = conn.transact(DB, [waitNever(unique('cancel'))], {
           signal: controller.signal,
           cancelOnAbort: true,
-          onId: (i) => {
+          onSent: (i) => {
             id = i;
           },
         });
@@ -234,7 +245,7 @@ describe.each(SERVER_KINDS)('against %s', (kind) => {
         await conn.setDbChangeAware(true);
         let id = -1;
         const outcome = conn
-          .transact(DB, [waitNever(unique('cancel-id'))], { onId: (i) => (id = i) })
+          .transact(DB, [waitNever(unique('cancel-id'))], { onSent: (i) => (id = i) })
           .catch((e: unknown) => e);
         await conn.echo('sync');
         conn.cancel(id);
@@ -254,7 +265,7 @@ describe.each(SERVER_KINDS)('against %s', (kind) => {
         await other.transact(DB, [insertItem(nameA, 1), insertItem(nameB, 1)]);
         let idA = -1;
         const cancelled = conn
-          .transact(DB, [waitNever(nameA)], { onId: (i) => (idA = i) })
+          .transact(DB, [waitNever(nameA)], { onSent: (i) => (idA = i) })
           .catch((e: unknown) => e);
         // Control: an identical wait that is not cancelled completes once the row matches.
         const control = conn.transact(DB, [waitNever(nameB)]);

@@ -161,14 +161,17 @@ describe('OvsdbConnection: requests', () => {
     await expect(conn.transact('db', ops)).rejects.toThrow(/expected 2 results .*got 1/);
   });
 
-  it('transactRaw returns the result array unchecked', async () => {
+  it('sendTransact hands over the result array unchecked', async () => {
     const results = [{ count: 0 }, { error: 'aborted' }, null];
     const { conn } = fake({ transact: () => results });
     await expect(
-      conn.transactRaw('db', [
-        { op: 'update', table: 'T', where: [true], row: {} },
-        { op: 'abort' },
-      ]),
+      new Promise((onReply, onError) =>
+        conn.sendTransact(
+          'db',
+          [{ op: 'update', table: 'T', where: [true], row: {} }, { op: 'abort' }],
+          { onReply, onError },
+        ),
+      ),
     ).resolves.toEqual(results);
   });
 
@@ -278,7 +281,7 @@ describe('OvsdbConnection: requests', () => {
     let id = -1;
     const { conn, notes, serverEnd } = fake({ transact: () => new Promise(() => {}) });
     const p = conn
-      .transact('db', [{ op: 'abort' }], { onId: (i) => (id = i) })
+      .transact('db', [{ op: 'abort' }], { onSent: (i) => (id = i) })
       .catch((x: unknown) => x);
     conn.cancel(id);
     // The request rejects at once: the server only answers when db-change-aware.

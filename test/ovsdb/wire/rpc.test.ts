@@ -71,14 +71,14 @@ describe('JsonRpcPeer: requests and replies', () => {
     expect(peer.isClosed).toBe(false);
   });
 
-  it('reports the id through onId before sending', () => {
+  it('reports the id through onSent before sending', () => {
     const { peer, client } = setup();
     const ids: [number, number][] = [];
     void peer
-      .request('a', [], { onId: (id) => ids.push([id, client.sent.length]) })
+      .request('a', [], { onSent: (id) => ids.push([id, client.sent.length]) })
       .catch(() => {});
     void peer
-      .request('b', [], { onId: (id) => ids.push([id, client.sent.length]) })
+      .request('b', [], { onSent: (id) => ids.push([id, client.sent.length]) })
       .catch(() => {});
     expect(ids).toEqual([
       [0, 0],
@@ -287,6 +287,57 @@ describe('JsonRpcPeer: timeouts and aborts', () => {
     expect(peer.isClosed).toBe(false);
   });
 
+  it('a timeout with cancelOnAbort sends cancel too', async () => {
+    const { peer, client } = setup();
+    const a = peer.request('a', [], { timeoutMs: 5 });
+    const b = peer.request('b', [], { timeoutMs: 5, cancelOnAbort: true });
+    await expect(a).rejects.toBeInstanceOf(RequestTimeoutError);
+    await expect(b).rejects.toBeInstanceOf(RequestTimeoutError);
+    expect(client.sent).toEqual([
+      '{"method":"a","params":[],"id":0}',
+      '{"method":"b","params":[],"id":1}',
+      '{"method":"cancel","params":[1],"id":null}',
+    ]);
+  });
+
+  it('send reports to its handler: the id as it is written, then the result or the error', () => {
+    const { peer, client } = setup();
+    const seen: string[] = [];
+    const handler = (name: string) => ({
+      onSent: (id: number) => seen.push(`${name} sent ${id} after ${client.sent.length} writes`),
+      onReply: (r: unknown) => seen.push(`${name} reply ${JSON.stringify(r)}`),
+      onError: (e: unknown) => seen.push(`${name} error ${(e as Error).name}`),
+    });
+    peer.send('a', [], handler('a'));
+    peer.send('b', [], handler('b'));
+    client.injectBytes('{"id":1,"result":[2],"error":null}{"id":0,"error":"no"}');
+    peer.close();
+    peer.send('c', [], handler('c'));
+    expect(seen).toEqual([
+      'a sent 0 after 0 writes',
+      'b sent 1 after 1 writes',
+      'b reply [2]',
+      'a error RpcError',
+      'c error ConnectionClosedError',
+    ]);
+  });
+
+  it('a handler that throws is reported, and the peer keeps going', async () => {
+    const errors: unknown[] = [];
+    const { peer, client } = setup({ onHookError: (e) => errors.push(e) });
+    peer.send('a', [], {
+      onReply: () => {
+        throw new Error('bad handler');
+      },
+      onError: () => {},
+    });
+    const b = peer.request('b', []);
+    client.injectBytes('{"id":0,"result":1,"error":null}{"id":1,"result":2,"error":null}');
+    await expect(b).resolves.toBe(2);
+    expect(errors.map((e) => (e as Error).message)).toEqual(['bad handler']);
+    expect(peer.isClosed).toBe(false);
+  });
+
   it('an already aborted signal rejects without sending anything', async () => {
     const { peer, client } = setup();
     const reason = new Error('already');
@@ -299,7 +350,7 @@ describe('JsonRpcPeer: timeouts and aborts', () => {
   it('cancel() leaves the request pending until the server answers "canceled"', async () => {
     const { peer, client } = setup();
     let id = -1;
-    const p = peer.request('transact', ['db', { op: 'wait' }], { onId: (i) => (id = i) });
+    const p = peer.request('transact', ['db', { op: 'wait' }], { onSent: (i) => (id = i) });
     peer.cancel(id);
     client.injectBytes(`{"id":${id},"result":null,"error":"canceled"}`);
     const e = await p.catch((x: unknown) => x);
