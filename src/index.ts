@@ -3,15 +3,15 @@
  *
  * The root entry holds the ways in, with the types and errors that go with
  * them:
- * - {@link openDatabase}: a database client and typed transactions over it,
- *   in one handle (the usual way in);
- * - {@link connectDatabase}: the database client alone (a typed replica kept
- *   in sync, events, raw `transact`);
- * - {@link connect}: one raw OVSDB connection with every RFC 7047 method.
+ * - {@link openDatabase}: the one handle of a database, typed by its model:
+ *   typed transactions (`transact`), raw ones (`transactRaw`), and a
+ *   replica kept in sync (reads, events, `waitFor`), locks and status;
+ * - {@link connect}: one bare OVSDB connection with every RFC 7047 method.
  *
- * Each layer has its own entry point with the rest: `ovnkit/ovsdb` (the
- * protocol core), `ovnkit/client`, `ovnkit/transactions`, `ovnkit/nb` (the
- * Northbound models and DSL, `connectNb`), `ovnkit/server`,
+ * The Northbound DSL over that handle is `connectNb`/`createNb` in
+ * `ovnkit/nb`. Each layer has its own entry point with the rest:
+ * `ovnkit/ovsdb` (the protocol core), `ovnkit/client`,
+ * `ovnkit/transactions`, `ovnkit/desired`, `ovnkit/nb`, `ovnkit/server`,
  * `ovnkit/testing`, `ovnkit/browser` and `ovnkit/bridge`.
  *
  * ```ts
@@ -31,9 +31,8 @@ export {
   DatabaseClient,
   type DatabaseClientOptions,
   type DatabaseLock,
-  LockNotHeldError,
   type LockState,
-  TransactionOutcomeUnknownError,
+  openDatabase,
 } from './client/index.js';
 export {
   asUuid,
@@ -72,10 +71,11 @@ export {
 } from './ovsdb/index.js';
 export { type RefusedBy, TransactionRefusedError } from './ovsdb/wire/errors.js';
 export {
-  DatabaseHandle,
   DuplicateIndexError,
-  openDatabase,
+  LockNotHeldError,
+  type RawTransactOptions,
   TransactionOutcomeError,
+  TransactionOutcomeUnknownError,
   type TransactionResult,
   type TransactOptions,
   VerifyConflictError,

@@ -13,7 +13,6 @@ import { connect } from '../../src/ovsdb/connection/connect.js';
 import type { OvsdbConnection } from '../../src/ovsdb/connection/connection.js';
 import { newUuid } from '../../src/ovsdb/values/uuid.js';
 import type { Operation } from '../../src/ovsdb/wire/wire.js';
-import { clientExecutor, createTransactor, type Transactor } from '../../src/transactions/index.js';
 import { DB, portAddress, portName, SWITCH } from './nb-data.js';
 
 /** A connected, synced client and a transactor over it. */
@@ -21,7 +20,7 @@ export interface OvnkitSession {
   /** The database client. */
   readonly client: DatabaseClient<NBTables>;
   /** Typed transactions. */
-  readonly db: Transactor<NBTables>;
+  readonly db: DatabaseClient<NBTables>;
   /** Close the client. */
   close(): Promise<void>;
 }
@@ -30,7 +29,7 @@ export interface OvnkitSession {
 export async function openOvnkit(remote: string): Promise<OvnkitSession> {
   const client = connectDatabase({ remotes: remote, model: NB });
   await client.ready;
-  return { client, db: createTransactor(clientExecutor(client)), close: () => client.close() };
+  return { client, db: client, close: () => client.close() };
 }
 
 /** The user's data for port `i`: name and address strings. */
@@ -48,7 +47,7 @@ export function portData(start: number, count: number): PortData[] {
 }
 
 /** One W1 transaction through the typed builder: insert the port, add it to the switch. */
-export function addPort(db: Transactor<NBTables>, p: PortData): Promise<unknown> {
+export function addPort(db: DatabaseClient<NBTables>, p: PortData): Promise<unknown> {
   return db.transact((tx) => {
     const port = tx.insert('Logical_Switch_Port', {
       name: p.name,
@@ -60,7 +59,10 @@ export function addPort(db: Transactor<NBTables>, p: PortData): Promise<unknown>
 }
 
 /** One W2 transaction through the typed builder: insert the ports, add them all to the switch. */
-export function addPorts(db: Transactor<NBTables>, ports: readonly PortData[]): Promise<unknown> {
+export function addPorts(
+  db: DatabaseClient<NBTables>,
+  ports: readonly PortData[],
+): Promise<unknown> {
   return db.transact((tx) => {
     const refs = ports.map((p) =>
       tx.insert('Logical_Switch_Port', {

@@ -23,7 +23,7 @@ import {
 } from '../../src/desired/index.js';
 import { NB, type NBTables } from '../../src/nb/generated/model.js';
 import { nbDesiredState } from '../../src/nb/index.js';
-import type { Transactor } from '../../src/transactions/index.js';
+import type {} from '../../src/transactions/index.js';
 import { DB, transactText } from '../lib/nb-data.js';
 import type { RawClient } from '../lib/raw-client.js';
 import { cpuClock } from '../lib/variants.js';
@@ -386,7 +386,7 @@ export async function rawGuardedSample(c: RawClient, topo: W10Topology): Promise
 /** Change 1 %, then write every port through ovnkit's typed builder (uuids from the replica). */
 export async function naiveOvnkitSample(
   client: DatabaseClient<NBTables>,
-  db: Transactor<NBTables>,
+  db: DatabaseClient<NBTables>,
   topo: W10Topology,
 ): Promise<number> {
   topo.change();

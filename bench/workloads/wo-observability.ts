@@ -22,7 +22,6 @@ import { connectDatabase } from '../../src/client/client.js';
 import { NB } from '../../src/nb/generated/model.js';
 import type { ClientMetrics } from '../../src/observability/metrics.js';
 import type { Tracer } from '../../src/observability/tracing.js';
-import { clientExecutor, createTransactor } from '../../src/transactions/index.js';
 import { finishPorts, openWithSwitch } from '../lib/nb-data.js';
 import { addPort, addPorts, portData } from '../lib/ovnkit-side.js';
 import { cpuFigure, emptyResult, figure, ratio } from '../lib/results.js';
@@ -96,7 +95,7 @@ async function openClient(remote: string, observe: Observability | undefined) {
     ...(observe?.tracer === undefined ? {} : { tracer: observe.tracer }),
   });
   await client.ready;
-  return { client, db: createTransactor(clientExecutor(client)) };
+  return { client, db: client };
 }
 
 /** W1's ovnkit row (one-port transactions), observed or not. LSP/s. */

@@ -26,7 +26,7 @@
 
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { connectDatabase, type DatabaseClient } from 'ovnkit/client';
+import { type DatabaseClient, openDatabase } from 'ovnkit/client';
 import {
   type ApplyResult,
   applyDesired,
@@ -154,23 +154,25 @@ export async function runExample(options: RunOptions = {}): Promise<ApplyResult[
   const remote = options.remote ?? process.env['OVN_NB_DB'];
   const server =
     remote === undefined ? await startMemoryServer({ schemaPath: NB_SCHEMA }) : undefined;
-  const client = connectDatabase({ remotes: remote ?? server!.unixRemote, model: NB });
   try {
-    await client.whenSynced();
-    print(`NB: ${remote ?? 'in-memory server'}`);
-    print('');
-    const results = [
-      await step(client, 'plan 1: the tenant', declareTenant(1), print),
-      await step(client, 'plan 2: the change', declareTenant(2), print),
-      await step(client, 'plan 3: again', declareTenant(2), print),
-    ];
-    const count = (t: keyof NBTables) => [...client.rows(t)].length;
-    print(
-      `NB: ${count('Logical_Switch_Port')} switch ports, ${count('ACL')} ACLs, ${count('NAT')} NAT rules, ${count('Logical_Router_Static_Route')} routes`,
-    );
-    return results;
+    const client = await openDatabase({ remotes: remote ?? server!.unixRemote, model: NB });
+    try {
+      print(`NB: ${remote ?? 'in-memory server'}`);
+      print('');
+      const results = [
+        await step(client, 'plan 1: the tenant', declareTenant(1), print),
+        await step(client, 'plan 2: the change', declareTenant(2), print),
+        await step(client, 'plan 3: again', declareTenant(2), print),
+      ];
+      const count = (t: keyof NBTables) => [...client.rows(t)].length;
+      print(
+        `NB: ${count('Logical_Switch_Port')} switch ports, ${count('ACL')} ACLs, ${count('NAT')} NAT rules, ${count('Logical_Router_Static_Route')} routes`,
+      );
+      return results;
+    } finally {
+      await client.close();
+    }
   } finally {
-    await client.close();
     await server?.stop();
   }
 }

@@ -12,7 +12,7 @@
  */
 
 import { pathToFileURL } from 'node:url';
-import { connectDatabase } from 'ovnkit/client';
+import { openDatabase } from 'ovnkit/client';
 import { createNb, NB } from 'ovnkit/nb';
 import { startOvsdbServer } from 'ovnkit/testing';
 import { PodController, ProgrammaticPodSource } from './controller/index.js';
@@ -43,11 +43,10 @@ export async function benchPodController(
   options: BenchPodControllerOptions,
 ): Promise<BenchPodControllerResult> {
   const run = `b${Date.now().toString(36)}`;
-  const client = connectDatabase({ remotes: options.remote, model: NB });
+  const client = await openDatabase({ remotes: options.remote, model: NB });
   const source = new ProgrammaticPodSource();
   let controller: PodController | undefined;
   try {
-    await client.ready;
     const nb = createNb(client);
     controller = new PodController({
       nb,

@@ -20,7 +20,7 @@
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { type ClientMetrics, connectDatabase } from 'ovnkit/client';
+import { type ClientMetrics, openDatabase } from 'ovnkit/client';
 import { createNb, NB } from 'ovnkit/nb';
 import { startMemoryServer } from 'ovnkit/testing';
 import { DEMO_TOPOLOGY } from './cluster.js';
@@ -114,19 +114,21 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoSummary> {
   const t0 = performance.now();
   const remote = options.remote ?? process.env['OVN_NB_DB'];
   const server = remote === undefined ? await startMemoryServer({ schema: NB.schema }) : undefined;
-  const client = connectDatabase({
+  const client = await openDatabase({
     remotes: remote ?? server!.unixRemote,
     model: NB,
     // A node's pool reconcile reads that node's ports through it (no scan of NB's ports).
     indexes: POOL_INDEXES,
     ...(options.clientMetrics !== undefined ? { metrics: options.clientMetrics } : {}),
+  }).catch(async (e: unknown) => {
+    await server?.stop();
+    throw e;
   });
   const source = new ProgrammaticPodSource();
   const nodes = new ProgrammaticNodeSource();
   let controller: PodController | undefined;
   let pools: PoolReconciler | undefined;
   try {
-    await client.ready;
     const nb = createNb(client);
     const podsFile = options.podsFile ?? join(HERE, 'pods.json');
     const pods = parsePodsFile(podsFile, readFileSync(podsFile, 'utf8'));

@@ -30,7 +30,7 @@
 import { renameSync, writeFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import { connectDatabase } from 'ovnkit/client';
+import { openDatabase } from 'ovnkit/client';
 import { createNb, NB } from 'ovnkit/nb';
 import { DEMO_TOPOLOGY } from './cluster.js';
 import { ActiveStandby, FilePodSource, jsonLogSink, PodController } from './controller/index.js';
@@ -66,7 +66,7 @@ export async function main(argv: readonly string[]): Promise<void> {
   const onError = (e: Error) =>
     log({ time: new Date().toISOString(), level: 'error', msg: 'source', error: e.message });
   // Every write asserts the lock: a replica that lost it cannot commit.
-  const client = connectDatabase({
+  const client = await openDatabase({
     remotes: values.nb,
     model: NB,
     indexes: POOL_INDEXES,
@@ -115,7 +115,6 @@ export async function main(argv: readonly string[]): Promise<void> {
     },
   });
   try {
-    await client.ready;
     replica.start();
     await new Promise<void>((resolve) => {
       process.once('SIGINT', resolve);

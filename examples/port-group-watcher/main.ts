@@ -25,7 +25,7 @@
 
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import { type ConnectedNb, connectNb, pgAdd, pgSetPorts } from 'ovnkit/nb';
+import { connectNb, type Nb, pgAdd, pgSetPorts } from 'ovnkit/nb';
 import { type LogicalSwitchPort, NB, type NBTables, type PortGroup } from './model/index.js';
 
 /** Where the Northbound database is, unless `--nb` says otherwise. */
@@ -39,7 +39,7 @@ const INDEXES = {
   Logical_Switch_Port: { tenant: { column: 'external_ids', key: TENANT_KEY } },
 } as const;
 
-type WatcherNb = ConnectedNb<NBTables, typeof INDEXES>;
+type WatcherNb = Nb<NBTables, typeof INDEXES>;
 
 /** The two index reads a reconciliation makes: the replica and a transaction both answer them. */
 interface IndexReader {

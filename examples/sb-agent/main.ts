@@ -29,7 +29,7 @@
 import { hostname } from 'node:os';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import { type DatabaseHandle, openDatabase } from 'ovnkit';
+import { type DatabaseClient, openDatabase } from 'ovnkit';
 import {
   type Chassis,
   type EncapType,
@@ -48,7 +48,7 @@ const INDEXES = {
   },
 } as const;
 
-type SbDb = DatabaseHandle<SBTables, typeof INDEXES>;
+type SbDb = DatabaseClient<SBTables, typeof INDEXES>;
 
 /** Who the agent is. */
 export interface ChassisSpec {
@@ -103,13 +103,13 @@ export class SbAgent {
 
   /** This chassis' row, once registered. */
   get chassis(): Chassis | undefined {
-    return this.db.client.lookup('Chassis', { name: this.name });
+    return this.db.lookup('Chassis', { name: this.name });
   }
 
   /** Create the Chassis (with its Encap) and Chassis_Private rows, or find them. */
   async register(): Promise<void> {
     const { name, hostname: host, encapType, encapIp } = this.spec;
-    const client = this.db.client;
+    const client = this.db;
     const { value } = await this.db.transact((tx) => {
       const ch = client.lookup('Chassis', { name });
       const encaps = (ch?.encaps ?? []).map((u) => client.get('Encap', u));
@@ -148,7 +148,7 @@ export class SbAgent {
 
   /** Subscribe to Port_Binding and SB_Global changes, and run a first pass. */
   async start(): Promise<void> {
-    const client = this.db.client;
+    const client = this.db;
     const me = () => this.chassis?._uuid;
     const concerns = (pb: PortBinding) =>
       (pb.requested_chassis !== null && pb.requested_chassis === me()) ||
@@ -206,7 +206,7 @@ export class SbAgent {
 
   /** What a pass would do, from the replica. */
   private plan(): { claim: PortBinding[]; release: PortBinding[]; nbCfg: boolean } {
-    const client = this.db.client;
+    const client = this.db;
     const me = this.chassis?._uuid;
     if (me === undefined) return { claim: [], release: [], nbCfg: false };
     const claim = client
@@ -223,7 +223,7 @@ export class SbAgent {
 
   /** One pass: claims, releases and nb_cfg in one transaction; nothing sent when there is nothing to do. */
   private async pass(): Promise<Pass> {
-    const client = this.db.client;
+    const client = this.db;
     const first = this.plan();
     if (first.claim.length + first.release.length === 0 && !first.nbCfg) {
       return { claimed: [], released: [], nbCfg: false };

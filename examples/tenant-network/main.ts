@@ -30,7 +30,7 @@
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { connect } from 'ovnkit';
-import { connectDatabase } from 'ovnkit/client';
+import { openDatabase } from 'ovnkit/client';
 import {
   aclAdd,
   addressSetAdd,
@@ -266,9 +266,8 @@ export interface TenantNetworkOptions {
 export async function runTenantNetwork(
   options: TenantNetworkOptions = {},
 ): Promise<TenantNetworkSummary> {
-  const client = connectDatabase({ remotes: options.nb ?? DEFAULT_NB, model: NB });
+  const client = await openDatabase({ remotes: options.nb ?? DEFAULT_NB, model: NB });
   try {
-    await client.ready;
     const nb = createNb(client);
     // A dry run says whether the real one would write anything: with every
     // object there already, it holds nothing but reads and guards.

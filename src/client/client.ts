@@ -86,7 +86,7 @@
  * @module
  */
 
-import type { ClientMetricsTarget } from '../observability/metrics.js';
+import type { ClientMetricsTarget, ClientObservability } from '../observability/metrics.js';
 import {
   absentColumns,
   type CompatOption,
@@ -97,15 +97,22 @@ import type { ColumnOf, DatabaseModel, RowOf, TableMap, TableName } from '../ovs
 import { ConnectionClosedError, OvsdbError } from '../ovsdb/wire/errors.js';
 import type { Condition, Operation, OperationResult } from '../ovsdb/wire/wire.js';
 import type { IndexValue } from '../rows/indexes.js';
+import { type BatchOptions, type BatchResult, transactBatches } from '../transactions/batches.js';
+import type { TransactionBuilder } from '../transactions/builder.js';
+import type { TransactionCallback } from '../transactions/compile.js';
+import type { TransactionExecutor } from '../transactions/executor.js';
+import type { Resolved } from '../transactions/handles.js';
+import type { TransactionResult } from '../transactions/outcome.js';
+import { type RawTransactOptions, transactRaw } from '../transactions/raw.js';
+import { type DryRunResult, type TransactOptions, transact } from '../transactions/run.js';
 import { ClientClosedError } from './errors.js';
+import { ClientExecutor } from './executor.js';
 import { checkLockName, type DatabaseLock, type LockOptions } from './locks.js';
 import { createLog, logHandlerError } from './log.js';
-import type { ClientObservability } from './metrics.js';
 import { MonitorGroups } from './monitor-groups.js';
 import {
   connectionConfig,
   type DatabaseClientOptions,
-  type RawTransactOptions,
   type TableMonitorOptions,
 } from './options.js';
 import { Reconnector } from './reconnect.js';
@@ -116,7 +123,6 @@ import {
   type RowEventKind,
   type WaitForOptions,
 } from './replica/replica.js';
-import { transactOn } from './session.js';
 import {
   type ClientStats,
   type ClientStatus,
@@ -125,10 +131,10 @@ import {
   StatusReporter,
 } from './status.js';
 
-export { ClientClosedError, LockNotHeldError, TransactionOutcomeUnknownError } from './errors.js';
+export { ClientClosedError } from './errors.js';
 export type { DatabaseLock, LockOptions, LockState, LockStatus } from './locks.js';
 export type { Logger } from './log.js';
-export type { DatabaseClientOptions, RawTransactOptions, TableMonitorOptions } from './options.js';
+export type { DatabaseClientOptions, TableMonitorOptions } from './options.js';
 export type {
   ClientState,
   ClientStats,
@@ -155,36 +161,28 @@ export class DatabaseClient<
   readonly stats: ClientStats;
   /** The model. */
   readonly model: DatabaseModel<DB>;
-  /** {@link DatabaseClient.transact} honours `cancelOnAbort` (sends `cancel`). */
-  readonly cancels = true;
-  /** {@link DatabaseClient.transact} honours `fence` (see {@link DatabaseClient.lock}). */
-  readonly fences = true;
   /**
-   * The client's metrics recorder and tracer, from the `metrics` and
-   * `tracer` options (undefined when neither was given); typed
-   * transactions over the client report through it.
+   * What the client's transactions run on: it sends each on the current
+   * session once in sync (see `TransactionExecutor`). `transact`,
+   * `transactBatches` and `transactRaw` go through it, so it is the one
+   * place to observe (or delay, in a test) what the client sends.
    */
-  readonly observability: ClientObservability | undefined;
+  readonly executor: TransactionExecutor<DB>;
 
-  private readonly db: string;
   private readonly replica: Replica<DB>;
   private readonly statusReporter: StatusReporter;
   private readonly groups: MonitorGroups<DB>;
   private readonly connection: Reconnector<DB>;
-  /** The `fence` option. */
-  private readonly fence: string | undefined;
 
-  /** Use {@link connectDatabase}. */
+  /** Use {@link openDatabase}. */
   constructor(options: DatabaseClientOptions<DB, IX>) {
     this.model = options.model;
-    this.db = options.model.name;
     // (Sampled at scrape time only: the replica exists by then.)
     const observe = observabilityOf(options, {
       queueLength: () => this.replica.queueLength,
       locks: () =>
         this.connection.locks.statuses().map((l) => ({ name: l.name, held: l.state === 'held' })),
     });
-    this.observability = observe;
     const config = connectionConfig(options, observe);
     checkCompatOption(options.model, options.compat);
     const logger = options.logger ?? {};
@@ -229,7 +227,7 @@ export class DatabaseClient<
     });
     this.ready = this.connection.ready;
     const fence = options.fence;
-    this.fence = fence;
+    this.executor = new ClientExecutor(this.connection, options.model, this, fence, observe);
     if (fence !== undefined) {
       checkLockName(fence);
       // On the next microtask, as the first status events: handlers added right after construction see it.
@@ -432,48 +430,82 @@ export class DatabaseClient<
   // ---- writes ------------------------------------------------------------------------------
 
   /**
-   * Run `ops` as one transaction (raw wire operations) and resolve with the
-   * results once the replica shows the transaction's changes
-   * (read-your-writes: the server sends the updates before the reply).
+   * Build and run one atomic transaction: the callback gets a typed builder
+   * (`insert`, `update`, `mutate`, `delete`, `select`, `wait`, `verify`), may
+   * be replayed after a failed `verify`, and its value is returned with every
+   * operation handle resolved. Resolves once the replica shows the changes
+   * (the server sends the updates before the reply). While the client is not
+   * in sync, the transaction waits for it.
    *
-   * While the client is not in sync, the transaction waits for it.
+   * Inserts get client-chosen UUIDs, so that a transaction whose reply was
+   * lost still ends `committed` or `not committed`, exactly once (the
+   * guarantees are in `src/transactions/run.ts`). With a `fence` (the
+   * option's or the client's), `{"op": "assert", "lock": fence}` goes first.
    *
-   * With a `fence` (the option's or the client's), `{"op": "assert",
-   * "lock": fence}` is sent first and its result left out: the results and
-   * error indexes are those of `ops`.
+   * ```ts
+   * const { value: sw } = await db.transact((tx) => tx.insert('Logical_Switch', { name: 'sw0' }));
+   * // ["OVN_Northbound",{"op":"insert","table":"Logical_Switch","row":{"name":"sw0"},"uuid":"<sw>","uuid-name":"row0"}]
+   * db.get('Logical_Switch', sw)?.name; // 'sw0'
+   * ```
+   * @throws DatumError before sending, for an invalid operation;
+   *   SchemaDriftError before sending, for a table or column the server
+   *   lacks; TransactionError (or a subclass: `DuplicateIndexError`,
+   *   `VerifyConflictError`, `TransactionRefusedError`, `LockNotHeldError`)
+   *   when the transaction failed; `TransactionOutcomeError` when the
+   *   outcome of a lost reply could not be learnt (or its results were
+   *   lost); `ClientClosedError` when the client closes first.
+   */
+  transact<R>(
+    build: TransactionCallback<DB, R>,
+    options: TransactOptions & { readonly dryRun: true },
+  ): Promise<DryRunResult<R>>;
+  transact<R>(
+    build: TransactionCallback<DB, R>,
+    options?: TransactOptions,
+  ): Promise<TransactionResult<Resolved<R>>>;
+  transact<R>(
+    build: TransactionCallback<DB, R>,
+    options?: TransactOptions,
+  ): Promise<TransactionResult<Resolved<R>> | DryRunResult<R>> {
+    return transact(this.executor, build, options);
+  }
+
+  /**
+   * Write `items` in transactions of up to `size` items each, one after the
+   * other: `build(tx, item, i)` adds the operations of item `i`. Each batch
+   * is atomic.
+   * @throws BatchError naming the failed batch (the ones before it committed).
+   */
+  transactBatches<I>(
+    items: readonly I[],
+    size: number,
+    build: (tx: TransactionBuilder<DB>, item: I, index: number) => void,
+    options?: BatchOptions,
+  ): Promise<BatchResult> {
+    return transactBatches(this.executor, items, size, build, options);
+  }
+
+  /**
+   * Run `ops` (raw wire operations) as one transaction, and resolve with
+   * their results once the replica shows the transaction's changes. No
+   * outcome resolution: a lost reply is a `TransactionOutcomeUnknownError`.
+   *
+   * ```ts
+   * const [r] = await db.transactRaw([{ op: 'select', table: 'Logical_Switch', where: [], columns: ['name'] }]);
+   * r?.rows; // [{ name: 'sw0' }]
+   * ```
    * @throws SchemaDriftError before sending when an op names a table or
    *   column the server lacks; LockNotHeldError when the transaction is
    *   fenced by a lock this client does not hold (before sending, or the
-   *   server's answer: it did not commit); TransactionError when an operation fails;
-   *   TransactionOutcomeUnknownError when the reply was lost;
-   *   ClientClosedError when the client closes or gives up first.
+   *   server's answer: it did not commit); TransactionError when an
+   *   operation fails; TransactionOutcomeUnknownError when the reply was
+   *   lost; ClientClosedError when the client closes or gives up first.
    */
-  transact(
+  transactRaw(
     ops: readonly Operation[],
     options: RawTransactOptions = {},
   ): Promise<OperationResult[]> {
-    const deadline =
-      options.timeoutMs === undefined ? undefined : Date.now() + Math.max(0, options.timeoutMs);
-    // In sync (the usual case): send at once, without a promise step.
-    const fence =
-      options.fence === undefined
-        ? this.fence
-        : options.fence === false
-          ? undefined
-          : options.fence;
-    const c = this.connection;
-    const s = c.session;
-    if (
-      c.closedError === undefined &&
-      !options.signal?.aborted &&
-      s?.synced === true &&
-      s.endReason === undefined
-    ) {
-      return transactOn(s, this.db, ops, options, deadline, fence, c.locks);
-    }
-    return c
-      .whenConnected(options.signal, deadline)
-      .then((session) => transactOn(session, this.db, ops, options, deadline, fence, c.locks));
+    return transactRaw(this.executor, ops, options);
   }
 
   /**
@@ -544,9 +576,53 @@ export class DatabaseClient<
 }
 
 /**
- * Connect to a database and keep a typed replica of it. Returns at once; the
- * client connects in the background (`await client.ready`).
+ * Open a database: connect a client with `options` (remotes, model, tables,
+ * indexes, TLS, backoff, `fence`, …), wait until its replica is in sync, and
+ * return it: the one handle of the database, typed by its model, with
+ * typed transactions (`transact`, `transactBatches`), raw ones
+ * (`transactRaw`), the replica's reads and events, locks and status. It
+ * keeps itself in sync over reconnects and cluster failover until `close()`.
  *
+ * @example
+ * ```ts
+ * import { openDatabase } from 'ovnkit';
+ * import { NB } from 'ovnkit/nb';
+ *
+ * const db = await openDatabase({ remotes: 'unix:/var/run/ovn/ovnnb_db.sock', model: NB });
+ * const { value: sw } = await db.transact((tx) => {
+ *   const port = tx.insert('Logical_Switch_Port', { name: 'web-1', addresses: ['00:00:00:00:00:05'] });
+ *   return tx.insert('Logical_Switch', { name: 'sw0', ports: [port] });
+ * });
+ * console.log(db.get('Logical_Switch', sw)?.ports.length); // 1
+ * db.on('Logical_Switch_Port', 'insert', (lsp) => console.log('new port', lsp.name));
+ * await db.close();
+ * ```
+ * @throws RemoteSyntaxError for an invalid remote; OvsdbError for a table,
+ *   column or index the model does not have; RangeError for invalid backoff
+ *   options; ClientClosedError when the client gives up (see `backoff`) or
+ *   `signal` aborts before it is in sync (the client is closed then).
+ */
+export async function openDatabase<
+  DB extends TableMap,
+  const IX extends IndexesOption<CompatTables<DB, C>> = Record<never, never>,
+  const C extends CompatOption<DB> = false,
+>(options: DatabaseClientOptions<DB, IX, C>): Promise<DatabaseClient<CompatTables<DB, C>, IX>> {
+  const client = connectDatabase<DB, IX, C>(options);
+  try {
+    await client.ready;
+  } catch (e) {
+    await client.close();
+    throw e;
+  }
+  return client;
+}
+
+/**
+ * The handle of {@link openDatabase}, returned at once, before its first
+ * sync (`await client.ready`, or `client.whenSynced()`).
+ *
+ * @deprecated Use `openDatabase`, which returns the same handle once it is
+ *   in sync; this form stays for one release.
  * @example
  * ```ts
  * import { NB } from 'ovnkit/nb';
@@ -557,9 +633,7 @@ export class DatabaseClient<
  * for (const ls of nb.rows('Logical_Switch')) console.log(ls.name, ls.ports.length);
  * await nb.close();
  * ```
- * @throws RemoteSyntaxError for an invalid remote; OvsdbError for a table,
- *   column or index the model does not have; RangeError for invalid backoff
- *   options.
+ * @throws as `openDatabase`, but for giving up, which rejects `ready`.
  */
 export function connectDatabase<
   DB extends TableMap,

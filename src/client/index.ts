@@ -1,16 +1,16 @@
 /**
- * The database client: {@link connectDatabase} keeps a typed replica of a
- * database in sync over reconnects and cluster failover, with indexes and
- * ordered events. Its `transact` sends raw operations; for typed
- * transactions over it, see `openDatabase` in `ovnkit/transactions`.
+ * The database client: {@link openDatabase} opens the one handle of a
+ * database, typed by its model: typed transactions, raw ones, and a replica
+ * kept in sync over reconnects and cluster failover, with indexes, ordered
+ * events, OVSDB locks and status.
  *
  * ```ts
- * import { connectDatabase } from 'ovnkit/client';
+ * import { openDatabase } from 'ovnkit/client';
  * import { NB } from 'ovnkit/nb';
  *
- * const client = connectDatabase({ remotes: 'unix:/var/run/ovn/ovnnb_db.sock', model: NB });
- * await client.ready;
- * client.on('Logical_Switch', 'insert', (ls) => console.log('new switch', ls.name));
+ * const db = await openDatabase({ remotes: 'unix:/var/run/ovn/ovnnb_db.sock', model: NB });
+ * db.on('Logical_Switch', 'insert', (ls) => console.log('new switch', ls.name));
+ * await db.transact((tx) => tx.insert('Logical_Switch', { name: 'sw0' }));
  * ```
  * @module
  */
@@ -32,6 +32,8 @@ export {
   type RowCodec,
 } from '../rows/codec.js';
 export { type ClientIndexSpec, IndexError, type IndexValue } from '../rows/indexes.js';
+export { LockNotHeldError, TransactionOutcomeUnknownError } from '../transactions/errors.js';
+export type { RawTransactOptions } from '../transactions/raw.js';
 export type { BackoffOptions } from './backoff.js';
 export {
   ClientClosedError,
@@ -42,19 +44,16 @@ export {
   DatabaseClient,
   type DatabaseClientOptions,
   type DatabaseLock,
-  LockNotHeldError,
   type LockOptions,
   type LockState,
   type LockStatus,
   type Logger,
   type MonitorSyncInfo,
-  type RawTransactOptions,
+  openDatabase,
   type StatusEvent,
   type StatusEventType,
   type TableMonitorOptions,
-  TransactionOutcomeUnknownError,
 } from './client.js';
-export type { ClientObservability } from './metrics.js';
 export type {
   EventContext,
   ReplicaEventStats,

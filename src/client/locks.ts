@@ -44,7 +44,7 @@
  */
 
 import { ConnectionClosedError, OvsdbError } from '../ovsdb/wire/errors.js';
-import { LockNotHeldError } from './errors.js';
+import { LockNotHeldError } from '../transactions/errors.js';
 import { errorText, type Log } from './log.js';
 import type { Session } from './session.js';
 import type { StatusEvent } from './status.js';

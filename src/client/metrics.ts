@@ -1,17 +1,14 @@
 /**
- * The client's side of metrics and tracing: what a client carries of them
- * ({@link ClientObservability}), and how its errors and lost connections
+ * The client's side of metrics and tracing: how its errors and lost connections
  * map to metric labels. Nothing here runs unless the client was given a
  * `metrics` or `tracer` option.
  * @module
  */
 
-import type {
-  ClientMetricsRecorder,
-  ReconnectReason,
-  RpcErrorKind,
-} from '../observability/metrics.js';
-import type { Tracer } from '../observability/tracing.js';
+import type { ReconnectReason, RpcErrorKind } from '../observability/metrics.js';
+
+export type { ClientObservability } from '../observability/metrics.js';
+
 import { SchemaDriftError } from '../ovsdb/schema/compat.js';
 import {
   ConnectionClosedError,
@@ -24,20 +21,6 @@ import {
 } from '../ovsdb/wire/errors.js';
 import type { TableUpdates, TableUpdates2 } from '../ovsdb/wire/wire.js';
 import { isUnknownMethod } from './errors.js';
-
-/**
- * The metrics recorder and tracer of one client (present only when the
- * client was given a `metrics` or `tracer` option); the transaction layer
- * reads it to count and trace typed transactions.
- */
-export interface ClientObservability {
-  /** The database's name. */
-  readonly db: string;
-  /** The recorder of the client's metrics, if any. */
-  readonly metrics: ClientMetricsRecorder | undefined;
-  /** The tracer of the client's spans, if any. */
-  readonly tracer: Tracer | undefined;
-}
 
 /** The kind of a failed request's error, as a metric label. */
 export function rpcErrorKind(e: unknown): RpcErrorKind {

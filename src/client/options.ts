@@ -216,29 +216,6 @@ export interface DatabaseClientOptions<
   readonly fence?: string | undefined;
 }
 
-/** Options of {@link DatabaseClient.transact}. */
-export interface RawTransactOptions {
-  /** Timeout in ms, counting the wait for a connection. */
-  readonly timeoutMs?: number | undefined;
-  /** Abort waiting (the transaction may still commit if it was sent). */
-  readonly signal?: AbortSignal | undefined;
-  /**
-   * When `signal` aborts after the request was sent, also send `cancel`:
-   * ovsdb-server then drops the transaction if it has not committed yet
-   * (a `wait` still blocking, a clustered commit not yet replicated).
-   */
-  readonly cancelOnAbort?: boolean | undefined;
-  /** Called just before the request is written: from then on, it may commit. */
-  readonly onSent?: (() => void) | undefined;
-  /**
-   * Fence the transaction with this lock (`{"op": "assert", "lock": …}`
-   * first; its result is taken out of the reply), or `false` for none.
-   * Default: the client's `fence` option.
-   * @see DatabaseClientOptions.fence
-   */
-  readonly fence?: string | false | undefined;
-}
-
 /** The default {@link DatabaseClientOptions.probeIntervalMs} of remotes over TCP (`unix:` ones have none). */
 export const DEFAULT_PROBE_INTERVAL_MS = 5000;
 

@@ -285,7 +285,8 @@ export class Reconnector<DB extends TableMap> implements SessionHost<DB> {
     if (this.closed) return Promise.reject(this.closed);
     if (signal?.aborted) return Promise.reject(signal.reason);
     const s = this.session;
-    if (s?.synced && s.endReason === undefined) return Promise.resolve(s);
+    // (A closed connection whose session has not heard of it yet is not in sync.)
+    if (s?.synced && s.endReason === undefined && !s.conn.isClosed) return Promise.resolve(s);
     return new Promise<Session>((resolve, reject) => {
       let timer: ReturnType<typeof setTimeout> | undefined;
       const entry: ConnectedWaiter = {

@@ -2,45 +2,31 @@
  * One session of the client: a connection to one server, from dialing
  * through the handshake (`list_dbs`, the `_Server.Database` verdict,
  * `set_db_change_aware`, `get_schema` and its comparison with the model) to
- * every monitor in sync, and the transactions sent over it.
+ * every monitor in sync (the transactions sent over it: `executor.ts`).
  * @module
  */
 
 import type { ClientMetricsRecorder, ReconnectReason } from '../observability/metrics.js';
 import { OvsdbConnection } from '../ovsdb/connection/connection.js';
-import { type CompatReport, checkOperations, compareSchemas } from '../ovsdb/schema/compat.js';
+import { type CompatReport, compareSchemas } from '../ovsdb/schema/compat.js';
 import type { DatabaseModel, TableMap } from '../ovsdb/schema/model.js';
 import { parseSchema } from '../ovsdb/schema/schema.js';
 import type { DatabaseSchema } from '../ovsdb/schema/schema-types.js';
 import type { DialedTransport } from '../ovsdb/transport/dial.js';
-import {
-  ConnectionClosedError,
-  OvsdbError,
-  RequestTimeoutError,
-  TransactionError,
-  TransactionRefusedError,
-} from '../ovsdb/wire/errors.js';
-import { isObject } from '../ovsdb/wire/json.js';
+import { OvsdbError } from '../ovsdb/wire/errors.js';
 import { stringifyJson } from '../ovsdb/wire/json-text.js';
-import { readTransactReply, transactFailure } from '../ovsdb/wire/results.js';
-import type { SendOptions } from '../ovsdb/wire/rpc.js';
-import type { Operation, OperationResult, TableUpdates2 } from '../ovsdb/wire/wire.js';
+import type { TableUpdates2 } from '../ovsdb/wire/wire.js';
 import {
   decodeServerDatabaseRow,
   type ServerDatabaseRow,
   serverMonitorRequest,
 } from './cluster.js';
-import {
-  isUnknownMethod,
-  LockNotHeldError,
-  ServerSkippedError,
-  TransactionOutcomeUnknownError,
-} from './errors.js';
+import { isUnknownMethod, ServerSkippedError } from './errors.js';
 import type { ClientLocks } from './locks.js';
 import { errorText, type Log } from './log.js';
 import { reconnectReason, rpcErrorKind, rpcErrorMethod } from './metrics.js';
 import type { MonitorGroups, MonitorSession } from './monitor-groups.js';
-import { type ConnectionConfig, probeIntervalFor, type RawTransactOptions } from './options.js';
+import { type ConnectionConfig, probeIntervalFor } from './options.js';
 import { MeteredTransport, type ProbedSession, startProbe } from './probe.js';
 import type { ServerSelector } from './server-choice.js';
 import type { MonitorSyncInfo, StatusReporter } from './status.js';
@@ -310,103 +296,4 @@ function onServerUpdate<DB extends TableMap>(
     host.status.emit({ type: 'leader-changed', reason: verdict.reason, remote: s.remote });
   }
   s.end(verdict.reason, undefined, leader ? 'leader_changed' : 'server_unusable');
-}
-
-/**
- * Send `ops` to database `db` as one transaction on `session`, after
- * checking them against the server's schema. With `fence` (a lock name),
- * `{"op": "assert", "lock": fence}` goes first, and its result is taken out
- * of the reply (the results, and the indexes of errors, are those of `ops`).
- * @throws SchemaDriftError before sending; LockNotHeldError before sending
- *   when the lock `fence` is not held on `session`, and when the server
- *   answers its `assert` with `not owner`; TransactionOutcomeUnknownError
- *   when the reply was lost; the connection's errors otherwise (among them
- *   TransactionRefusedError for a refusal, which did not commit).
- */
-export function transactOn(
-  session: Session,
-  db: string,
-  ops: readonly Operation[],
-  options: RawTransactOptions,
-  deadline: number | undefined,
-  fence: string | undefined,
-  locks: ClientLocks,
-): Promise<OperationResult[]> {
-  try {
-    if (session.compat && session.schema) checkOperations(session.compat, session.schema, ops);
-    if (fence !== undefined) {
-      const refused = locks.refusal(fence, session);
-      if (refused !== undefined) throw refused;
-    }
-  } catch (e) {
-    session.metrics?.rpcError('transact', rpcErrorKind(e));
-    return Promise.reject(e);
-  }
-  const request: SendOptions = {
-    timeoutMs: deadline === undefined ? undefined : Math.max(1, deadline - Date.now()),
-    signal: options.signal,
-    cancelOnAbort: options.cancelOnAbort,
-    onSent: options.onSent,
-  };
-  const conn = session.conn;
-  const fenced: Operation[] = [{ op: 'assert', lock: fence ?? '' }, ...ops];
-  const reply =
-    fence === undefined
-      ? conn.transact(db, ops, request)
-      : conn.rpc.request('transact', [db, ...fenced], request).then(
-          (result) => {
-            const rest = unfence(fence, Array.isArray(result) ? result : [result]);
-            const error = readTransactReply(ops, rest, conn.description);
-            if (error !== undefined) throw error;
-            return rest.slice(0, ops.length) as OperationResult[];
-          },
-          (e: unknown) => {
-            throw transactFailure(e, fenced);
-          },
-        );
-  return reply.then(undefined, (e: unknown) => {
-    session.metrics?.rpcError('transact', rpcErrorKind(e));
-    if (e instanceof ConnectionClosedError || e instanceof RequestTimeoutError) {
-      const why = errorText(e);
-      throw new TransactionOutcomeUnknownError(
-        `transaction sent to ${session.remote} but no reply came (${why}): its outcome is unknown (it may have committed)`,
-        { cause: e, lost: `no reply came from ${session.remote} (${why})` },
-      );
-    }
-    if (fence !== undefined && e instanceof TransactionRefusedError && e.opIndex > 0) {
-      // A bridge's refusal of one operation: its index among `ops`.
-      throw new TransactionRefusedError(
-        e.refusedBy,
-        e.opIndex - 1,
-        e.error,
-        e.details,
-        e.op,
-        e.table,
-      );
-    }
-    throw e;
-  });
-}
-
-/**
- * The results of a fenced transaction without its leading `assert`'s.
- * @throws LockNotHeldError when the server answered the `assert` with `not
- *   owner`; TransactionError when it failed otherwise.
- */
-function unfence(fence: string, results: unknown[]): unknown[] {
-  const first = results[0];
-  if (isObject(first) && first['error'] !== undefined && first['error'] !== null) {
-    const details = typeof first['details'] === 'string' ? first['details'] : undefined;
-    if (first['error'] === 'not owner') {
-      throw new LockNotHeldError(fence, 'server', details ?? 'not owner');
-    }
-    throw new TransactionError(
-      -1,
-      typeof first['error'] === 'string' ? first['error'] : stringifyJson(first['error']),
-      details,
-      false,
-      'assert',
-    );
-  }
-  return results.slice(1);
 }

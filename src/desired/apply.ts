@@ -9,11 +9,10 @@
  * @module
  */
 
+import type { DatabaseClient } from '../client/client.js';
 import type { TableMap } from '../ovsdb/schema/model.js';
 import { TransactionError } from '../ovsdb/wire/errors.js';
-import { clientExecutor, type TransactingClient } from '../transactions/client-executor.js';
 import { DuplicateIndexError, TransactionOutcomeError } from '../transactions/errors.js';
-import { createTransactor } from '../transactions/transactor.js';
 import { BatchProgress, batches, emitBatch } from './emit.js';
 import { DesiredConflictError } from './errors.js';
 import type { Plan, PlanOptions } from './plan.js';
@@ -21,13 +20,12 @@ import { planDesired } from './planner.js';
 import type { DesiredReader } from './snapshot.js';
 import type { DesiredState } from './state.js';
 
-/** What {@link applyDesired} needs: a database client (`connectDatabase`, or `DatabaseHandle.client`). */
-export interface DesiredClient<DB extends TableMap> extends TransactingClient<DB> {
-  /** The rows of `table`. */
-  rows: DesiredReader<DB>['rows'];
-  /** Resolve once every update received so far is in the replica. */
-  drained?(): Promise<void>;
-}
+/**
+ * What {@link applyDesired} needs of the database handle (`openDatabase`):
+ * its replica's reads, typed transactions, and its sync.
+ */
+export type DesiredClient<DB extends TableMap> = DesiredReader<DB> &
+  Pick<DatabaseClient<DB>, 'model' | 'transact' | 'whenSynced' | 'drained'>;
 
 /** Options of {@link applyDesired}. */
 export interface ApplyOptions extends PlanOptions {
@@ -45,7 +43,7 @@ export interface ApplyOptions extends PlanOptions {
   /** A `comment` operation in every transaction (shown in the server's log). */
   readonly comment?: string | undefined;
   /** The time each transaction may take, in ms. */
-  readonly timeout?: number | undefined;
+  readonly timeoutMs?: number | undefined;
   /** Abort the apply. */
   readonly signal?: AbortSignal | undefined;
 }
@@ -152,7 +150,6 @@ export async function runApply<DB extends TableMap>(
   if (options.guardReads === true && options.batchSize !== undefined) {
     throw new RangeError('apply: guardReads guards one transaction: it cannot go with batchSize');
   }
-  const transactor = createTransactor(clientExecutor(client as TransactingClient<DB>));
   const schema = state.model.schema;
   let attempts = 0;
   let transactions = 0;
@@ -161,7 +158,7 @@ export async function runApply<DB extends TableMap>(
   let conflicts = 0;
   for (;;) {
     attempts++;
-    if (client.whenSynced !== undefined) await client.whenSynced({ signal: options.signal });
+    await client.whenSynced({ signal: options.signal });
     const plan = source.plan();
     if (plan.empty) {
       source.settled(plan, true);
@@ -180,14 +177,14 @@ export async function runApply<DB extends TableMap>(
     try {
       for (const batch of batches(plan, schema, size)) {
         let counts = { operations: 0, guards: 0 };
-        await transactor.transact(
+        await client.transact(
           (tx) => {
             counts = emitBatch(tx as never, plan, schema, batch, progress);
           },
           {
             retries: 0,
             comment: options.comment,
-            timeout: options.timeout,
+            timeoutMs: options.timeoutMs,
             signal: options.signal,
           },
         );
@@ -203,9 +200,9 @@ export async function runApply<DB extends TableMap>(
       conflicts++;
       if (attempts > retries) throw new DesiredConflictError(attempts, error);
       // Let the replica catch up with the change that tripped the plan.
-      await client.drained?.();
+      await client.drained();
       await sleep(Math.min(5 * 2 ** (attempts - 1), 200) * (0.5 + Math.random()), options.signal);
-      await client.drained?.();
+      await client.drained();
     } finally {
       source.settled(plan, committed);
     }

@@ -37,6 +37,7 @@
  * @module
  */
 
+import type { DatabaseClient } from '../client/client.js';
 import type { TableMap, TableName } from '../ovsdb/schema/model.js';
 import type { ColumnSchema, TableSchema } from '../ovsdb/schema/schema-types.js';
 import { type ApplyOptions, type ApplyResult, type DesiredClient, runApply } from './apply.js';
@@ -48,26 +49,13 @@ import type { AnyRow, DesiredReader } from './snapshot.js';
 import { type Declared, type DesiredState, identity, KeyRef } from './state.js';
 import { setAtoms, valuesEqual } from './values.js';
 
-/** What a {@link DesiredReconciler} needs of its client: a database client (`connectDatabase`). */
-export interface ReconcilerClient<DB extends TableMap> extends DesiredClient<DB> {
-  /** Row events of `table` (the changes of the replica). */
-  on(
-    table: TableName<DB>,
-    kind: 'insert' | 'delete',
-    handler: (row: DB[TableName<DB>]['row']) => void,
-  ): () => void;
-  on(
-    table: TableName<DB>,
-    kind: 'update',
-    handler: (row: DB[TableName<DB>]['row'], old: DB[TableName<DB>]['row']) => void,
-  ): () => void;
-  /** Connection status events. */
-  onStatus(handler: () => void): () => void;
-  /** The client's counters: the row events queued and delivered so far. */
-  readonly stats: { readonly events: { readonly queued: number; readonly delivered: number } };
-  /** True when the replica holds `table`. */
-  isMonitored(table: TableName<DB>): boolean;
-}
+/**
+ * What a {@link DesiredReconciler} needs of the database handle
+ * (`openDatabase`): what `applyDesired` needs, its row and status events,
+ * its counters and its rows by UUID.
+ */
+export type ReconcilerClient<DB extends TableMap> = DesiredClient<DB> &
+  Pick<DatabaseClient<DB>, 'on' | 'onStatus' | 'stats' | 'get'>;
 
 /** Counts of a {@link DesiredReconciler}'s plans. */
 export interface ReconcilerStats {
@@ -375,7 +363,7 @@ export class DesiredReconciler<DB extends TableMap> {
       // The rows it wrote match their declarations as they now are: while their `_version`
       // stays, their update events (its own commit's) need no plan.
       for (const e of taken.plan.edits.values()) {
-        const row = this.client.get?.(e.table as TableName<DB>, e.uuid) as AnyRow | undefined;
+        const row = this.client.get(e.table as TableName<DB>, e.uuid) as AnyRow | undefined;
         const v = row?.['_version'];
         const was = taken.base?.declOfUuid.get(e.uuid);
         const d = was === undefined ? undefined : this.state.declared.get(was.ref.id);
@@ -452,7 +440,7 @@ export class DesiredReconciler<DB extends TableMap> {
   private versionOf(base: PlanBase, uuid: string): unknown {
     const table = base.declOfUuid.get(uuid)?.table;
     if (table === undefined) return undefined;
-    return (this.client.get?.(table as TableName<DB>, uuid) as AnyRow | undefined)?.['_version'];
+    return (this.client.get(table as TableName<DB>, uuid) as AnyRow | undefined)?.['_version'];
   }
 
   private restore(rows: Iterable<string>): void {

@@ -59,7 +59,7 @@ export {
   parsePortSecurity,
 } from './addresses.js';
 export { NB_COMPAT, NB_COMPAT_SCHEMAS, type NBCompatTables } from './compat.js';
-export { ConnectedNb, type ConnectNbOptions, connectNb } from './connect.js';
+export { type ConnectNbOptions, connectNb } from './connect.js';
 export {
   CONNECTION_METHODS,
   type ConnectionMethod,
@@ -277,7 +277,6 @@ export {
 export {
   createNb,
   Nb,
-  type NbClient,
   type NbDryRun,
   type NbTransactOptions,
   type NbTransactResult,

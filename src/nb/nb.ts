@@ -1,16 +1,13 @@
 /**
- * {@link Nb}: the Northbound DSL bound to a database client. `nb.transact`
+ * {@link Nb}: the Northbound DSL over the database's handle. `nb.transact`
  * runs DSL operations in one atomic transaction, optionally waiting for
  * `ovn-northd` (`wait: 'sb'`) or the chassis (`wait: 'hv'`) to apply it;
  * `nb.show()` prints the topology.
  *
  * ```ts
- * import { connectDatabase } from 'ovnkit/client';
- * import { NB, createNb, lsAdd, lspAdd, lrAdd, connectSwitchToRouter, lrNatAdd, match, aclAdd } from 'ovnkit/nb';
+ * import { connectNb, lsAdd, lspAdd, lrAdd, connectSwitchToRouter, lrNatAdd, match, aclAdd } from 'ovnkit/nb';
  *
- * const client = connectDatabase({ remotes: 'unix:/var/run/ovn/ovnnb_db.sock', model: NB });
- * await client.ready;
- * const nb = createNb(client);
+ * const nb = await connectNb({ remotes: 'unix:/var/run/ovn/ovnnb_db.sock' });
  * const { value: port } = await nb.transact((t) => {
  *   lsAdd(t, 'sw0', { otherConfig: { subnet: '10.0.0.0/24' } });
  *   lrAdd(t, 'lr0');
@@ -29,17 +26,16 @@
  * @module
  */
 
-import type { DatabaseModel, TableMap } from '../ovsdb/schema/model.js';
+import type { DatabaseClient } from '../client/client.js';
+import type { IndexesOption } from '../client/replica/replica.js';
+import type { DatabaseModel } from '../ovsdb/schema/model.js';
 import type { Int64 } from '../ovsdb/values/int64.js';
 import { TransactionError } from '../ovsdb/wire/errors.js';
 import type { Operation } from '../ovsdb/wire/wire.js';
-import type { TransactingClient } from '../transactions/client-executor.js';
-import { clientExecutor } from '../transactions/client-executor.js';
 import { compileTransaction } from '../transactions/compile.js';
-import type { TransactionResult, TransactOptions } from '../transactions/execute.js';
 import type { OperationHandle, Resolved } from '../transactions/handles.js';
-import type { Resolution } from '../transactions/outcome.js';
-import { createTransactor, type Transactor } from '../transactions/transactor.js';
+import type { Resolution, TransactionResult } from '../transactions/outcome.js';
+import type { TransactOptions } from '../transactions/run.js';
 import { NB, type NBTables } from './generated/model.js';
 import type { NbModelTables } from './needs.js';
 import { type ShowOptions, showNb } from './show.js';
@@ -48,21 +44,10 @@ import {
   bumpNbCfg,
   ensureNbGlobal,
   NbGlobalRaceError,
-  type NbWaitClient,
   type NbWaitOptions,
   type WaitTarget,
   waitForNbCfg,
 } from './wait.js';
-
-/**
- * What the DSL needs of a database client (`connectDatabase({ model, … })`
- * provides it, for the bundled `NB` or any other NB model): transactions,
- * replica reads and waits. The view uses the client's indexes and
- * schema-drift report when it has them (`TransactionViewReaderExtras`).
- */
-export interface NbClient<DB extends TableMap = NBTables>
-  extends TransactingClient<DB>,
-    NbWaitClient<DB> {}
 
 /** Options of {@link Nb.transact}: those of `transact`, plus waiting. */
 export interface NbTransactOptions extends Omit<TransactOptions, 'dryRun'> {
@@ -108,24 +93,27 @@ export interface NbDryRun<R> {
 }
 
 /**
- * The Northbound DSL over one database client. Create it with
- * {@link createNb} (or {@link connectNb}).
+ * The Northbound DSL over the handle of an `OVN_Northbound` database
+ * ({@link connectNb}, or {@link createNb} over a handle you opened).
  *
- * @typeParam DB - the client's model's table map: the bundled `NBTables`
- *   (7.18.0), or that of a model generated from the NB schema of the OVN in
- *   use. The callbacks of `transact` get an `NbTxn<DB>`, and each operation
+ * @typeParam DB - the handle's table map: the bundled `NBTables` (7.18.0),
+ *   or that of a model generated from the NB schema of the OVN in use. The
+ *   callbacks of `transact` get an `NbTxn<DB>`, and each operation
  *   compiles only when `DB` has the tables and columns it needs.
+ * @typeParam IX - the handle's client indexes.
  */
-export class Nb<DB extends NbModelTables = NBTables> {
-  /** Transactions over the client. */
-  readonly db: Transactor<DB>;
+export class Nb<
+  DB extends NbModelTables = NBTables,
+  IX extends IndexesOption<DB> = Record<never, never>,
+> {
+  /**
+   * @param client - the handle of an `OVN_Northbound` database: the
+   *   replica (`get`, `rows`, `lookup`, `byIndex`, `on`, …), typed
+   *   transactions (`transact(tx => …)`), status and locks.
+   */
+  constructor(readonly client: DatabaseClient<DB, IX>) {}
 
-  /** @param client - a database client of an `OVN_Northbound` model. */
-  constructor(readonly client: NbClient<DB>) {
-    this.db = createTransactor(clientExecutor(client));
-  }
-
-  /** The model (`NB`, or the one the client was given). */
+  /** The model (`NB`, or the one the handle was opened with). */
   get model(): DatabaseModel<DB> {
     return this.client.model;
   }
@@ -134,10 +122,10 @@ export class Nb<DB extends NbModelTables = NBTables> {
    * Build and run one transaction of DSL operations (see the module
    * documentation). The callback must be synchronous and may be replayed
    * (it must only read the replica through `t`). `NB_Global` is created when
-   * missing, as `ovn-nbctl` does, when the client monitors it (`wait` needs it).
+   * missing, as `ovn-nbctl` does, when the handle monitors it (`wait` needs it).
    * @throws the DSL's errors (before anything is sent), among them
    *   `TableNotMonitoredError` naming a table an operation reads that the
-   *   client does not monitor (`NB_Global` for `wait`) and `SchemaDriftError`
+   *   handle does not monitor (`NB_Global` for `wait`) and `SchemaDriftError`
    *   for one the server lacks; `DuplicateNameError`
    *   when a server-side name check failed; `TransactionError` and the other
    *   errors of `transact`; `NbWaitTimeoutError` when the wait timed out
@@ -147,25 +135,34 @@ export class Nb<DB extends NbModelTables = NBTables> {
     build: (t: NbTxn<DB>) => R,
     options: NbTransactOptions = {},
   ): Promise<NbTransactResult<Resolved<R>>> {
-    const { wait, waitTimeoutMs, ...txOptions } = options;
+    const wait = options.wait;
     if (wait !== undefined && wait !== 'sb' && wait !== 'hv') {
       throw new TypeError(`wait must be "sb" or "hv", got ${String(wait)}`);
     }
     let result: TransactionResult<Resolved<Built<R>>> | undefined;
     for (let attempt = 0; result === undefined; attempt++) {
-      let last: NbTxn<DB> | undefined;
+      // The guards of the last attempt built: a failed one names the DSL's error.
+      const guards: { of?: ReadonlyMap<number, () => Error> | undefined } = {};
       try {
-        result = await this.run(build, wait !== undefined, txOptions, (t) => {
-          last = t;
-        });
+        // (The options of `wait` are left for the transaction to ignore: no copy on every write.)
+        result = await this.client.transact((tx): Built<R> => {
+          const t = new NbTxn<DB>(tx, this.client);
+          // NB_Global's columns are the same in every model: the bundled view of it serves.
+          ensureNbGlobal(bundled(t));
+          const value = build(t);
+          const cfg = wait === undefined ? undefined : bumpNbCfg(bundled(t));
+          const map = t.guardErrors();
+          guards.of = map.size === 0 ? undefined : map;
+          return { value, cfg };
+        }, options);
       } catch (e) {
-        const mapped = e instanceof TransactionError ? last?.guardError(e.opIndex) : undefined;
+        const mapped = e instanceof TransactionError ? guards.of?.get(e.opIndex)?.() : undefined;
         if (mapped === undefined) throw e;
         mapped.cause = e;
         if (!(mapped instanceof NbGlobalRaceError) || attempt >= 2) throw mapped;
         // Another client created NB_Global meanwhile: wait for it, and run again.
-        await this.bundledClient.waitFor('NB_Global', () => true, {
-          timeout: 5000,
+        await this.bundled.waitFor('NB_Global', () => true, {
+          timeoutMs: 5000,
           signal: options.signal,
         });
       }
@@ -173,8 +170,8 @@ export class Nb<DB extends NbModelTables = NBTables> {
     const rows = result.value.cfg;
     const nbCfg = rows === undefined ? undefined : rows[0]?.nb_cfg;
     if (wait !== undefined && nbCfg !== undefined) {
-      await waitForNbCfg(this.bundledClient, wait, nbCfg, {
-        timeoutMs: waitTimeoutMs,
+      await waitForNbCfg(this.bundled, wait, nbCfg, {
+        timeoutMs: options.waitTimeoutMs,
         signal: options.signal,
       });
     }
@@ -186,23 +183,6 @@ export class Nb<DB extends NbModelTables = NBTables> {
       resolution: result.resolution,
       nbCfg,
     };
-  }
-
-  private run<R>(
-    build: (t: NbTxn<DB>) => R,
-    bump: boolean,
-    options: Omit<TransactOptions, 'dryRun'>,
-    onTxn: (t: NbTxn<DB>) => void,
-  ): Promise<TransactionResult<Resolved<Built<R>>>> {
-    return this.db.transact((tx): Built<R> => {
-      const t = new NbTxn<DB>(tx, this.client);
-      onTxn(t);
-      // NB_Global's columns are the same in every model: the bundled view of it serves.
-      ensureNbGlobal(bundled(t));
-      const value = build(t);
-      const cfg = bump ? bumpNbCfg(bundled(t)) : undefined;
-      return { value, cfg };
-    }, options);
   }
 
   /**
@@ -244,12 +224,17 @@ export class Nb<DB extends NbModelTables = NBTables> {
 
   /** The topology as text, like `ovn-nbctl show` (see `showNb`). */
   show(options: ShowOptions = {}): string {
-    return showNb(this.bundledClient, options);
+    return showNb(this.bundled, options);
   }
 
-  /** The client, typed by the bundled model (for `NB_Global` and `show`, which read columns every model has). */
-  private get bundledClient(): NbClient {
-    return this.client as unknown as NbClient;
+  /** Close the handle underneath: pending work is rejected with `ClientClosedError`. */
+  close(): Promise<void> {
+    return this.client.close();
+  }
+
+  /** The handle, typed by the bundled model (for `NB_Global` and `show`, which read columns every model has). */
+  private get bundled(): DatabaseClient<NBTables> {
+    return this.client as unknown as DatabaseClient<NBTables>;
   }
 }
 
@@ -259,31 +244,34 @@ function bundled(t: NbTxn<NbModelTables>): NbTxn {
 }
 
 /**
- * Bind the DSL to a database client of an `OVN_Northbound` model: the
- * bundled `NB`, or one generated from the schema of the OVN in use
- * (`ovnkit-codegen --schema /usr/share/ovn/ovn-nb.ovsschema`), whose
- * `NbTxn<DB>` the operations then take.
+ * The Northbound DSL over the handle of an `OVN_Northbound` database you
+ * opened (`openDatabase({ model: NB, … })`, or with a model generated from
+ * the schema of the OVN in use, `ovnkit-codegen --schema
+ * /usr/share/ovn/ovn-nb.ovsschema`, whose `NbTxn<DB>` the operations then
+ * take): for a program that shares one handle between the DSL and other
+ * users. {@link connectNb} opens the handle too.
  *
- * The client may monitor only some tables (`tables`): each operation reads
+ * The handle may monitor only some tables (`tables`): each operation reads
  * the tables listed for it in `docs/nb-dsl.md`, and fails at once with
  * `TableNotMonitoredError` when one is not monitored. `NB_Global` is needed
  * only for `wait`.
  * @example
  * ```ts
+ * import { openDatabase } from 'ovnkit';
  * import { createNb, lsAdd, lspAdd, NB } from 'ovnkit/nb';
- * import { connectDatabase } from 'ovnkit/client';
  *
- * const client = connectDatabase({ remotes: 'unix:/var/run/ovn/ovnnb_db.sock', model: NB });
- * await client.ready;
- * const nb = createNb(client);
+ * const db = await openDatabase({ remotes: 'unix:/var/run/ovn/ovnnb_db.sock', model: NB });
+ * const nb = createNb(db);
  * const { value: port } = await nb.transact((t) => lspAdd(t, lsAdd(t, 'sw0'), 'sw0-p1'), {
  *   wait: 'sb',
  * });
- * console.log(client.get('Logical_Switch_Port', port)?.name, nb.show());
+ * console.log(db.get('Logical_Switch_Port', port)?.name, nb.show());
  * ```
- * @throws TypeError when the client's model is not `OVN_Northbound`.
+ * @throws TypeError when the handle's model is not `OVN_Northbound`.
  */
-export function createNb<DB extends NbModelTables>(client: NbClient<DB>): Nb<DB> {
+export function createNb<DB extends NbModelTables, IX extends IndexesOption<DB>>(
+  client: DatabaseClient<DB, IX>,
+): Nb<DB, IX> {
   if (client?.model?.name !== NB.name) {
     throw new TypeError(
       `createNb: the client's model must be ${NB.name}, got ${String(client?.model?.name)}`,

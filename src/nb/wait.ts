@@ -41,7 +41,10 @@ export interface NbWaitClient<DB extends TableMap = NBTables> {
   waitFor<T extends TableName<DB>>(
     table: T,
     predicate: (row: RowOf<DB, T>) => boolean,
-    options?: { readonly timeout?: number | undefined; readonly signal?: AbortSignal | undefined },
+    options?: {
+      readonly timeoutMs?: number | undefined;
+      readonly signal?: AbortSignal | undefined;
+    },
   ): Promise<RowOf<DB, T>>;
 }
 
@@ -131,7 +134,7 @@ export async function waitForNbCfg(
   }
   try {
     await client.waitFor('NB_Global', (row) => reachedCfg(target, row) >= expected, {
-      timeout: timeoutMs,
+      timeoutMs,
       signal: options.signal,
     });
   } catch (e) {

@@ -10,6 +10,22 @@
  * @module
  */
 
+import type { Tracer } from './tracing.js';
+
+/**
+ * The metrics recorder and tracer of one database client (present only when
+ * the client was given a `metrics` or `tracer` option); the transaction
+ * layer reads it to count and trace typed transactions.
+ */
+export interface ClientObservability {
+  /** The database's name. */
+  readonly db: string;
+  /** The recorder of the client's metrics, if any. */
+  readonly metrics: ClientMetricsRecorder | undefined;
+  /** The tracer of the client's spans, if any. */
+  readonly tracer: Tracer | undefined;
+}
+
 /**
  * How a typed `transact` ended, as a metric label:
  * - `committed`: it committed (also when the reply was lost and the commit

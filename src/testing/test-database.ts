@@ -72,7 +72,7 @@ export interface TestDatabase<DB extends TableMap> extends AsyncDisposable {
  *
  * const db = await createTestDatabase(NB);
  * try {
- *   await db.client.transact([{ op: 'insert', table: 'Logical_Switch', row: { name: 'sw0' } }]);
+ *   await db.client.transact((tx) => tx.insert('Logical_Switch', { name: 'sw0' }));
  *   db.client.lookup('Logical_Switch', { name: 'sw0' }); // the row, from the replica
  * } finally {
  *   await db.close();

@@ -1,6 +1,6 @@
 /**
- * Large imports: `transactBatches` ({@link Transactor.transactBatches})
- * splits a list of items into transactions of `size` items each, sends them
+ * Large imports: `transactBatches` (the database client's, over its
+ * executor) splits a list of items into transactions of `size` items each, sends them
  * one after the other, and reports progress.
  * @module
  */
@@ -9,10 +9,10 @@ import type { TableMap } from '../ovsdb/schema/model.js';
 import { OvsdbError } from '../ovsdb/wire/errors.js';
 import type { TransactionBuilder } from './builder.js';
 import { type Outcome, outcomeOf } from './errors.js';
-import { type TransactOptions, transact } from './execute.js';
 import type { TransactionExecutor } from './executor.js';
+import { type TransactOptions, transact } from './run.js';
 
-/** Progress of {@link Transactor.transactBatches}, after each committed batch. */
+/** Progress of `transactBatches`, after each committed batch. */
 export interface BatchProgress {
   /** Items committed so far. */
   readonly done: number;
@@ -24,13 +24,13 @@ export interface BatchProgress {
   readonly batches: number;
 }
 
-/** Options of {@link Transactor.transactBatches}: those of `transact` (except `dryRun`), plus progress. */
+/** Options of `transactBatches`: those of `transact` (except `dryRun`), plus progress. */
 export interface BatchOptions extends Omit<TransactOptions, 'dryRun'> {
   /** Called after each committed batch. An exception it throws stops the import. */
   readonly onProgress?: ((progress: BatchProgress) => void) | undefined;
 }
 
-/** What {@link Transactor.transactBatches} did. */
+/** What `transactBatches` did. */
 export interface BatchResult {
   /** Items committed. */
   readonly items: number;
@@ -41,7 +41,7 @@ export interface BatchResult {
 }
 
 /**
- * A batch of {@link Transactor.transactBatches} failed. The batches before it
+ * A batch of `transactBatches` failed. The batches before it
  * committed; the ones after it were not sent.
  */
 export class BatchError extends OvsdbError {

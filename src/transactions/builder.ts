@@ -63,10 +63,8 @@ export interface InsertedRow {
   readonly index: number;
   /** The table. */
   readonly table: string;
-  /** The row's client-chosen UUID. */
+  /** The row's client-chosen UUID (its values are the operation's `row`). */
   readonly uuid: string;
-  /** The row as given to `insert` (JS representation). */
-  readonly row: Readonly<Record<string, unknown>>;
 }
 
 /** A `verify` of a compiled transaction: its `wait` operation and what it asserts. */
@@ -99,6 +97,9 @@ export interface CompiledTransaction {
   /** True when no operation writes (only select, wait, comment, assert). */
   readonly readOnly: boolean;
 }
+
+/** The `verifies` of the (many) transactions without one. */
+const NO_VERIFIES: readonly VerifiedRow[] = Object.freeze([]);
 
 /** OVSDB's `<id>`: lock names must be ids. */
 const ID_RE = /^[A-Za-z_][A-Za-z0-9_]*$/;
@@ -245,7 +246,7 @@ export class TransactionBuilder<DB extends TableMap> {
     }
     const index = this.ops.length;
     this.ops.push({ op: 'insert', table, row: wire, uuid, 'uuid-name': name });
-    this.inserts.push({ index, table, uuid, row: r });
+    this.inserts.push({ index, table, uuid });
     this.writes = true;
     return uuid as Ref<T>;
   }
@@ -553,7 +554,7 @@ export class TransactionBuilder<DB extends TableMap> {
       database: this.model.name,
       ops: Object.freeze(ops),
       inserts: Object.freeze(this.inserts),
-      verifies: Object.freeze(this.verifies),
+      verifies: this.verifies.length === 0 ? NO_VERIFIES : Object.freeze(this.verifies),
       readOnly: !this.writes && !aborts,
     });
   }

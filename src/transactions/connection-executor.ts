@@ -9,9 +9,7 @@
 import type { OvsdbConnection } from '../ovsdb/connection/connection.js';
 import type { DatabaseModel, TableMap } from '../ovsdb/schema/model.js';
 import { ConnectionClosedError } from '../ovsdb/wire/errors.js';
-import { transactFailure } from '../ovsdb/wire/results.js';
-import type { Operation } from '../ovsdb/wire/wire.js';
-import type { ExecuteOptions, TransactionExecutor } from './executor.js';
+import { sendOptionsOf, type TransactionExecutor, type TransactRequest } from './executor.js';
 
 /**
  * Run transactions of `model`'s database over `conn`.
@@ -29,24 +27,18 @@ export function connectionExecutor<DB extends TableMap>(
     model,
     cancels: true,
     replica: undefined,
-    transact(ops: readonly Operation[], options: ExecuteOptions): Promise<readonly unknown[]> {
-      if (typeof options.fence === 'string') {
-        // Nothing here keeps track of the connection's locks: `tx.assert(lock)` is the way.
-        return Promise.reject(
+    send(request: TransactRequest): void {
+      if (request.fence !== undefined) {
+        // Nothing here keeps track of the connection's locks: `tx.assertLock(lock)` is the way.
+        request.onError(
           new TypeError(
-            'transact: fence needs a database client (connectDatabase), which keeps its locks; over a bare connection use tx.assert(lock)',
+            'transact: fence needs a database client (openDatabase), which keeps its locks; over a bare connection use tx.assertLock(lock)',
           ),
         );
+        return;
       }
-      return conn.rpc
-        .request<readonly unknown[]>('transact', [model.name, ...ops], {
-          signal: options.signal,
-          cancelOnAbort: options.cancelOnAbort,
-          onSent: options.onSent,
-        })
-        .then(undefined, (e: unknown) => {
-          throw transactFailure(e, ops);
-        });
+      request.via = conn.description;
+      conn.sendTransact(model.name, request.ops, request, sendOptionsOf(request));
     },
     whenSynced(): Promise<void> {
       if (conn.isClosed) {

@@ -4,12 +4,16 @@
  * client-chosen UUIDs for exactly-once inserts, `verify` with replay, and
  * outcome resolution after a lost reply.
  *
- * {@link openDatabase} is the way in: a database client and typed
- * transactions over it, in one handle.
+ * The database client runs them: `openDatabase(…)` gives a handle whose
+ * `transact` is {@link transact} over its executor. This entry point holds
+ * the builder's types, the errors, and the pieces underneath: the
+ * {@link TransactionExecutor} interface, {@link connectionExecutor} for
+ * typed transactions over a bare connection (no replica), and the
+ * read-your-writes {@link TransactionView}.
  *
  * ```ts
+ * import { openDatabase } from 'ovnkit';
  * import { NB } from 'ovnkit/nb';
- * import { openDatabase } from 'ovnkit/transactions';
  *
  * const db = await openDatabase({ remotes: 'unix:/var/run/ovn/ovnnb_db.sock', model: NB });
  * const { value: port } = await db.transact((tx) => {
@@ -18,15 +22,9 @@
  *   return port;
  * });
  * ```
- *
- * Lower level: {@link createTransactor} binds transactions to any
- * {@link TransactionExecutor}: {@link clientExecutor} over a database client
- * you created with `connectDatabase`, {@link connectionExecutor} over a bare
- * connection (no replica).
  * @module
  */
 
-export { LockNotHeldError } from '../client/errors.js';
 export { type RefusedBy, TransactionRefusedError } from '../ovsdb/wire/errors.js';
 export { BatchError, type BatchOptions, type BatchProgress, type BatchResult } from './batches.js';
 export {
@@ -38,11 +36,6 @@ export {
   type VerifiedRow,
   type WaitOptions,
 } from './builder.js';
-export {
-  type ClientTransactOptions,
-  clientExecutor,
-  type TransactingClient,
-} from './client-executor.js';
 export type { TransactionCallback } from './compile.js';
 export type {
   Atomic,
@@ -56,16 +49,16 @@ export type {
   Where,
 } from './conditions.js';
 export { connectionExecutor } from './connection-executor.js';
-export { DatabaseHandle, openDatabase } from './database.js';
 export {
   DuplicateIndexError,
+  LockNotHeldError,
   type Outcome,
   outcomeOf,
   TransactionOutcomeError,
+  TransactionOutcomeUnknownError,
   VerifyConflictError,
 } from './errors.js';
-export type { DryRunResult, TransactionResult, TransactOptions } from './execute.js';
-export type { ExecuteOptions, ReplicaReader, TransactionExecutor } from './executor.js';
+export type { ReplicaReader, TransactionExecutor, TransactRequest } from './executor.js';
 export { OperationHandle, type Resolved } from './handles.js';
 export type {
   ArithmeticMutator,
@@ -75,9 +68,10 @@ export type {
   MutationOf,
   SetMutation,
 } from './mutations.js';
-export type { Resolution, ResolvedOutcome } from './outcome.js';
+export type { Resolution, TransactionResult } from './outcome.js';
+export type { RawTransactOptions } from './raw.js';
 export type { Ref } from './ref.js';
-export { createTransactor, type Transactor } from './transactor.js';
+export { type DryRunResult, type TransactOptions, transact } from './run.js';
 export {
   TableNotMonitoredError,
   TransactionView,

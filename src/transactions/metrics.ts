@@ -5,8 +5,7 @@
  * @module
  */
 
-import type { ClientObservability } from '../client/metrics.js';
-import type { TransactionOutcomeLabel } from '../observability/metrics.js';
+import type { ClientObservability, TransactionOutcomeLabel } from '../observability/metrics.js';
 import {
   recordSpanError,
   SPAN_KIND_CLIENT,
@@ -19,18 +18,12 @@ import { DatumError, TransactionError, TransactionRefusedError } from '../ovsdb/
 import type { CompiledTransaction } from './builder.js';
 import { TransactionOutcomeError, VerifyConflictError } from './errors.js';
 
-/** An executor that may carry its client's metrics and tracer. */
-export interface ObservedExecutor {
-  /** The metrics recorder and tracer of the client underneath, if any. */
-  readonly observability?: ClientObservability | undefined;
-}
-
 /** What a running transaction tells its observer. */
 export interface TransactProgress {
-  attempts: number;
-  replays: number;
+  readonly attempts: number;
+  readonly replays: number;
   /** The last compiled form (undefined until the callback ran). */
-  compiled: CompiledTransaction | undefined;
+  readonly compiled: CompiledTransaction | undefined;
 }
 
 /** The outcome label of an error thrown by `transact`. */
@@ -68,15 +61,15 @@ function endAttributes(
 }
 
 /**
- * Run `run` (one `transact`) observed: in a span `ovsdb.transact` (active
- * while it runs) when there is a tracer, counted by outcome and timed when
- * there are metrics.
+ * Run `run` (one `transact`, whose state `progress` shows) observed: in a
+ * span `ovsdb.transact` (active while it runs) when there is a tracer,
+ * counted by outcome and timed when there are metrics.
  */
 export function observedTransact<T>(
   observe: ClientObservability,
-  run: (progress: TransactProgress) => Promise<T>,
+  progress: TransactProgress,
+  run: () => Promise<T>,
 ): Promise<T> {
-  const progress: TransactProgress = { attempts: 0, replays: 0, compiled: undefined };
   const started = performance.now();
   const finish = (span: SpanLike | undefined, error: unknown, failed: boolean): void => {
     const outcome = failed ? outcomeLabel(error) : 'committed';
@@ -88,10 +81,7 @@ export function observedTransact<T>(
     }
   };
   const go = (span: SpanLike | undefined): Promise<T> =>
-    whenSettled(
-      () => run(progress),
-      (failed, error) => finish(span, error, failed),
-    );
+    whenSettled(run, (failed, error) => finish(span, error, failed));
   const tracer = observe.tracer;
   if (tracer === undefined) return go(undefined);
   return tracer.startActiveSpan(

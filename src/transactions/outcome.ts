@@ -1,20 +1,15 @@
 /**
- * Resolving the outcome of a transaction whose reply was lost.
- *
- * Every insert carries a client-chosen UUID (see `tx.insert`), so "did the
- * transaction commit?" becomes "does a row with one of those UUIDs exist?",
- * a question the server can answer after reconnecting: either the replica
- * (once in sync again) holds one of the rows, or a `select` by `_uuid`
- * finds one. A transaction commits atomically, so one row is enough.
+ * What a committed transaction resolves with: {@link TransactionResult},
+ * and how its commit was learnt ({@link Resolution}).
  * @module
  */
 
-import type { TableMap, TableName } from '../ovsdb/schema/model.js';
-import { TransactionError } from '../ovsdb/wire/errors.js';
+import { ProtocolError } from '../ovsdb/wire/errors.js';
+import { errorText, preview } from '../ovsdb/wire/json.js';
 import type { Operation } from '../ovsdb/wire/wire.js';
 import type { CompiledTransaction } from './builder.js';
-import type { TransactionExecutor } from './executor.js';
-import { firstError } from './reply.js';
+import { TransactionOutcomeError } from './errors.js';
+import { containsHandle, type Resolved, resolveHandles } from './handles.js';
 
 /** How a transaction's outcome was learnt. */
 export type Resolution =
@@ -29,80 +24,89 @@ export type Resolution =
   /** A retry failed with "duplicate uuid": an earlier attempt had inserted the row. */
   | 'duplicate uuid';
 
-/** What `resolveOutcome` found. */
-export interface ResolvedOutcome {
-  /** True when the transaction committed. */
-  readonly committed: boolean;
-  /** How that was learnt. */
-  readonly by: 'replica' | 'probe';
+/** A committed transaction. */
+export interface TransactionResult<V> {
+  /** Always `committed`: failures throw. */
+  readonly outcome: 'committed';
+  /** The callback's return value, with every operation handle replaced by its result. */
+  readonly value: V;
+  /** The operations of the attempt that committed, as sent. */
+  readonly ops: readonly Operation[];
+  /** How many times operations were sent. */
+  readonly attempts: number;
+  /** How many times the callback was replayed after a failed `verify`. */
+  readonly replays: number;
+  /** How the commit was learnt. */
+  readonly resolution: Resolution;
 }
 
-const MAX_PROBES = 5;
+/** The attempts and replays a result reports. */
+export interface Counts {
+  readonly attempts: number;
+  readonly replays: number;
+}
 
-/**
- * Find out whether `compiled`, which inserts at least one row and whose
- * reply was lost, committed. Waits until the executor is in sync again,
- * then looks for the inserted rows in the replica and, failing that, asks
- * the server with one `select` per inserted row.
- *
- * The answer is exact when the server is done with the request that lost
- * its reply, which holds once the client is in sync again after the server
- * restarted, or after the connection closed (the server handles what it
- * read of a session before noticing the close), and when no other client
- * deleted the inserted rows in between.
- * @throws whatever `whenSynced` rejects with (the client closed or gave
- *   up), or the last connection error after several lost probes.
- */
-export async function resolveOutcome<DB extends TableMap>(
-  executor: TransactionExecutor<DB>,
+/** The result of a transaction that committed with a reply. */
+export function committed<R>(
+  value: R,
   compiled: CompiledTransaction,
-  signal?: AbortSignal,
-): Promise<ResolvedOutcome> {
-  if (compiled.inserts.length === 0) {
-    throw new TypeError('resolveOutcome: the transaction inserts no row');
-  }
-  const probe: Operation[] = compiled.inserts.map((i) => ({
-    op: 'select',
-    table: i.table,
-    where: [['_uuid', '==', ['uuid', i.uuid]]],
-    columns: ['_uuid'],
-  }));
-  for (let attempt = 1; ; attempt++) {
-    await executor.whenSynced({ signal });
-    const replica = executor.replica;
-    if (replica !== undefined) {
-      for (const i of compiled.inserts) {
-        const table = i.table as TableName<DB>;
-        if (replica.isMonitored(table) && replica.get(table, i.uuid) !== undefined) {
-          return { committed: true, by: 'replica' };
-        }
-      }
-    }
-    let results: readonly unknown[];
+  results: readonly unknown[],
+  resolution: Resolution,
+  counts: Counts,
+): TransactionResult<Resolved<R>> {
+  // A callback that returns nothing (or a primitive) has no handle to resolve.
+  let resolved = value as Resolved<R>;
+  if (typeof value === 'object' && value !== null) {
     try {
-      // Never fenced: the check reads, and must work after the lock was lost.
-      results = await executor.transact(probe, { signal, fence: false });
+      resolved = resolveHandles(value, (h) => {
+        const r = results[h.index];
+        if (typeof r !== 'object' || r === null) {
+          throw new ProtocolError(
+            `operation ${h.index}: expected an object result, got ${preview(r)}`,
+          );
+        }
+        return h.decode(r as Readonly<Record<string, unknown>>);
+      });
     } catch (e) {
-      if (signal?.aborted || attempt >= MAX_PROBES) throw e;
-      continue;
-    }
-    const err = firstError(results);
-    if (err !== undefined) {
-      const op = probe[err.index];
-      throw new TransactionError(
-        err.index,
-        err.error,
-        err.details,
-        err.index >= probe.length,
-        op?.op,
-        op && 'table' in op ? op.table : undefined,
-        results,
+      throw new TransactionOutcomeError(
+        'committed',
+        `the transaction committed, but its results could not be read: ${errorText(e)}`,
+        { cause: e },
       );
     }
-    const found = results.some((r) => {
-      const rows = (r as { rows?: unknown } | null)?.rows;
-      return Array.isArray(rows) && rows.length > 0;
-    });
-    return { committed: found, by: 'probe' };
   }
+  return result(resolved, compiled, resolution, counts);
+}
+
+/** The result of a transaction known to have committed, whose reply was lost. */
+export function committedWithoutReply<R>(
+  value: R,
+  compiled: CompiledTransaction,
+  resolution: Resolution,
+  reason: string,
+  counts: Counts,
+): TransactionResult<Resolved<R>> {
+  if (containsHandle(value)) {
+    throw new TransactionOutcomeError(
+      'committed',
+      `${reason}; the results of its operations were lost with the reply, so its value cannot be given`,
+    );
+  }
+  return result(value as Resolved<R>, compiled, resolution, counts);
+}
+
+function result<V>(
+  value: V,
+  compiled: CompiledTransaction,
+  resolution: Resolution,
+  counts: Counts,
+): TransactionResult<V> {
+  return {
+    outcome: 'committed',
+    value,
+    ops: compiled.ops,
+    attempts: counts.attempts,
+    replays: counts.replays,
+    resolution,
+  };
 }

@@ -1,101 +1,114 @@
 /**
- * Reading a `transact` reply: finding the failing operation (or commit) and
- * turning it into a typed error, and recognising the answers the execution
- * layer acts on (a failed `verify`, a duplicate client-chosen UUID).
+ * What a transaction makes of its reply, past the wire's reader
+ * (`readTransactReply`): the fence's `assert` taken out (its failure a
+ * {@link LockNotHeldError}), a duplicate unique-index value named
+ * ({@link DuplicateIndexError}), and the answers the run acts on (a failed
+ * `verify`, a duplicate client-chosen UUID).
  * @module
  */
 
 import type { DatabaseModel, TableMap } from '../ovsdb/schema/model.js';
-import { defaultValue } from '../ovsdb/values/datum.js';
-import { isRefusal, TransactionError, TransactionRefusedError } from '../ovsdb/wire/errors.js';
-import { isObject } from '../ovsdb/wire/json.js';
-import { stringifyJson } from '../ovsdb/wire/json-text.js';
+import { compileColumnCodec, defaultValue } from '../ovsdb/values/datum.js';
+import { TransactionError, TransactionRefusedError } from '../ovsdb/wire/errors.js';
+import type { Operation } from '../ovsdb/wire/wire.js';
 import type { CompiledTransaction } from './builder.js';
-import { DuplicateIndexError } from './errors.js';
+import { DuplicateIndexError, LockNotHeldError } from './errors.js';
 import type { ReplicaReader } from './executor.js';
 
-/** The index and content of the first error entry of `results`, if any. */
-export function firstError(
+/** The `assert` a transaction fenced by lock `fence` sends first. */
+export function fenced(fence: string, ops: readonly Operation[]): Operation[] {
+  return [{ op: 'assert', lock: fence }, ...ops];
+}
+
+/**
+ * The error of a transaction fenced by `fence` as its own operations number
+ * it (the `assert` is not one of them): the `assert`'s failure is a
+ * {@link LockNotHeldError} for `not owner` (the lock was not held when the
+ * server ran it), else a `TransactionError` at index -1; another
+ * operation's is renumbered. `results` are the operations' own.
+ */
+export function unfencedError(
+  fence: string,
+  error: TransactionError,
   results: readonly unknown[],
-): { index: number; error: string; details: string | undefined } | undefined {
-  for (let i = 0; i < results.length; i++) {
-    const r = results[i];
-    if (isObject(r) && r['error'] !== undefined && r['error'] !== null) {
-      const e = r['error'];
-      const d = r['details'];
-      return {
-        index: i,
-        error: typeof e === 'string' ? e : stringifyJson(e),
-        details: typeof d === 'string' ? d : undefined,
-      };
+): TransactionError {
+  if (error.opIndex === 0) {
+    if (error.error === 'not owner') {
+      return new LockNotHeldError(fence, 'server', error.details ?? 'not owner');
     }
+    return new TransactionError(
+      -1,
+      error.error,
+      error.details,
+      false,
+      'assert',
+      undefined,
+      results,
+    );
   }
-  return undefined;
+  const i = error.opIndex - 1;
+  return error instanceof TransactionRefusedError
+    ? new TransactionRefusedError(
+        error.refusedBy,
+        i,
+        error.error,
+        error.details,
+        error.op,
+        error.table,
+        results,
+      )
+    : new TransactionError(
+        i,
+        error.error,
+        error.details,
+        error.commit,
+        error.op,
+        error.table,
+        results,
+      );
 }
 
 const DUPLICATE_RE =
   /^Transaction causes multiple rows in "([^"]+)" table to have identical values \((.*)\) for index on columns? (.+?)\.\s+First row, with UUID ([0-9a-fA-F-]{36}), (.*?)\.\s+Second row, with UUID ([0-9a-fA-F-]{36}), (.*)$/s;
 
 /**
- * The typed error for the first error entry of `results` of `compiled`: a
- * {@link DuplicateIndexError} for a unique-index "constraint violation",
- * a `TransactionRefusedError` for a refusal (`permission error`, `not
- * allowed`, `not owner`), else a `TransactionError` with the failing
- * operation's index, kind and table (or `commit` true for the extra
- * commit-error entry).
+ * `error`, the reply's error of `compiled`, as the transaction layer throws
+ * it: a {@link DuplicateIndexError} naming the index, the value and both
+ * rows for a unique-index "constraint violation"; else `error` itself.
  */
-export function errorFromResults<DB extends TableMap>(
+export function typedError<DB extends TableMap>(
   model: DatabaseModel<DB>,
   compiled: CompiledTransaction,
-  results: readonly unknown[],
+  error: TransactionError,
   replica: ReplicaReader<DB> | undefined,
-): TransactionError | undefined {
-  const e = firstError(results);
-  if (e === undefined) return undefined;
-  const commit = e.index >= compiled.ops.length;
-  const op = compiled.ops[e.index];
-  const table = op !== undefined && 'table' in op ? op.table : undefined;
-  if (e.error === 'constraint violation' && e.details !== undefined) {
-    const m = DUPLICATE_RE.exec(e.details);
-    if (m !== null) {
-      const [, t, valueText, cols, a, aWhat, b, bWhat] = m as unknown as string[] as [
-        string,
-        string,
-        string,
-        string,
-        string,
-        string,
-        string,
-        string,
-      ];
-      const index = [...cols.matchAll(/"([^"]+)"/g)].map((x) => x[1]!);
-      const rows: [string, string] = [a.toLowerCase(), b.toLowerCase()];
-      const unmodified = [aWhat, bWhat].map((w) => w.includes('was not modified'));
-      return new DuplicateIndexError(
-        e.index,
-        e.details,
-        op?.op,
-        t,
-        index,
-        duplicateValue(model, compiled, t, index, rows, unmodified, replica),
-        valueText,
-        rows,
-        results,
-      );
-    }
-  }
-  if (!commit && isRefusal(e.error)) {
-    return new TransactionRefusedError(
-      'server',
-      e.index,
-      e.error,
-      e.details,
-      op?.op,
-      table,
-      results,
-    );
-  }
-  return new TransactionError(e.index, e.error, e.details, commit, op?.op, table, results);
+): TransactionError {
+  if (error.error !== 'constraint violation' || error.details === undefined) return error;
+  const m = DUPLICATE_RE.exec(error.details);
+  if (m === null) return error;
+  const [, t, valueText, cols, a, aWhat, b, bWhat] = m as unknown as string[] as [
+    string,
+    string,
+    string,
+    string,
+    string,
+    string,
+    string,
+    string,
+  ];
+  const index = [...cols.matchAll(/"([^"]+)"/g)].map((x) => x[1]!);
+  const rows: [string, string] = [a.toLowerCase(), b.toLowerCase()];
+  const unmodified = [aWhat, bWhat].map((w) => w.includes('was not modified'));
+  return new DuplicateIndexError(
+    error.opIndex,
+    error.details,
+    compiled.ops[error.opIndex]?.op,
+    t,
+    index,
+    duplicateValue(model, compiled, t, index, rows, unmodified, replica),
+    valueText,
+    rows,
+    error.results,
+  );
 }
 
 /** The index value both rows share: from our insert of one of them, or the replica's copy. */
@@ -112,12 +125,21 @@ function duplicateValue<DB extends TableMap>(
   if (schema === undefined) return undefined;
   for (const uuid of rows) {
     const ins = compiled.inserts.find((i) => i.uuid === uuid && i.table === table);
-    if (ins === undefined) continue;
+    const op = ins === undefined ? undefined : compiled.ops[ins.index];
+    if (op?.op !== 'insert') continue;
     const out: Record<string, unknown> = {};
     for (const c of index) {
       const column = schema.columns[c];
       if (column === undefined) return undefined;
-      out[c] = ins.row[c] ?? defaultValue(column);
+      const wire = op.row[c];
+      try {
+        out[c] =
+          wire === undefined
+            ? defaultValue(column)
+            : compileColumnCodec(table, column).decode(wire);
+      } catch {
+        return undefined; // (a reference to a row of the same transaction, by its `uuid-name`)
+      }
     }
     return out;
   }

@@ -513,9 +513,9 @@ export class TransactionView<DB extends TableMap> {
    * Add a server-side check that no row of `table` has `column` equal to
    * `value` (no row at all, for `undefined`) at this point of the
    * transaction (a `wait` with timeout 0). When the transaction fails at
-   * that operation, {@link guardError} gives `error()` for the caller to
-   * throw instead of the server's "timed out" (the Northbound DSL's
-   * `nb.transact` does so).
+   * that operation, the caller throws `error()` (see {@link guardErrors})
+   * instead of the server's "timed out" (the Northbound DSL's `nb.transact`
+   * does so).
    *
    * ```ts
    * // {"op":"wait","table":"Logical_Switch","where":[["name","==","sw0"]],"columns":["name"],
@@ -537,9 +537,12 @@ export class TransactionView<DB extends TableMap> {
     this.guards.set(index, error);
   }
 
-  /** The error a failed guard at operation `index` stands for, if any. */
-  guardError(index: number): Error | undefined {
-    return this.guards.get(index)?.();
+  /**
+   * What a failed guard stands for, by the index of its operation: kept
+   * past the callback (rather than the whole view) to read the reply with.
+   */
+  guardErrors(): ReadonlyMap<number, () => Error> {
+    return this.guards;
   }
 
   // ---- internals ---------------------------------------------------------------------

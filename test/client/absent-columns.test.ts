@@ -262,7 +262,7 @@ describe.each(TARGETS)('columns the server lacks, against %s', (target) => {
       updated.push([row, old]);
     });
     const waited = c.waitFor('ACL', (a) => a.priority === 1500 && a.tier === undefined, {
-      timeout: 10_000,
+      timeoutMs: 10_000,
     });
     await nbctl(fx.server, 'acl-add', 'sw0', 'from-lport', '1400', 'tcp', 'drop');
     const uuid = (

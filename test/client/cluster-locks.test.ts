@@ -16,14 +16,11 @@ import {
   type DatabaseClient,
   type DatabaseLock,
   LockNotHeldError,
+  openDatabase,
   type StatusEvent,
 } from '../../src/client/index.js';
 import { type OvsdbClusterHandle, startOvsdbCluster } from '../../src/testing/index.js';
-import {
-  type DatabaseHandle,
-  openDatabase,
-  TransactionOutcomeError,
-} from '../../src/transactions/index.js';
+import { TransactionOutcomeError } from '../../src/transactions/index.js';
 import { TEST_SCHEMA } from '../helpers/server.js';
 import { TEST_MODEL, type TestTables, until } from './helpers/fixtures.js';
 
@@ -40,7 +37,7 @@ afterAll(() => cluster?.stop());
 
 const BACKOFF = { initialDelayMs: 50, maxDelayMs: 400 };
 
-async function handle(fence: string): Promise<DatabaseHandle<TestTables>> {
+async function handle(fence: string): Promise<DatabaseClient<TestTables>> {
   const db = await openDatabase({
     remotes: cluster.remotes,
     model: TEST_MODEL,
@@ -48,7 +45,7 @@ async function handle(fence: string): Promise<DatabaseHandle<TestTables>> {
     fence,
   });
   closers.push(() => db.close());
-  return db as DatabaseHandle<TestTables>;
+  return db as DatabaseClient<TestTables>;
 }
 
 /** How each fenced write of a writer ended. */
@@ -66,7 +63,7 @@ interface WriteLog {
  * until `stop()`, and note how each ended.
  */
 function writer(
-  db: DatabaseHandle<TestTables>,
+  db: DatabaseClient<TestTables>,
   lock: DatabaseLock,
   prefix: string,
 ): { log: WriteLog; stop(): Promise<void> } {
@@ -138,7 +135,7 @@ describe('a lock on a RAFT cluster with leader changes', () => {
     const a = await handle('cl_holder');
     const la = a.lock('cl_holder');
     await la.whenHeld();
-    const held = heldOn(a.client);
+    const held = heldOn(a);
     const w = writer(a, la, 'holder');
     await until(() => w.log.committed.length >= 5, 10_000, 'writes before the handover');
 
@@ -196,7 +193,7 @@ describe('a lock on a RAFT cluster with leader changes', () => {
       }
       // Both clients leave the old leader; whichever asks the new one first holds it.
       await until(
-        () => a.client.status.remote !== leader.remote && b.client.status.remote !== leader.remote,
+        () => a.status.remote !== leader.remote && b.status.remote !== leader.remote,
         30_000,
         'both clients to leave the old leader',
       );
@@ -208,9 +205,7 @@ describe('a lock on a RAFT cluster with leader changes', () => {
       expect(standby.held).toBe(false);
       await until(
         () =>
-          [a.client.status, b.client.status].every(
-            (st) => st.state === 'connected' && st.remote === next.remote,
-          ),
+          [a.status, b.status].every((st) => st.state === 'connected' && st.remote === next.remote),
         30_000,
         'both clients on the new leader',
       );
@@ -247,12 +242,15 @@ describe('a lock is kept by each server process, not by the cluster', () => {
       onFollower.lock('per_process').whenHeld(),
     ]);
     // Both fenced writes commit: the follower checks the assert against its own locks.
-    await onLeader.transact([{ op: 'insert', table: 'Item', row: { name: 'pp-leader-1' } }], {
+    await onLeader.transactRaw([{ op: 'insert', table: 'Item', row: { name: 'pp-leader-1' } }], {
       fence: 'per_process',
     });
-    await onFollower.transact([{ op: 'insert', table: 'Item', row: { name: 'pp-follower-1' } }], {
-      fence: 'per_process',
-    });
+    await onFollower.transactRaw(
+      [{ op: 'insert', table: 'Item', row: { name: 'pp-follower-1' } }],
+      {
+        fence: 'per_process',
+      },
+    );
     expect((await rowsOf('pp')).sort()).toEqual(['pp-follower-1', 'pp-leader-1']);
   });
 });

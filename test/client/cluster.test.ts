@@ -99,7 +99,7 @@ describe('server choice', () => {
     const c = open([follower.remote, leader.remote], { leaderOnly: false });
     await c.ready;
     expect(c.status.remote).toBe(follower.remote);
-    await c.transact([
+    await c.transactRaw([
       { op: 'insert', table: 'Item', row: { name: 'via-follower', n: 1 } } as Operation,
     ]);
     expect(c.lookup('Item', { name: 'via-follower' })?.n).toBe(1);
@@ -134,7 +134,7 @@ describe('leadership moves', () => {
       initialRows: 0,
     });
     expect(c.stats.initialRows).toBe(initialRows);
-    await c.transact([
+    await c.transactRaw([
       { op: 'insert', table: 'Item', row: { name: 'after-move', n: 2 } } as Operation,
     ]);
     expect(c.lookup('Item', { name: 'after-move' })?.n).toBe(2);

@@ -20,16 +20,12 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import {
-  connectDatabase,
-  type DatabaseClient,
-  type StatusEvent,
-  TransactionOutcomeUnknownError,
-} from '../../src/client/client.js';
+import { connectDatabase, type DatabaseClient, type StatusEvent } from '../../src/client/client.js';
 import { DEFAULT_KEEPALIVE_MS, DEFAULT_PROBE_INTERVAL_MS } from '../../src/client/options.js';
 import { KEEPALIVE_PROBES } from '../../src/ovsdb/transport/socket-transport.js';
 import type { Operation } from '../../src/ovsdb/wire/wire.js';
 import { type OvsdbServerHandle, startOvsdbServer } from '../../src/testing/index.js';
+import { TransactionOutcomeUnknownError } from '../../src/transactions/errors.js';
 import { TEST_SCHEMA } from '../helpers/server.js';
 import { TEST_MODEL, type TestTables } from './helpers/fixtures.js';
 import { FreezableTcpProxy } from './helpers/tcp-proxy.js';
@@ -85,7 +81,7 @@ describe('a killed ovsdb-server', () => {
       const client = open(s.remotes[kind]!);
       await client.ready;
       const gone = lost(client);
-      const txn = client.transact(BLOCKING_WAIT).then(
+      const txn = client.transactRaw(BLOCKING_WAIT).then(
         () => 'committed',
         (e: unknown) => e,
       );
@@ -128,7 +124,7 @@ describe('a dropped TCP path (a proxy that stops forwarding, closing nothing)', 
     const gone = lost(client);
     proxy.freeze();
     const t0 = Date.now();
-    const txn = client.transact(BLOCKING_WAIT).catch((e: unknown) => e);
+    const txn = client.transactRaw(BLOCKING_WAIT).catch((e: unknown) => e);
     const { at, event } = await gone;
     expect(event.reason).toMatch(/while waiting for a reply \(replySilenceTimeoutMs 3000\)/);
     expect(at - t0).toBeLessThan(3 * replySilenceTimeoutMs);

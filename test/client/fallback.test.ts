@@ -68,7 +68,7 @@ describe.each(TARGETS)('monitor fallback against %s', (target) => {
         seen.push(`update ${r.name} ${o.tags.join(',')}→${r.tags.join(',')} n=${o.n}→${r.n}`);
       });
       const name = unique('fb');
-      await c.transact([{ op: 'insert', table: 'Item', row: { name, n: 2 } } as Operation]);
+      await c.transactRaw([{ op: 'insert', table: 'Item', row: { name, n: 2 } } as Operation]);
       expect(c.lookup('Item', { name })?.n).toBe(2); // read-your-writes holds on every method
       await writer.transact(DB, [
         {

@@ -22,13 +22,9 @@ import { INT64_MAX, INT64_MIN, type Int64 } from '../../src/ovsdb/values/int64.j
 import type { Uuid } from '../../src/ovsdb/values/uuid.js';
 import { DatumError, TransactionError } from '../../src/ovsdb/wire/errors.js';
 import { parseJson } from '../../src/ovsdb/wire/json-text.js';
-import {
-  clientExecutor,
-  createTransactor,
-  TransactionView,
-  type Transactor,
-} from '../../src/transactions/index.js';
+import { TransactionView } from '../../src/transactions/index.js';
 import { TARGETS, useTarget } from '../helpers/targets.js';
+import type { Transacting } from '../helpers/typed.js';
 
 const SCHEMA_PATH = new URL('../fixtures/int64-client.ovsschema', import.meta.url).pathname;
 const DB = 'Int64Client';
@@ -119,7 +115,7 @@ describe.each(TARGETS)('64-bit integers against %s', (target) => {
   /** A synced client of the target (over the bridge for the ws target), counting what it sends. */
   const open = async (): Promise<{
     client: DatabaseClient<Tables>;
-    db: Transactor<Tables>;
+    db: Transacting<Tables>;
     sent: string[];
   }> => {
     const sent: string[] = [];
@@ -136,7 +132,7 @@ describe.each(TARGETS)('64-bit integers against %s', (target) => {
     const client = connectDatabase({ remotes: fx.remote, model: Model, dial });
     clients.push(client);
     await client.ready;
-    return { client, db: createTransactor(clientExecutor(client)), sent };
+    return { client, db: client, sent };
   };
 
   it('reads what ovsdb-client wrote exactly: bigints beyond ±(2^53−1), numbers within', async () => {
@@ -168,7 +164,7 @@ describe.each(TARGETS)('64-bit integers against %s', (target) => {
     const changed = client.waitFor(
       'Counter',
       (r) => r.name === 'p' && r.value === INT64_MIN + 1n && r.marks.length === 3,
-      { timeout: 10_000 },
+      { timeoutMs: 10_000 },
     );
     const out = await transactText(
       '{"op":"update","table":"Counter","where":[["name","==","p"]],' +

@@ -15,6 +15,7 @@ import {
   type DatabaseClient,
   type DatabaseLock,
   LockNotHeldError,
+  openDatabase,
   type StatusEvent,
   TransactionRefusedError,
 } from '../../src/client/index.js';
@@ -25,8 +26,6 @@ import { TransactionError } from '../../src/ovsdb/wire/errors.js';
 import * as transactions from '../../src/transactions/index.js';
 import {
   connectionExecutor,
-  type DatabaseHandle,
-  openDatabase,
   outcomeOf,
   TransactionOutcomeError,
 } from '../../src/transactions/index.js';
@@ -94,7 +93,7 @@ describe.each(SERVER_KINDS)('locks against %s', (kind) => {
 
   async function handle(
     options: Partial<Parameters<typeof openDatabase<TestTables>>[0]> = {},
-  ): Promise<DatabaseHandle<TestTables>> {
+  ): Promise<DatabaseClient<TestTables>> {
     const db = await openDatabase({
       remotes: server.remotes.unix!,
       model: TEST_MODEL,
@@ -102,7 +101,7 @@ describe.each(SERVER_KINDS)('locks against %s', (kind) => {
       ...options,
     });
     closers.push(() => db.close());
-    return db as DatabaseHandle<TestTables>;
+    return db as DatabaseClient<TestTables>;
   }
 
   async function proxy(): Promise<OvsdbProxy> {
@@ -194,7 +193,7 @@ describe.each(SERVER_KINDS)('locks against %s', (kind) => {
     );
     // A fence naming a lock the client never asked for is refused before sending.
     const e = await rejection(
-      c.transact([{ op: 'insert', table: 'Item', row: { name: `never-${name}` } }], {
+      c.transactRaw([{ op: 'insert', table: 'Item', row: { name: `never-${name}` } }], {
         fence: 'never_asked',
       }),
     );
@@ -209,7 +208,7 @@ describe.each(SERVER_KINDS)('locks against %s', (kind) => {
     const a = await handle({ fence: name });
     const la = a.lock(name);
     await la.whenHeld();
-    const seenA = record(a.client); // from before the `held` event's delivery
+    const seenA = record(a); // from before the `held` event's delivery
     const first = await a.transact((tx) => {
       tx.insert('Item', { name: `${name}-a1`, n: 1 });
     });
@@ -234,7 +233,7 @@ describe.each(SERVER_KINDS)('locks against %s', (kind) => {
     expect((typed as LockNotHeldError).refusedBy).toBe('client');
     expect(outcomeOf(typed)).toBe('not committed');
     const raw = await rejection(
-      a.client.transact([{ op: 'insert', table: 'Item', row: { name: `${name}-a3` } }]),
+      a.transactRaw([{ op: 'insert', table: 'Item', row: { name: `${name}-a3` } }]),
     );
     expect(raw).toBeInstanceOf(LockNotHeldError);
     expect(await exists(`${name}-a2`)).toBe(false);
@@ -255,7 +254,7 @@ describe.each(SERVER_KINDS)('locks against %s', (kind) => {
       tx.insert('Item', { name: `${name}-a4`, n: 4 });
     });
     expect(await exists(`${name}-a4`)).toBe(true);
-    await a.client.drained();
+    await a.drained();
     expect(seenA.filter((e) => e.startsWith('lock:')).slice(-2)).toEqual([
       `lock:${name}:lost`,
       `lock:${name}:held`,
@@ -308,7 +307,7 @@ describe.each(SERVER_KINDS)('locks against %s', (kind) => {
     await b.ready;
     await b.lock(name, { steal: true }).whenHeld();
     // Opening the gate runs a's transaction again: its assert now fails.
-    await b.transact([
+    await b.transactRaw([
       { op: 'update', table: 'Item', where: [['name', '==', gate]], row: { n: 1 } },
     ]);
     const e = await pending;
@@ -324,14 +323,14 @@ describe.each(SERVER_KINDS)('locks against %s', (kind) => {
     const name = uniqueLock();
     const c = client({ fence: name });
     await c.lock(name).whenHeld();
-    const results = await c.transact([
+    const results = await c.transactRaw([
       { op: 'insert', table: 'Item', row: { name: `${name}-x`, n: 1 } },
       { op: 'select', table: 'Item', where: [['name', '==', `${name}-x`]], columns: ['n'] },
     ]);
     expect(results).toHaveLength(2);
     expect(results[1]).toEqual({ rows: [{ n: 1 }] });
     const e = await rejection(
-      c.transact([
+      c.transactRaw([
         { op: 'insert', table: 'Item', row: { name: `${name}-y`, n: 1 } },
         { op: 'insert', table: 'Item', row: { name: `${name}-x`, n: 2 } },
       ]),
@@ -340,7 +339,7 @@ describe.each(SERVER_KINDS)('locks against %s', (kind) => {
     expect((e as { opIndex: number }).opIndex).toBe(2); // the commit: a duplicate name
     expect((e as { error: string }).error).toBe('constraint violation');
     // Typed over the same client: a DuplicateIndexError naming this transaction's row.
-    const db = transactions.createTransactor(transactions.clientExecutor(c));
+    const db = c;
     const typed = await rejection(
       db.transact((tx) => {
         tx.insert('Item', { name: `${name}-x`, n: 3 });
@@ -416,10 +415,10 @@ describe.each(SERVER_KINDS)('locks against %s', (kind) => {
     await queued(la);
     expect(la.state).toBe('lost');
     const e = await rejection(
-      a.transact([{ op: 'insert', table: 'Item', row: { name: `${name}-a` } }]),
+      a.transactRaw([{ op: 'insert', table: 'Item', row: { name: `${name}-a` } }]),
     );
     expect(e).toBeInstanceOf(LockNotHeldError);
-    await b.transact([{ op: 'insert', table: 'Item', row: { name: `${name}-b` } }]);
+    await b.transactRaw([{ op: 'insert', table: 'Item', row: { name: `${name}-b` } }]);
     expect(await exists(`${name}-a`)).toBe(false);
     expect(await exists(`${name}-b`)).toBe(true);
   });
@@ -432,7 +431,7 @@ describe.each(SERVER_KINDS)('locks against %s', (kind) => {
     await server.restart();
     await until(() => la.state === 'lost', 10_000, 'the lock to be lost');
     await la.whenHeld();
-    await a.transact([{ op: 'insert', table: 'Item', row: { name: `${name}-after` } }]);
+    await a.transactRaw([{ op: 'insert', table: 'Item', row: { name: `${name}-after` } }]);
     expect(await exists(`${name}-after`)).toBe(true);
   });
 
@@ -461,7 +460,7 @@ describe.each(SERVER_KINDS)('locks against %s', (kind) => {
     });
     await lb.whenHeld();
     const grantedAt = Date.now();
-    await b.transact([{ op: 'insert', table: 'Item', row: { name: `${name}-b` } }]);
+    await b.transactRaw([{ op: 'insert', table: 'Item', row: { name: `${name}-b` } }]);
     await until(() => lostAt > 0, 60_000, 'a to learn');
     // The server waits one probe interval, then one more for the echo's reply.
     expect(grantedAt - frozenAt).toBeGreaterThanOrEqual(5000);
@@ -551,8 +550,9 @@ describe('fencing needs a client that keeps locks', () => {
   it('a bare connection executor refuses a fence before sending', async () => {
     const conn = { model: TEST_MODEL } as never;
     const executor = connectionExecutor(conn, TEST_MODEL);
-    const db = transactions.createTransactor(executor);
-    const e = await rejection(db.transact((tx) => tx.comment('x'), { fence: 'L' }));
+    const e = await rejection(
+      transactions.transact(executor, (tx) => tx.comment('x'), { fence: 'L' }),
+    );
     expect(e).toBeInstanceOf(TypeError);
     expect(outcomeOf(e)).toBe('not committed');
   });

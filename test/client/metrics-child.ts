@@ -53,8 +53,8 @@ const db = await root.openDatabase({
 await db.transact((tx) => {
   tx.insert('Item', { name: 'x', n: 1 });
 });
-db.client.reconnect();
-await db.client.whenSynced();
+db.reconnect();
+await db.whenSynced();
 await db.close();
 await server.close();
 

@@ -15,6 +15,7 @@ import { join } from 'node:path';
 import type * as PromClient from 'prom-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectDatabase } from '../../src/client/client.js';
+import { type DatabaseClient, openDatabase } from '../../src/client/index.js';
 import { prometheusMetrics } from '../../src/observability/prometheus.js';
 import { connect } from '../../src/ovsdb/connection/connect.js';
 import type { OvsdbConnection } from '../../src/ovsdb/connection/connection.js';
@@ -27,9 +28,7 @@ import {
   startOvsdbServer,
 } from '../../src/testing/index.js';
 import {
-  type DatabaseHandle,
   DuplicateIndexError,
-  openDatabase,
   TransactionOutcomeError,
   TransactionRefusedError,
   VerifyConflictError,
@@ -53,7 +52,7 @@ describe('client metrics (prometheusMetrics) against ovsdb-server', () => {
   let remote: string;
   let writer: OvsdbConnection;
   const registry = new promClient.Registry();
-  let db: DatabaseHandle<TestTables>;
+  let db: DatabaseClient<TestTables>;
 
   const scrape = async (): Promise<Scrape> => parseMetrics(await registry.metrics());
 
@@ -163,7 +162,7 @@ describe('client metrics (prometheusMetrics) against ovsdb-server', () => {
       ops.push({ op: 'insert', table: 'Item', row: { name: `w-${i}`, n: 100 + i } } as Operation);
     }
     await writer.transact(DB, ops);
-    await db.client.waitFor('Item', (r) => r.name === 'w-1', { timeout: 10_000 });
+    await db.waitFor('Item', (r) => r.name === 'w-1', { timeoutMs: 10_000 });
     const s = await scrape();
     expect(sampleValue(s, `${P}monitor_updates_total`, L)).toBe(6);
     expect(sampleValue(s, `${P}monitor_rows_total`, L)).toBe(7);
@@ -185,14 +184,14 @@ describe('client metrics (prometheusMetrics) against ovsdb-server', () => {
         ops.push({ op: 'insert', table: 'Item', row: { name: `q-${i}`, n: 200 + i } } as Operation);
       }
       await writer.transact(DB, ops);
-      await db.client.waitFor('Item', (r) => r.name === 'q-4', { timeout: 10_000 });
+      await db.waitFor('Item', (r) => r.name === 'q-4', { timeoutMs: 10_000 });
       while (seen === 0) await new Promise((r) => setTimeout(r, 5));
       // The first event is being delivered: the other four wait.
       let s = await scrape();
       expect(sampleValue(s, `${P}event_queue_length`, L)).toBe(4);
       expect(sampleValue(s, `${P}backpressure_pauses_total`, L)).toBe(1);
       release();
-      await db.client.drained();
+      await db.drained();
       s = await scrape();
       expect(sampleValue(s, `${P}event_queue_length`, L)).toBe(0);
       expect(seen).toBe(5);
@@ -203,8 +202,8 @@ describe('client metrics (prometheusMetrics) against ovsdb-server', () => {
   });
 
   it('counts a requested reconnect and the resume that follows', async () => {
-    const resynced = nextResync(db.client);
-    db.client.reconnect('test: reconnect');
+    const resynced = nextResync(db);
+    db.reconnect('test: reconnect');
     await resynced;
     const s = await scrape();
     expect(series(s, `${P}reconnects_total`)).toEqual([
@@ -219,7 +218,7 @@ describe('client metrics (prometheusMetrics) against ovsdb-server', () => {
   });
 
   it('counts a reconnect after the server restarts', async () => {
-    const resynced = nextResync(db.client);
+    const resynced = nextResync(db);
     writer.close();
     await server.restart();
     await resynced;
@@ -266,7 +265,7 @@ describe('client metrics against the in-memory server, behind a proxy', () => {
       await writer.transact(DB, [
         { op: 'insert', table: 'Item', row: { name: 'first', n: 0 } } as Operation,
       ]);
-      await client.waitFor('Item', (r) => r.name === 'first', { timeout: 10_000 });
+      await client.waitFor('Item', (r) => r.name === 'first', { timeoutMs: 10_000 });
       const resynced = nextResync(client);
       proxy.cut();
       for (let i = 0; i < 3; i++) {
@@ -298,7 +297,7 @@ describe('client metrics against the in-memory server, behind a proxy', () => {
       await writer.transact(DB, [
         { op: 'insert', table: 'Item', row: { name: 'second', n: 10 } } as Operation,
       ]);
-      await client.waitFor('Item', (r) => r.name === 'second', { timeout: 10_000 });
+      await client.waitFor('Item', (r) => r.name === 'second', { timeoutMs: 10_000 });
       const last = nextResync(client);
       proxy.cut();
       for (let i = 0; i < 3; i++) {

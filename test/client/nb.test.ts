@@ -95,7 +95,7 @@ describe.each(TARGETS)('NB model against %s', (target) => {
       await c.ready;
       const sw = c.find('Logical_Switch', (s) => s.name === 'sw0')!;
       const err = await c
-        .transact([
+        .transactRaw([
           {
             op: 'insert',
             table: 'Logical_Switch_Port',
@@ -121,14 +121,14 @@ describe.each(TARGETS)('NB model against %s', (target) => {
         /Logical_Switch_Port\.peer does not exist in the server's schema \(version 7\.0\.0\)/,
       );
       await expect(
-        c.transact([{ op: 'insert', table: 'Sample', row: { metadata: 1 } } as Operation]),
+        c.transactRaw([{ op: 'insert', table: 'Sample', row: { metadata: 1 } } as Operation]),
       ).rejects.toMatchObject({ name: 'SchemaDriftError', table: 'Sample', column: undefined });
       await expect(
-        c.transact([{ op: 'select', table: 'ACL', where: [['tier', '==', 0]] } as Operation]),
+        c.transactRaw([{ op: 'select', table: 'ACL', where: [['tier', '==', 0]] } as Operation]),
       ).rejects.toBeInstanceOf(SchemaDriftError);
       expect(c.lookup('Logical_Switch_Port', { name: 'p2' })).toBeUndefined();
       // A write within the common schema works and is read back.
-      await c.transact([
+      await c.transactRaw([
         {
           op: 'insert',
           table: 'Logical_Switch_Port',
@@ -164,7 +164,7 @@ describe.each(TARGETS)('NB model against %s', (target) => {
       const c = connectDatabase({ remotes: fx.remote, model: NB });
       fx.onClose(() => c.close());
       await c.ready;
-      await c.transact([
+      await c.transactRaw([
         {
           op: 'insert',
           table: 'Logical_Switch_Port',

@@ -15,7 +15,11 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Bridge, startBridge } from '../../src/bridge/bridge.js';
-import { connectDatabase, TransactionOutcomeUnknownError } from '../../src/client/index.js';
+import {
+  connectDatabase,
+  openDatabase,
+  TransactionOutcomeUnknownError,
+} from '../../src/client/index.js';
 import * as root from '../../src/index.js';
 import { NB } from '../../src/nb/index.js';
 import { connect } from '../../src/ovsdb/connection/connect.js';
@@ -30,7 +34,7 @@ import {
   startOvsdbServer,
 } from '../../src/testing/index.js';
 import * as transactions from '../../src/transactions/index.js';
-import { openDatabase, outcomeOf, TransactionOutcomeError } from '../../src/transactions/index.js';
+import { outcomeOf, TransactionOutcomeError } from '../../src/transactions/index.js';
 import { sleep, TEST_SCHEMA, unique } from '../helpers/server.js';
 import { TEST_MODEL } from './helpers/fixtures.js';
 
@@ -104,7 +108,7 @@ describe('a read-only bridge in front of ovsdb-server (NB)', () => {
       expect(outcomeOf(e)).toBe('not committed');
       // A refusal is not a lost reply: no probe, no reconnection.
       expect(Date.now() - started).toBeLessThan(2000);
-      expect(db.client.stats.connects).toBe(1);
+      expect(db.stats.connects).toBe(1);
       const [found] = await writer.transact(NB.name, [
         { op: 'select', table: 'Logical_Switch', where: [['name', '==', name]] },
       ]);
@@ -122,7 +126,7 @@ describe('a read-only bridge in front of ovsdb-server (NB)', () => {
     try {
       await client.ready;
       const e = await rejection(
-        client.transact([
+        client.transactRaw([
           { op: 'select', table: 'Logical_Switch', where: [] },
           { op: 'delete', table: 'Logical_Switch', where: [] },
         ]),
@@ -269,7 +273,7 @@ describe("ovsdb-server's own refusals (SB: RBAC and read-only connections)", () 
         /^transaction refused by the server \(operation 0: insert Address_Set\): permission error: RBAC rules .* prohibit row insertion into table "Address_Set"\.; it did not commit$/,
       );
       expect(outcomeOf(e)).toBe('not committed');
-      expect(db.client.lookup('Address_Set', { name })).toBeUndefined();
+      expect(db.lookup('Address_Set', { name })).toBeUndefined();
     } finally {
       await db.close();
     }
@@ -349,7 +353,7 @@ describe('locks and lost replies (Test schema)', () => {
     try {
       await client.ready;
       const pending = rejection(
-        client.transact([
+        client.transactRaw([
           blockingWait,
           { op: 'insert', table: 'Item', row: { name: unique('lost-raw'), n: 1 } } as Operation,
         ]),

@@ -13,16 +13,13 @@ import type * as ContextAsyncHooks from '@opentelemetry/context-async-hooks';
 import type * as SdkTraceBase from '@opentelemetry/sdk-trace-base';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { type DatabaseClient, openDatabase } from '../../src/client/index.js';
 import {
   type OvsdbServerHandle,
   requireOvsdbServer,
   startOvsdbServer,
 } from '../../src/testing/index.js';
-import {
-  type DatabaseHandle,
-  DuplicateIndexError,
-  openDatabase,
-} from '../../src/transactions/index.js';
+import { DuplicateIndexError } from '../../src/transactions/index.js';
 import { TEST_SCHEMA } from '../helpers/server.js';
 import { nextResync, TEST_MODEL, type TestTables } from './helpers/fixtures.js';
 import { requirePackage } from './metrics-require.js';
@@ -39,7 +36,7 @@ const { AsyncLocalStorageContextManager } = requirePackage(
 
 describe('tracing (OpenTelemetry) against ovsdb-server', () => {
   let server: OvsdbServerHandle;
-  let db: DatabaseHandle<TestTables>;
+  let db: DatabaseClient<TestTables>;
   const exporter = new InMemorySpanExporter();
   const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
   const tracer = provider.getTracer('ovnkit-test');
@@ -172,8 +169,8 @@ describe('tracing (OpenTelemetry) against ovsdb-server', () => {
 
   it('traces the resync after a reconnect: a resume with found true', async () => {
     exporter.reset();
-    const resynced = nextResync(db.client);
-    db.client.reconnect('test');
+    const resynced = nextResync(db);
+    db.reconnect('test');
     await resynced;
     const [sync, ...more] = spans('ovsdb.monitor.sync');
     expect(more).toEqual([]);

@@ -63,7 +63,7 @@ describe('connectDatabase with dialWebSocket', () => {
       for (let i = 0; i < 100 && !names().includes(other); i++) await sleep(20);
       expect(names()).toContain(other);
       const mine = unique('dial-mine');
-      const [result] = await client.transact([
+      const [result] = await client.transactRaw([
         { op: 'insert', table: 'Item', row: { name: mine, n: 3 } } as Operation,
       ]);
       expect(result).toMatchObject({ uuid: ['uuid', expect.any(String)] });

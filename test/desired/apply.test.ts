@@ -20,6 +20,7 @@ import { nbDesiredState } from '../../src/nb/index.js';
 import { defineModel, type TableMap } from '../../src/ovsdb/schema/model.js';
 import { parseSchema } from '../../src/ovsdb/schema/schema.js';
 import { SERVER_KINDS, startTestServer, type TestServerHandle } from '../helpers/servers.js';
+import { interceptSends } from '../helpers/typed.js';
 
 const NB_SCHEMA = new URL('../../schema/ovn-nb-7.18.0.ovsschema', import.meta.url).pathname;
 const BACKOFF = { initialDelayMs: 20, maxDelayMs: 200 } as const;
@@ -51,7 +52,7 @@ describe.each(SERVER_KINDS)('desired state on %s', (kind) => {
 
   /** A round trip on `c`: the updates of every commit before it are in its replica after. */
   const settle = async (c: DatabaseClient<NBTables>): Promise<void> => {
-    await c.transact([{ op: 'comment', comment: 'settle' }]);
+    await c.transactRaw([{ op: 'comment', comment: 'settle' }]);
     await c.drained();
   };
 
@@ -135,7 +136,7 @@ describe.each(SERVER_KINDS)('desired state on %s', (kind) => {
     b.add('Logical_Switch', { name: 'b1-b' });
     await applyDesired(client, a);
     await applyDesired(client, b);
-    await other.transact([{ op: 'insert', table: 'Logical_Switch', row: { name: 'b1-free' } }]);
+    await other.transactRaw([{ op: 'insert', table: 'Logical_Switch', row: { name: 'b1-free' } }]);
     await settle(client);
     const empty = state('b1');
     const plan = planDesired(client, empty);
@@ -166,7 +167,7 @@ describe.each(SERVER_KINDS)('desired state on %s', (kind) => {
     expect((e as DesiredStateError).kind).toBe('owned-by-other');
     expect((e as DesiredStateError).owner).toBe('c2');
 
-    await other.transact([{ op: 'insert', table: 'Logical_Switch', row: { name: 'c1-free' } }]);
+    await other.transactRaw([{ op: 'insert', table: 'Logical_Switch', row: { name: 'c1-free' } }]);
     await settle(client);
     const c = state('c1');
     c.add('Logical_Switch', { name: 'c1-free', other_config: { k: 'v' } });
@@ -218,23 +219,22 @@ describe.each(SERVER_KINDS)('desired state on %s', (kind) => {
     d2.add('Logical_Switch', { name: 'e1-sw', other_config: { mode: 'b' } });
     // The first transaction the apply sends is preceded by another writer's change of the row.
     let sent = 0;
-    const racing = Object.create(client, {
-      transact: {
-        value: async (...args: Parameters<DatabaseClient<NBTables>['transact']>) => {
-          if (sent++ === 0) {
-            await other.transact([
-              {
-                op: 'mutate',
-                table: 'Logical_Switch',
-                where: [['_uuid', '==', ['uuid', sw._uuid]]],
-                mutations: [['external_ids', 'insert', ['map', [['note', 'x']]]]],
-              },
-            ]);
-          }
-          return client.transact(...args);
-        },
-      },
-    }) as DatabaseClient<NBTables>;
+    const racing = interceptSends(client, (request, forward) => {
+      if (sent++ > 0) {
+        forward();
+        return;
+      }
+      other
+        .transactRaw([
+          {
+            op: 'mutate',
+            table: 'Logical_Switch',
+            where: [['_uuid', '==', ['uuid', sw._uuid]]],
+            mutations: [['external_ids', 'insert', ['map', [['note', 'x']]]]],
+          },
+        ])
+        .then(forward, request.onError);
+    });
     const r = await applyDesired(racing, d2);
     expect(r.outcome).toBe('applied');
     expect(r.conflicts).toBe(1);

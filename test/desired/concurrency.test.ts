@@ -296,7 +296,7 @@ describe.each(KINDS)('desired state under concurrency on %s', (kind) => {
     // Before the first transaction of the apply: another client writes columns the desired
     // state leaves out (the switch's external_ids, the port's options) and one it declares.
     const racing = countingClient(fx.c1, async () => {
-      await fx.c2.transact([
+      await fx.c2.transactRaw([
         {
           op: 'mutate',
           table: 'Logical_Switch',

@@ -16,6 +16,7 @@ import { NB, type NBTables } from '../../src/nb/generated/index.js';
 import type { Operation } from '../../src/ovsdb/wire/wire.js';
 import { requireOvsdbServer } from '../../src/testing/index.js';
 import { runTool } from '../../src/testing/processes.js';
+import { interceptSends } from '../helpers/typed.js';
 import { type FileServer, type Kind, startFileServer } from '../server/file-servers.js';
 
 export const NB_SCHEMA = new URL('../../schema/ovn-nb-7.18.0.ovsschema', import.meta.url).pathname;
@@ -88,7 +89,7 @@ export async function connectNb(remote: string): Promise<DatabaseClient<NBTables
 
 /** A round trip on `c`: the updates of every commit before it are in its replica after. */
 export async function settle(c: DatabaseClient<NBTables>): Promise<void> {
-  await c.transact([{ op: 'comment', comment: 'settle' }]);
+  await c.transactRaw([{ op: 'comment', comment: 'settle' }]);
   await c.drained();
 }
 
@@ -102,24 +103,20 @@ export interface CountingClient {
 }
 
 /**
- * Wrap `client` so that its `transact` calls are counted and their
+ * Wrap `client` so that the transactions it sends are counted and their
  * operations kept; `before`, when given, runs (and is awaited) before the
- * first call is passed on.
+ * first one is passed on.
  */
 export function countingClient(
   client: DatabaseClient<NBTables>,
   before?: () => Promise<void>,
 ): CountingClient {
   const sent: (readonly Operation[])[] = [];
-  const wrapped = Object.create(client, {
-    transact: {
-      value: async (...args: Parameters<DatabaseClient<NBTables>['transact']>) => {
-        sent.push(args[0]);
-        if (sent.length === 1 && before !== undefined) await before();
-        return client.transact(...args);
-      },
-    },
-  }) as DatabaseClient<NBTables>;
+  const wrapped = interceptSends(client, (request, forward) => {
+    sent.push(request.ops);
+    if (sent.length === 1 && before !== undefined) before().then(forward, request.onError);
+    else forward();
+  });
   return { client: wrapped, count: () => sent.length, sent };
 }
 

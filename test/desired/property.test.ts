@@ -553,7 +553,7 @@ describe.each(KINDS)('desired state properties on %s', (kind) => {
       // Leave nothing behind: each owner's empty state deletes all its rows.
       await applyDesired(client, build([], A));
       await applyDesired(client, build([], B));
-      await client.transact([
+      await client.transactRaw([
         { op: 'delete', table: 'Port_Group', where: [['name', '==', shared]] },
       ]);
     }

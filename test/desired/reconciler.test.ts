@@ -368,7 +368,7 @@ describe.each(KINDS)('desiredReconciler on %s', (kind) => {
         await settle(other);
         const row = other.lookup('Logical_Switch_Port', { name: `rec-s${c.sw}-p${c.port}${sfx}` });
         if (row !== undefined) {
-          await other.transact([
+          await other.transactRaw([
             {
               op: 'mutate',
               table: 'Logical_Switch_Port',
@@ -389,7 +389,7 @@ describe.each(KINDS)('desiredReconciler on %s', (kind) => {
         const port = other.lookup('Logical_Switch_Port', { name: `rec-s${c.sw}-p${c.port}${sfx}` });
         const to = other.find('Logical_Switch', (x) => x.name === sw(1 - c.sw).name);
         if (port !== undefined && to !== undefined) {
-          await other.transact([
+          await other.transactRaw([
             {
               op: 'mutate',
               table: 'Logical_Switch',
@@ -416,7 +416,7 @@ describe.each(KINDS)('desiredReconciler on %s', (kind) => {
                   row: { other_config: ['map', [['v', c.value]]] },
                 },
               ];
-        await other.transact(ops as never);
+        await other.transactRaw(ops as never);
         await settle(client);
         return;
       }
@@ -452,7 +452,7 @@ describe.each(KINDS)('desiredReconciler on %s', (kind) => {
       // Another writer's change of p3 is planned (and reverted).
       await settle(other);
       const p3 = other.lookup('Logical_Switch_Port', { name: 'rec-b-p3' })!;
-      await other.transact([
+      await other.transactRaw([
         {
           op: 'update',
           table: 'Logical_Switch_Port',
@@ -477,7 +477,7 @@ describe.each(KINDS)('desiredReconciler on %s', (kind) => {
       const p5 = other.lookup('Logical_Switch_Port', { name: 'rec-b-p5' });
       const s = other.find('Logical_Switch', (x) => x.name === 'rec-b-s');
       await settle(other);
-      await other.transact([
+      await other.transactRaw([
         {
           op: 'mutate',
           table: 'Logical_Switch',
@@ -504,7 +504,7 @@ describe.each(KINDS)('desiredReconciler on %s', (kind) => {
       await settle(client);
       expect((await r.plan()).empty).toBe(true);
       const full = r.stats.fullPlans;
-      await other.transact([
+      await other.transactRaw([
         {
           op: 'insert',
           table: 'Logical_Switch_Port',
@@ -549,7 +549,7 @@ describe.each(KINDS)('desiredReconciler from a row event handler on %s', (kind) 
       await r.apply();
       await settle(client);
       expect((await r.plan()).empty).toBe(true);
-      const [ins] = await client.transact([
+      const [ins] = await client.transactRaw([
         { op: 'insert', table: 'Address_Set', row: { name: 'rec_h_as' } },
       ]);
       await settle(client);
@@ -566,7 +566,7 @@ describe.each(KINDS)('desiredReconciler from a row event handler on %s', (kind) 
           }
         });
       });
-      await client.transact([
+      await client.transactRaw([
         {
           op: 'update',
           table: 'Address_Set',

@@ -39,7 +39,7 @@ describe.each(KINDS)('rendered plans on %s', (kind) => {
     server = await startNbServer(kind);
     client = await connectNb(server.remote);
     // A row of a table without a key (DNS), made by another writer and referenced by UUID.
-    const [r] = (await client.transact([
+    const [r] = (await client.transactRaw([
       { op: 'insert', table: 'DNS', row: { records: ['map', [['web', '10.60.1.11']]] } },
     ])) as [{ uuid: [string, string] }];
     dns = r.uuid[1];

@@ -36,6 +36,8 @@ import {
 import { NB, type NBTables } from '../../src/nb/generated/index.js';
 import { nbDesiredState } from '../../src/nb/index.js';
 import type { Condition, Operation } from '../../src/ovsdb/wire/wire.js';
+import type { TransactRequest } from '../../src/transactions/executor.js';
+import { interceptSends } from '../helpers/typed.js';
 import {
   connectNb,
   countingClient,
@@ -335,7 +337,7 @@ describe.each(KINDS)('shared rows on %s', (kind) => {
     beforeAll(async () => {
       c3 = await connectNb(fx.server.remote);
       c4 = await connectNb(fx.server.remote);
-      await c3.transact([{ op: 'insert', table: 'NB_Global', row: {} }]);
+      await c3.transactRaw([{ op: 'insert', table: 'NB_Global', row: {} }]);
     });
     afterAll(async () => {
       await c3?.close();
@@ -365,31 +367,43 @@ describe.each(KINDS)('shared rows on %s', (kind) => {
       owner: string,
       label: string,
     ): DatabaseClient<NBTables> =>
-      Object.create(client, {
-        transact: {
-          value: async (...[ops, options]: Parameters<DatabaseClient<NBTables>['transact']>) => {
-            if (ops.every((op) => op.op === 'wait' || op.op === 'comment'))
-              return client.transact(ops, options);
-            const key = `last-${owner}`;
-            const results = await client.transact(
-              [
-                ...ops,
-                {
-                  op: 'mutate',
-                  table: 'NB_Global',
-                  where: [],
-                  mutations: [
-                    ['external_ids', 'delete', ['set', [key]]],
-                    ['external_ids', 'insert', ['map', [[key, label]]]],
-                  ],
-                },
+      interceptSends(client, (request, forward) => {
+        const ops = request.ops;
+        if (ops.every((op) => op.op === 'wait' || op.op === 'comment')) {
+          forward();
+          return;
+        }
+        const key = `last-${owner}`;
+        // The same request with one more operation, whose result is taken out again.
+        const witnessing: TransactRequest = {
+          ops: [
+            ...ops,
+            {
+              op: 'mutate',
+              table: 'NB_Global',
+              where: [],
+              mutations: [
+                ['external_ids', 'delete', ['set', [key]]],
+                ['external_ids', 'insert', ['map', [[key, label]]]],
               ],
-              options,
-            );
-            return results.slice(0, ops.length);
+            },
+          ],
+          fence: request.fence,
+          deadline: request.deadline,
+          signal: request.signal,
+          cancelOnAbort: request.cancelOnAbort,
+          set via(v: string | undefined) {
+            request.via = v;
           },
-        },
-      }) as DatabaseClient<NBTables>;
+          get via() {
+            return request.via;
+          },
+          onSent: (id) => request.onSent?.(id),
+          onReply: (r) => request.onReply(Array.isArray(r) ? r.slice(0, ops.length) : r),
+          onError: (e) => request.onError(e),
+        };
+        client.executor.send(witnessing);
+      });
 
     /** What the database holds of `owner` (its prefix names its rows), in the form of an OwnerState. */
     const read = (t: Awaited<ReturnType<typeof dump>>, owner: string, pg: string): OwnerState => {
@@ -442,7 +456,7 @@ describe.each(KINDS)('shared rows on %s', (kind) => {
           try {
             await applyDesired(fx.c1, declare(A, pg, r.a));
             await applyDesired(fx.c1, declare(B, pg, r.b));
-            await fx.c1.transact([
+            await fx.c1.transactRaw([
               {
                 op: 'mutate',
                 table: 'NB_Global',
@@ -497,7 +511,7 @@ describe.each(KINDS)('shared rows on %s', (kind) => {
           } finally {
             await applyDesired(fx.c1, nbDesiredState(NB, { owner: A }));
             await applyDesired(fx.c1, nbDesiredState(NB, { owner: B }));
-            await fx.c1.transact([
+            await fx.c1.transactRaw([
               { op: 'delete', table: 'Port_Group', where: [['name', '==', pg]] },
             ]);
           }

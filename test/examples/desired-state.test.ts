@@ -124,7 +124,7 @@ describe.each(SERVER_KINDS)('examples/desired-state on %s', (kind) => {
     expect(stdout).toMatch(/^NB: unix:/);
     expectOutput(stdout);
 
-    await client.transact([{ op: 'comment', comment: 'settle' }]);
+    await client.transactRaw([{ op: 'comment', comment: 'settle' }]);
     await client.drained();
     const rows = <T extends keyof NBTables>(t: T) => [...client.rows(t)];
     const lspName = new Map(rows('Logical_Switch_Port').map((p) => [p._uuid as string, p.name]));
@@ -336,7 +336,7 @@ describe.each(SERVER_KINDS)('pod-allocation topology as desired state on %s', (k
 
       // A switch deleted behind the controller's back comes back at the next GC pass.
       const sw = rows('Logical_Switch')[0]!;
-      await c.transact([
+      await c.transactRaw([
         { op: 'delete', table: 'Logical_Switch', where: [['_uuid', '==', ['uuid', sw._uuid]]] },
       ]);
       await c.drained();

@@ -8,7 +8,7 @@
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ClientClosedError } from '../../src/client/errors.js';
-import { ConnectedNb, connectNb, lsAdd, lspAdd, Nb, NotFoundError } from '../../src/nb/index.js';
+import { connectNb, lsAdd, lspAdd, Nb, NotFoundError } from '../../src/nb/index.js';
 import { newUuid } from '../../src/ovsdb/values/uuid.js';
 import {
   type OvsdbServerHandle,
@@ -31,7 +31,7 @@ async function rejection(p: Promise<unknown>): Promise<unknown> {
 
 describe('connectNb against ovsdb-server', () => {
   let server: OvsdbServerHandle;
-  const open: ConnectedNb[] = [];
+  const open: Nb[] = [];
   beforeAll(async () => {
     requireOvsdbServer();
     server = await startOvsdbServer({ schemaPath: NB_SCHEMA_PATH });
@@ -44,7 +44,7 @@ describe('connectNb against ovsdb-server', () => {
   it('resolves in sync with the DSL bound to its client', async () => {
     const nb = await connectNb({ remotes: server.unixRemote, backoff: BACKOFF });
     open.push(nb);
-    expect(nb).toBeInstanceOf(ConnectedNb);
+    expect(nb).toBeInstanceOf(Nb);
     expect(nb).toBeInstanceOf(Nb);
     expect(nb.client.status.state).toBe('connected');
     expect(nb.model.name).toBe('OVN_Northbound');
@@ -70,7 +70,7 @@ describe('connectNb against ovsdb-server', () => {
     expect(nb.client.find('Logical_Switch', (s) => s.name === 'sw-dry')).toBeUndefined();
 
     // The typed transactor over the same client.
-    const { value: lr } = await nb.db.transact((tx) =>
+    const { value: lr } = await nb.client.transact((tx) =>
       tx.insert('Logical_Router', { name: 'lr0' }),
     );
     expect(nb.client.get('Logical_Router', lr)?.name).toBe('lr0');

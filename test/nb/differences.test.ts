@@ -38,7 +38,7 @@ afterAll(async () => {
 });
 beforeEach(async () => {
   const tables = Object.keys(s.client.model.schema.tables);
-  await s.client.transact(tables.map((table) => ({ op: 'delete' as const, table, where: [] })));
+  await s.client.transactRaw(tables.map((table) => ({ op: 'delete' as const, table, where: [] })));
 });
 
 async function dslError(build: (t: NbTxn) => unknown): Promise<unknown> {

@@ -7,6 +7,8 @@
  */
 
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { DatabaseClient } from '../../src/client/client.js';
+import type { NBTables } from '../../src/nb/generated/model.js';
 import {
   AlreadyExistsError,
   AmbiguousNameError,
@@ -46,7 +48,6 @@ import {
   lspDel,
   match,
   type Nb,
-  type NbClient,
   type NbTxn,
   NbWaitTimeoutError,
   NotFoundError,
@@ -58,6 +59,7 @@ import {
 import { connect } from '../../src/ovsdb/connection/connect.js';
 import type { OvsdbConnection } from '../../src/ovsdb/connection/connection.js';
 import { TransactionError } from '../../src/ovsdb/wire/errors.js';
+import { interceptSends } from '../helpers/typed.js';
 import { NB_SCHEMA_7_18, type NbServer, rawDump, startNb } from './helpers/differential.js';
 
 let s: NbServer;
@@ -75,7 +77,7 @@ afterAll(async () => {
 /** Empty the database (and wait for the replica to show it). */
 async function reset(): Promise<void> {
   const tables = Object.keys(s.client.model.schema.tables);
-  await s.client.transact(tables.map((table) => ({ op: 'delete' as const, table, where: [] })));
+  await s.client.transactRaw(tables.map((table) => ({ op: 'delete' as const, table, where: [] })));
 }
 
 /** The whole database as JSON (UUIDs included). */
@@ -83,25 +85,16 @@ async function snapshot(): Promise<string> {
   return JSON.stringify(await rawDump(s.server));
 }
 
-/** A client whose `transact` first runs `before` (another client's change), once. */
-function interfering(before: () => Promise<void>): NbClient {
+/** A client whose first send first runs `before` (another client's change). */
+function interfering(before: () => Promise<void>): DatabaseClient<NBTables> {
   let done = false;
-  const c = s.client;
-  return {
-    model: c.model,
-    get: (table, uuid) => c.get(table, uuid),
-    rows: (table) => c.rows(table),
-    isMonitored: (table) => c.isMonitored(table),
-    waitFor: (table, predicate, options) => c.waitFor(table, predicate, options),
-    whenSynced: (options) => c.whenSynced?.(options) ?? Promise.resolve(),
-    async transact(ops, options) {
-      if (!done) {
-        done = true;
-        await before();
-      }
-      return c.transact(ops, options);
-    },
-  } as NbClient;
+  return interceptSends(s.client, (request, forward) => {
+    if (done) forward();
+    else {
+      done = true;
+      before().then(forward, request.onError);
+    }
+  });
 }
 
 describe('one transaction per nb.transact', () => {

@@ -8,6 +8,8 @@
  */
 
 import { expect, it } from 'vitest';
+import type { DatabaseClient } from '../../src/client/client.js';
+import type { NBTables } from '../../src/nb/generated/model.js';
 import {
   AmbiguousNameError,
   createNb,
@@ -18,7 +20,6 @@ import {
   lspGet,
   lspGetSwitch,
   lspSetAddresses,
-  type NbClient,
   pgAdd,
 } from '../../src/nb/index.js';
 import { NB_SCHEMA_7_18, useNb } from './helpers/differential.js';
@@ -26,24 +27,19 @@ import { NB_SCHEMA_7_18, useNb } from './helpers/differential.js';
 const server = useNb(NB_SCHEMA_7_18);
 
 /** The client, counting the rows its reads of `table` visit. */
-function counting(table: string): { client: NbClient; visited: () => number } {
+function counting(table: string): { client: DatabaseClient<NBTables>; visited: () => number } {
   let visited = 0;
   const c = server().client;
-  const client = {
-    model: c.model,
-    get: (t, uuid) => c.get(t, uuid),
-    *rows(t) {
-      for (const r of c.rows(t)) {
-        if (t === table) visited++;
-        yield r;
-      }
+  const client = Object.create(c, {
+    rows: {
+      *value(t: string) {
+        for (const r of c.rows(t as 'ACL')) {
+          if (t === table) visited++;
+          yield r;
+        }
+      },
     },
-    lookup: (t: 'Logical_Switch_Port', key: object) => c.lookup(t, key),
-    isMonitored: (t) => c.isMonitored(t),
-    waitFor: (t, predicate, options) => c.waitFor(t, predicate, options),
-    whenSynced: (options) => c.whenSynced?.(options) ?? Promise.resolve(),
-    transact: (ops, options) => c.transact(ops, options),
-  } as NbClient;
+  }) as DatabaseClient<NBTables>;
   return { client, visited: () => visited };
 }
 
@@ -84,7 +80,7 @@ it('commands naming a port read it through the name index, not the 2,000 other p
 
 it('switch names (no index) are found by a scan, and a duplicate name is ambiguous', async () => {
   // Two switches of one name (the schema allows it; the DSL's lsAdd refuses it): raw inserts.
-  await server().client.transact([
+  await server().client.transactRaw([
     { op: 'insert', table: 'Logical_Switch', row: { name: 'dup' } },
     { op: 'insert', table: 'Logical_Switch', row: { name: 'dup' } },
   ]);

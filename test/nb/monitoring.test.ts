@@ -79,7 +79,7 @@ describe.each(TARGETS.filter((t) => t.via === 'direct'))(
         /table Logical_Switch_Port is read, but the database client does not monitor it/,
       );
       expect(ms).toBeLessThan(1000);
-      await full.transact([]);
+      await full.transactRaw([]);
       expect([...full.rows('Logical_Switch_Port')].map((p) => p.name)).not.toContain('mon-p1');
       await nb.transact((t) => lsDel(t, 'mon-sw1'));
     });
@@ -112,7 +112,7 @@ describe.each(TARGETS.filter((t) => t.via === 'direct'))(
         'mutate Logical_Switch',
       ]);
       // The server drops the weak reference from the port group.
-      await full.db.transact(() => undefined);
+      await full.client.transact(() => undefined);
       const pg = [...full.client.rows('Port_Group')].find((p) => p.name === 'mon_pg3');
       expect(pg?.ports).toEqual([]);
       await full.transact((t) => lsDel(t, 'mon-sw3'));

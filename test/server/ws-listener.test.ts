@@ -191,7 +191,7 @@ describe('createServer({ listen: ["ws:…"] })', () => {
       expect(names()).toContain(later);
 
       const mine = unique('ws-mine');
-      const [result] = await client.transact([
+      const [result] = await client.transactRaw([
         { op: 'insert', table: 'Item', row: { name: mine, n: 3 } } as Operation,
       ]);
       expect(result).toMatchObject({ uuid: ['uuid', expect.any(String)] });

@@ -27,14 +27,14 @@ describe('createTestDatabase', () => {
     try {
       expect(db.client.count('Logical_Switch')).toBe(0);
       const other = await db.connect();
-      await db.client.transact([addSwitch('sw0')]);
+      await db.client.transactRaw([addSwitch('sw0')]);
       // Read-your-writes: the replica has the row when transact resolves.
       expect(db.client.count('Logical_Switch')).toBe(1);
       const seen = await other.waitFor(
         'Logical_Switch',
         (r) => (r as { name?: string }).name === 'sw0',
         {
-          timeout: 5000,
+          timeoutMs: 5000,
         },
       );
       expect((seen as { name: string }).name).toBe('sw0');
@@ -58,7 +58,7 @@ describe('createTestDatabase', () => {
         'Logical_Switch',
         (r) => (r as { name?: string }).name === 'via-raw',
         {
-          timeout: 5000,
+          timeoutMs: 5000,
         },
       );
     } finally {

@@ -70,7 +70,7 @@ describe('insert', () => {
     expect(ref).toBe(SW);
     const compiled = tx.build();
     expect(compiled.inserts).toEqual([
-      { index: 0, table: 'Logical_Switch', uuid: SW, row: { name: 'sw0' } },
+      { index: 0, table: 'Logical_Switch', uuid: SW },
     ]);
     expect(compiled.readOnly).toBe(false);
   });

@@ -14,12 +14,12 @@ import {
   TransactionError,
 } from '../../src/ovsdb/wire/errors.js';
 import type { Operation } from '../../src/ovsdb/wire/wire.js';
-import { transact } from '../../src/transactions/execute.js';
 import {
-  type ExecuteOptions,
   outcomeOf,
   type TransactionExecutor,
   TransactionOutcomeError,
+  type TransactRequest,
+  transact,
 } from '../../src/transactions/index.js';
 import { rejection } from './helpers.js';
 
@@ -33,7 +33,7 @@ type Step =
 class ScriptedExecutor implements TransactionExecutor<NBTables> {
   readonly model = NB;
   readonly sent: (readonly Operation[])[] = [];
-  readonly options: ExecuteOptions[] = [];
+  readonly requests: TransactRequest[] = [];
   syncs = 0;
   syncError: unknown;
   rows = new Map<string, Record<string, unknown>>();
@@ -44,22 +44,45 @@ class ScriptedExecutor implements TransactionExecutor<NBTables> {
   };
   constructor(private readonly steps: Step[]) {}
 
-  transact(ops: readonly Operation[], options: ExecuteOptions): Promise<readonly unknown[]> {
+  send(request: TransactRequest): void {
+    const ops = request.ops;
     const step = this.steps.shift();
-    if (step === undefined) throw new Error(`unexpected send: ${JSON.stringify(ops)}`);
-    this.options.push(options);
-    if ('unsent' in step) return Promise.reject(step.unsent);
-    options.onSent?.();
-    this.sent.push(ops);
-    if ('lose' in step) return Promise.reject(new ConnectionClosedError('lost on purpose'));
-    if ('hang' in step) {
-      return new Promise((_, reject) => {
-        options.signal?.addEventListener('abort', () => reject(options.signal?.reason), {
-          once: true,
-        });
-      });
+    if (step === undefined) {
+      request.onError(new Error(`unexpected send: ${JSON.stringify(ops)}`));
+      return;
     }
-    return Promise.resolve(step.reply(ops));
+    this.requests.push(request);
+    if ('unsent' in step) {
+      request.onError(step.unsent);
+      return;
+    }
+    request.onSent?.(this.sent.length);
+    this.sent.push(ops);
+    if ('lose' in step) {
+      queueMicrotask(() => request.onError(new ConnectionClosedError('lost on purpose')));
+      return;
+    }
+    if ('hang' in step) {
+      // As a connection does: give up at the deadline, or when the signal aborts.
+      const { deadline, signal } = request;
+      const timer =
+        deadline === undefined
+          ? undefined
+          : setTimeout(
+              () => request.onError(new RequestTimeoutError('transact', deadline - Date.now())),
+              deadline - Date.now(),
+            );
+      signal?.addEventListener(
+        'abort',
+        () => {
+          clearTimeout(timer);
+          request.onError(signal.reason);
+        },
+        { once: true },
+      );
+      return;
+    }
+    queueMicrotask(() => request.onReply(step.reply(ops)));
   }
 
   whenSynced(): Promise<void> {
@@ -207,13 +230,13 @@ describe('before sending, and malformed replies', () => {
 
   it('a timeout while the request hangs is resolved like a lost reply', async () => {
     const ex = new ScriptedExecutor([{ hang: true }, { reply: notFound }]);
-    const e = await rejection(transact(ex, insertSwitch, { timeout: 20 }));
+    const e = await rejection(transact(ex, insertSwitch, { timeoutMs: 20 }));
     expect(outcomeOf(e)).toBe('not committed');
     expect((e as TransactionOutcomeError).reason).toContain('no reply within 20 ms');
     expect((e as TransactionOutcomeError).cause).toBeInstanceOf(RequestTimeoutError);
-    // The executor was asked to send `cancel` when the timeout aborts.
-    expect(ex.options[0]).toMatchObject({ cancelOnAbort: true });
-    expect(ex.options[0]?.signal?.aborted).toBe(true);
+    // The executor was asked to give up at a deadline, and to send `cancel` then.
+    expect(ex.requests[0]).toMatchObject({ cancelOnAbort: true });
+    expect(ex.requests[0]?.deadline).toBeTypeOf('number');
   });
 
   it('without cancel, a timed-out transaction is checked only after its longest wait', async () => {
@@ -225,7 +248,7 @@ describe('before sending, and malformed replies', () => {
         tx.wait('ACL', [], { columns: ['priority'], until: '==', rows: [], timeout: 300 });
         return insertSwitch(tx);
       },
-      { timeout: 20 },
+      { timeoutMs: 20 },
     );
     expect(r).toMatchObject({ outcome: 'committed', resolution: 'probe' });
     expect(Date.now() - started).toBeGreaterThanOrEqual(300);
@@ -240,7 +263,7 @@ describe('before sending, and malformed replies', () => {
           tx.wait('ACL', [], { columns: ['priority'], until: '==', rows: [] });
           return insertSwitch(tx);
         },
-        { timeout: 20 },
+        { timeoutMs: 20 },
       ),
     );
     expect(outcomeOf(e)).toBe('unknown');
@@ -249,7 +272,7 @@ describe('before sending, and malformed replies', () => {
 
   it('a timeout of a request that was never sent is a RequestTimeoutError', async () => {
     const ex = new ScriptedExecutor([{ unsent: new RequestTimeoutError('transact', 5) }]);
-    expect(await rejection(transact(ex, insertSwitch, { timeout: 5 }))).toBeInstanceOf(
+    expect(await rejection(transact(ex, insertSwitch, { timeoutMs: 5 }))).toBeInstanceOf(
       RequestTimeoutError,
     );
   });
@@ -262,7 +285,9 @@ describe('before sending, and malformed replies', () => {
 
   it('checks its options', async () => {
     const ex = new ScriptedExecutor([]);
-    await expect(transact(ex, insertSwitch, { timeout: -1 })).rejects.toThrow(/timeout must be/);
+    await expect(transact(ex, insertSwitch, { timeoutMs: -1 })).rejects.toThrow(
+      /timeoutMs must be/,
+    );
     await expect(transact(ex, insertSwitch, { retries: 1.5 })).rejects.toThrow(/retries must be/);
   });
 });

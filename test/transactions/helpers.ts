@@ -7,14 +7,10 @@ import { connectDatabase, type DatabaseClient } from '../../src/client/client.js
 import { connect } from '../../src/ovsdb/connection/connect.js';
 import type { OvsdbConnection } from '../../src/ovsdb/connection/connection.js';
 import type { DatabaseModel, TableMap } from '../../src/ovsdb/schema/model.js';
-import {
-  clientExecutor,
-  connectionExecutor,
-  createTransactor,
-  type Transactor,
-} from '../../src/transactions/index.js';
+import { connectionExecutor } from '../../src/transactions/index.js';
 import type { TestServerHandle } from '../helpers/servers.js';
 import { type Target, type TargetServerOptions, useTarget } from '../helpers/targets.js';
+import { type Transacting, typedOver } from '../helpers/typed.js';
 
 /** The fixture schema with every column kind (and an immutable column). */
 export const TEST_SCHEMA_PATH = 'test/fixtures/test.ovsschema';
@@ -31,11 +27,11 @@ export interface ServerFixture {
   /** A database client (connected and in sync, the target's way) and a transactor over it. */
   client<DB extends TableMap>(
     model: DatabaseModel<DB>,
-  ): Promise<{ client: DatabaseClient<DB>; db: Transactor<DB> }>;
+  ): Promise<{ client: DatabaseClient<DB>; db: Transacting<DB> }>;
   /** A bare connection (the target's way) and a transactor over it (no replica). */
   connection<DB extends TableMap>(
     model: DatabaseModel<DB>,
-  ): Promise<{ conn: OvsdbConnection; db: Transactor<DB> }>;
+  ): Promise<{ conn: OvsdbConnection; db: Transacting<DB> }>;
 }
 
 /**
@@ -61,12 +57,12 @@ export function useServer(target: Target, options: TargetServerOptions): ServerF
       });
       fx.onClose(() => client.close());
       await client.ready;
-      return { client, db: createTransactor(clientExecutor(client)) };
+      return { client, db: client };
     },
     async connection<DB extends TableMap>(model: DatabaseModel<DB>) {
       const conn = await connect(fx.remote);
       fx.onClose(() => conn.close());
-      return { conn, db: createTransactor(connectionExecutor(conn, model)) };
+      return { conn, db: typedOver(connectionExecutor(conn, model)) };
     },
   };
 }

@@ -8,6 +8,7 @@
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ClientClosedError } from '../../src/client/errors.js';
+import { DatabaseClient, openDatabase } from '../../src/client/index.js';
 import { RemoteSyntaxError } from '../../src/ovsdb/transport/remote.js';
 import { newUuid } from '../../src/ovsdb/values/uuid.js';
 import {
@@ -15,14 +16,7 @@ import {
   requireOvsdbServer,
   startOvsdbServer,
 } from '../../src/testing/index.js';
-import {
-  BatchError,
-  clientExecutor,
-  createTransactor,
-  DatabaseHandle,
-  DuplicateIndexError,
-  openDatabase,
-} from '../../src/transactions/index.js';
+import { BatchError, DuplicateIndexError } from '../../src/transactions/index.js';
 import { Test } from './fixtures/test-model/index.js';
 import { rejection, TEST_SCHEMA_PATH, unique } from './helpers.js';
 
@@ -54,9 +48,9 @@ describe('openDatabase against ovsdb-server', () => {
     const db = track(
       await openDatabase({ remotes: [server.unixRemote], model: Test, backoff: BACKOFF }),
     );
-    expect(db).toBeInstanceOf(DatabaseHandle);
+    expect(db).toBeInstanceOf(DatabaseClient);
     expect(db.model).toBe(Test);
-    expect(db.client.status.state).toBe('connected');
+    expect(db.status.state).toBe('connected');
     // In sync on open: the earlier row is in the replica without waiting.
     expect(db.lookup('Root', { name: before })?.i).toBe(1);
 
@@ -102,7 +96,7 @@ describe('openDatabase against ovsdb-server', () => {
       if (row.name.startsWith(prefix)) seen.push(row.name);
     });
     const names = Array.from({ length: 5 }, (_, i) => `${prefix}-${i}`);
-    const last = db.waitFor('Root', (r) => r.name === names[4], { timeout: 10_000 });
+    const last = db.waitFor('Root', (r) => r.name === names[4], { timeoutMs: 10_000 });
     const progress: number[] = [];
     const result = await db.transactBatches(
       names,
@@ -115,7 +109,7 @@ describe('openDatabase against ovsdb-server', () => {
     expect(result).toMatchObject({ items: 5, batches: 3 });
     expect(progress).toEqual([2, 4, 5]);
     expect((await last).i).toBe(4);
-    await db.client.drained();
+    await db.drained();
     off();
     expect([...seen].sort()).toEqual(names); // within one update, rows come in server order
 
@@ -149,7 +143,7 @@ describe('openDatabase against ovsdb-server', () => {
   it('close() closes the client: later transactions fail with ClientClosedError', async () => {
     const db = await openDatabase({ remotes: server.unixRemote, model: Test, backoff: BACKOFF });
     await db.close();
-    expect(db.client.status.state).toBe('closed');
+    expect(db.status.state).toBe('closed');
     const e = await rejection(db.transact((tx) => tx.insert('Child', { name: 'late' })));
     expect(e).toBeInstanceOf(ClientClosedError);
   });
@@ -158,7 +152,7 @@ describe('openDatabase against ovsdb-server', () => {
     const db = track(
       await openDatabase({ remotes: server.unixRemote, model: Test, backoff: BACKOFF }),
     );
-    const raw = createTransactor(clientExecutor(db.client));
+    const raw = db;
     const { value } = await raw.transact((tx) => tx.insert('Root', { name: unique('low') }));
     expect(db.get('Root', value)?.name).toMatch(/^low/);
   });

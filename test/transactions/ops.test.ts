@@ -15,7 +15,7 @@ import {
   outcomeOf,
   TransactionOutcomeError,
 } from '../../src/transactions/index.js';
-import { errorFromResults } from '../../src/transactions/reply.js';
+import { typedError } from '../../src/transactions/reply.js';
 import { TARGETS } from '../helpers/targets.js';
 import { Test } from './fixtures/test-model/index.js';
 import { rejection, TEST_SCHEMA_PATH, unique, useServer } from './helpers.js';
@@ -397,8 +397,8 @@ describe.each(TARGETS)('transaction operations against %s', (target) => {
         { op: 'mutate', table: 'Root', where: [['name', '==', name]], mutations: [['r', '/=', 0]] },
       ];
       const compiled = { ...compileTransaction(Test, () => {}).compiled, ops };
-      const results = await client.transact(ops).catch((x: TransactionError) => x.results!);
-      const mapped = errorFromResults(Test, compiled, results, client);
+      const error = (await rejection(client.transactRaw(ops))) as TransactionError;
+      const mapped = typedError(Test, compiled, error, client);
       expect(mapped).toMatchObject({
         opIndex: 1,
         op: 'mutate',
@@ -461,7 +461,7 @@ describe.each(TARGETS)('transaction operations against %s', (target) => {
             );
             tx.insert('Root', { name });
           },
-          { timeout: 200 },
+          { timeoutMs: 200 },
         ),
       );
       expect(Date.now() - started).toBeLessThan(5000);
@@ -484,7 +484,7 @@ describe.each(TARGETS)('transaction operations against %s', (target) => {
             );
             tx.update('Root', { name: unique('x') }, { i: 1 });
           },
-          { timeout: 100 },
+          { timeoutMs: 100 },
         ),
       );
       expect(e).toBeInstanceOf(TransactionOutcomeError);

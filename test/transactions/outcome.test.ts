@@ -11,14 +11,9 @@ import { connectDatabase, type DatabaseClient } from '../../src/client/client.js
 import { connect } from '../../src/ovsdb/connection/connect.js';
 import type { OvsdbConnection } from '../../src/ovsdb/connection/connection.js';
 import type { TableName } from '../../src/ovsdb/schema/model.js';
-import {
-  clientExecutor,
-  createTransactor,
-  outcomeOf,
-  TransactionOutcomeError,
-  type Transactor,
-} from '../../src/transactions/index.js';
+import { outcomeOf, TransactionOutcomeError } from '../../src/transactions/index.js';
 import { TARGETS, useTarget } from '../helpers/targets.js';
+import type { Transacting } from '../helpers/typed.js';
 import { type FaultProxy, startFaultProxy } from './fault-proxy.js';
 import { Test, type TestTables } from './fixtures/test-model/index.js';
 import { rejection, TEST_SCHEMA_PATH, unique } from './helpers.js';
@@ -42,7 +37,7 @@ describe.each(TARGETS)('exactly-once against %s', (target) => {
 
   async function client(
     tables?: readonly TableName<TestTables>[],
-  ): Promise<{ client: DatabaseClient<TestTables>; db: Transactor<TestTables> }> {
+  ): Promise<{ client: DatabaseClient<TestTables>; db: Transacting<TestTables> }> {
     const c = connectDatabase({
       remotes: [remote],
       model: Test,
@@ -51,7 +46,7 @@ describe.each(TARGETS)('exactly-once against %s', (target) => {
     });
     fx.onClose(() => c.close());
     await c.ready;
-    return { client: c, db: createTransactor(clientExecutor(c)) };
+    return { client: c, db: c };
   }
 
   /** The Root rows named `name`, straight from the server. */

@@ -8,15 +8,16 @@
 import { describe, expect, it } from 'vitest';
 import type { DatabaseClient } from '../../src/client/client.js';
 import { NB, type NBTables } from '../../src/nb/generated/index.js';
-import { type Transactor, VerifyConflictError } from '../../src/transactions/index.js';
+import { VerifyConflictError } from '../../src/transactions/index.js';
 import { TARGETS } from '../helpers/targets.js';
+import type { Transacting } from '../helpers/typed.js';
 import { NB_SCHEMA_PATH, rejection, useServer } from './helpers.js';
 
 const ROUNDS = 200;
 
 async function increment(
   client: DatabaseClient<NBTables>,
-  db: Transactor<NBTables>,
+  db: Transacting<NBTables>,
   by: number,
   retries: number,
 ) {
@@ -40,7 +41,7 @@ describe.each(TARGETS)('verify and replay against %s', (target) => {
       const a = await fixture.client(NB);
       const b = await fixture.client(NB);
       await a.db.transact((tx) => tx.insert('NB_Global', {}));
-      await b.client.waitFor('NB_Global', () => true, { timeout: 5000 });
+      await b.client.waitFor('NB_Global', () => true, { timeoutMs: 5000 });
       const run = async (side: typeof a, by: number) => {
         let replays = 0;
         let maxReplays = 0;
@@ -73,7 +74,7 @@ describe.each(TARGETS)('verify and replay against %s', (target) => {
       // Another client changes the row; a callback that verifies the stale copy
       // (not read from the replica) conflicts on every replay.
       await b.db.transact((t) => t.mutate('NB_Global', stale._uuid, [['nb_cfg', '+=', 1]]));
-      await a.client.waitFor('NB_Global', (g) => g.nb_cfg !== stale.nb_cfg, { timeout: 5000 });
+      await a.client.waitFor('NB_Global', (g) => g.nb_cfg !== stale.nb_cfg, { timeoutMs: 5000 });
       let calls = 0;
       const e = await rejection(
         a.db.transact(

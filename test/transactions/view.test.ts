@@ -13,15 +13,13 @@ import { connectDatabase, type DatabaseClient } from '../../src/client/client.js
 import type { RowOf, TableName } from '../../src/ovsdb/schema/model.js';
 import { IndexError } from '../../src/rows/indexes.js';
 import {
-  clientExecutor,
-  createTransactor,
   TableNotMonitoredError,
   TransactionView,
   type TransactionViewReader,
   type TransactionViewReaderExtras,
-  type Transactor,
 } from '../../src/transactions/index.js';
 import { TARGETS } from '../helpers/targets.js';
+import type { Transacting } from '../helpers/typed.js';
 import { Test, type TestTables } from './fixtures/test-model/index.js';
 import { TEST_SCHEMA_PATH, unique, useServer } from './helpers.js';
 
@@ -60,7 +58,7 @@ describe.each(TARGETS.filter((t) => t.via === 'direct'))('TransactionView agains
    */
   async function commitChecked(
     client: DatabaseClient<TestTables>,
-    db: Transactor<TestTables>,
+    db: Transacting<TestTables>,
     build: (view: View) => void,
   ): Promise<void> {
     let predicted: Snapshot | undefined;
@@ -240,7 +238,7 @@ describe.each(TARGETS.filter((t) => t.via === 'direct'))('TransactionView agains
     });
     try {
       await client.ready;
-      const db = createTransactor(clientExecutor(client));
+      const db = client;
       const N = 20_000;
       const names = Array.from({ length: N }, (_, n) => `${prefix}-${n}`);
       await db.transactBatches(names, 5000, (tx, name, n) => {
@@ -360,7 +358,7 @@ describe.each(TARGETS.filter((t) => t.via === 'direct'))('TransactionView agains
     });
     try {
       await client.ready;
-      const db = createTransactor(clientExecutor(client));
+      const db = client;
       await db.transact(
         (tx) => {
           const view = new TransactionView(tx, client);

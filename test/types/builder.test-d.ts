@@ -7,13 +7,13 @@ import type {
   Ref,
   TransactionBuilder,
   TransactionResult,
-  Transactor,
 } from '../../src/transactions/index.js';
+import type { Transacting } from '../helpers/typed.js';
 import type { TestTables } from '../transactions/fixtures/test-model/index.js';
 
 declare const tx: TransactionBuilder<NBTables>;
 declare const ttx: TransactionBuilder<TestTables>;
-declare const db: Transactor<NBTables>;
+declare const db: Transacting<NBTables>;
 declare const swUuid: Uuid<'Logical_Switch'>;
 declare const lspUuid: Uuid<'Logical_Switch_Port'>;
 declare const port: LogicalSwitchPort;

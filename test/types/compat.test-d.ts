@@ -5,7 +5,7 @@
  */
 
 import { describe, expectTypeOf, it } from 'vitest';
-import { connectDatabase, type DatabaseClient } from '../../src/client/client.js';
+import { connectDatabase, type DatabaseClient, openDatabase } from '../../src/client/client.js';
 import {
   type Acl,
   aclAdd,
@@ -23,7 +23,6 @@ import {
 } from '../../src/nb/index.js';
 import type { CompatTables } from '../../src/ovsdb/schema/compat.js';
 import type { Uuid } from '../../src/ovsdb/values/uuid.js';
-import { openDatabase } from '../../src/transactions/database.js';
 
 // Never connected: only the types matter here.
 declare const remotes: string;

@@ -8,18 +8,19 @@
 import { describe, expectTypeOf, it } from 'vitest';
 import {
   connectDatabase,
+  type DatabaseClient,
   type DatabaseLock,
   LockNotHeldError,
   type LockState,
   type LockStatus,
+  openDatabase,
   type StatusEvent,
   type TransactionRefusedError,
 } from '../../src/client/index.js';
 import { NB, type NBTables } from '../../src/nb/index.js';
-import { type DatabaseHandle, openDatabase } from '../../src/transactions/index.js';
 
 declare const remotes: string;
-declare const handle: DatabaseHandle<NBTables>;
+declare const handle: DatabaseClient<NBTables>;
 
 const nb = connectDatabase({ remotes, model: NB, fence: 'pod_allocation' });
 
@@ -51,10 +52,10 @@ describe('locks', () => {
   });
 
   it('fence: a lock name for the client, a name or false per transaction', async () => {
-    await nb.transact([], { fence: false });
-    await nb.transact([], { fence: 'other' });
+    await nb.transactRaw([], { fence: false });
+    await nb.transactRaw([], { fence: 'other' });
     // @ts-expect-error: `true` names no lock
-    await nb.transact([], { fence: true });
+    await nb.transactRaw([], { fence: true });
     // @ts-expect-error: the client's fence is a name
     connectDatabase({ remotes, model: NB, fence: false });
     const db = await openDatabase({ remotes, model: NB, fence: 'pod_allocation' });

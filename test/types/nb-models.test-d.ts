@@ -31,7 +31,6 @@ import {
   addressSetGet,
   addressSetRemoveAddresses,
   addressSetSetAddresses,
-  type ConnectedNb,
   connectNb,
   connectSwitchToRouter,
   createNb,
@@ -760,10 +759,10 @@ describe('the DSL carries the model', () => {
 
   it('connectNb takes a model (default: the bundled NB)', () => {
     expectTypeOf(connectNb({ remotes: 'unix:/x', model: NB70 })).resolves.toEqualTypeOf<
-      ConnectedNb<M70, Record<never, never>>
+      Nb<M70, Record<never, never>>
     >();
     expectTypeOf(connectNb({ remotes: 'unix:/x' })).resolves.toEqualTypeOf<
-      ConnectedNb<M718, Record<never, never>>
+      Nb<M718, Record<never, never>>
     >();
     expectTypeOf(
       connectNb({

@@ -20,7 +20,7 @@
  *   are stopped and dropped, and it waits in line as a standby.
  *
  * ```ts
- * const client = connectDatabase({ remotes, model: NB, indexes: POOL_INDEXES, fence: 'pod_allocation' });
+ * const client = await openDatabase({ remotes, model: NB, indexes: POOL_INDEXES, fence: 'pod_allocation' });
  * const replica = new ActiveStandby({
  *   client,
  *   lock: 'pod_allocation',

@@ -14,12 +14,7 @@
  * @module
  */
 
-import {
-  type ApplyResult,
-  applyDesired,
-  type DesiredClient,
-  type DesiredState,
-} from 'ovnkit/desired';
+import { type ApplyResult, applyDesired, type DesiredState } from 'ovnkit/desired';
 import {
   encodeDhcpOptions,
   type NBTables,
@@ -128,17 +123,6 @@ export function declareTopology(
   return d;
 }
 
-/** The client of `nb`, as `applyDesired` needs it (a database client from `connectDatabase`). */
-function desiredClient(nb: Nb): DesiredClient<NBTables> {
-  const client = nb.client as Partial<DesiredClient<NBTables>>;
-  if (typeof client.isMonitored !== 'function') {
-    throw new TypeError(
-      'the topology is applied with applyDesired: nb must be created over a database client (connectDatabase)',
-    );
-  }
-  return client as DesiredClient<NBTables>;
-}
-
 /**
  * Make NB hold the topology of `router` and `subnets` (see
  * {@link declareTopology}); nothing is sent when it already does.
@@ -151,7 +135,7 @@ export async function applyTopology(
   subnets: readonly Subnet[],
   leaseTime?: number,
 ): Promise<ApplyResult> {
-  const client = desiredClient(nb);
+  const client = nb.client;
   const d = declareTopology(nb.model, router, subnets, leaseTime);
   return applyDesired(client, d, { comment: `topology of ${router}` });
 }

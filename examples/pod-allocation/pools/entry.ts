@@ -39,7 +39,7 @@ export const POOL_KEYS = {
 
 /**
  * The client index the pools read a node's ports through (pass it to
- * `connectDatabase({ indexes: POOL_INDEXES })`): every port by its
+ * `openDatabase({ indexes: POOL_INDEXES })`): every port by its
  * `external_ids:pool` and its `options:requested-chassis`, so that a node's
  * reconcile reads that node's entries and pod ports instead of every port
  * in NB. Without it the reconciler scans the table.

@@ -122,7 +122,7 @@ export interface ReplicaOptions<DB extends TableMap = TableMap> {
 /** Options of {@link Replica.waitFor}. */
 export interface WaitForOptions {
   /** Reject with {@link WaitTimeoutError} after this many ms. Default: no timeout. */
-  readonly timeout?: number | undefined;
+  readonly timeoutMs?: number | undefined;
   /** Reject with the signal's reason when it aborts. */
   readonly signal?: AbortSignal | undefined;
 }
@@ -321,7 +321,7 @@ export class Replica<DB extends TableMap = TableMap> {
     options: WaitForOptions = {},
   ): Promise<RowOf<DB, T>> {
     const waiters = this.store.waitersOf(table);
-    const { signal, timeout } = options;
+    const { signal, timeoutMs: timeout } = options;
     if (signal?.aborted) return Promise.reject(signal.reason);
     try {
       const found = this.store.find(table, predicate);

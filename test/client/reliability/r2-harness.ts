@@ -17,13 +17,7 @@ import { NB, type NBTables } from '../../../src/nb/generated/index.js';
 import { connect } from '../../../src/ovsdb/connection/connect.js';
 import type { Uuid } from '../../../src/ovsdb/values/uuid.js';
 import { startOvsdbServer } from '../../../src/testing/index.js';
-import {
-  clientExecutor,
-  createTransactor,
-  type Outcome,
-  outcomeOf,
-  type Resolution,
-} from '../../../src/transactions/index.js';
+import { type Outcome, outcomeOf, type Resolution } from '../../../src/transactions/index.js';
 
 /** Options of {@link runR2}. */
 export interface R2Options {
@@ -111,7 +105,7 @@ export async function runR2(options: R2Options): Promise<R2Report> {
   const started = Date.now();
   try {
     await client.ready;
-    const db = createTransactor(clientExecutor(client));
+    const db = client;
     const { value: switches } = await db.transact((tx) =>
       Array.from({ length: switchCount }, (_, i) =>
         tx.insert('Logical_Switch', { name: `r2-sw${i}` }),

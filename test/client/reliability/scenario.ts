@@ -27,10 +27,11 @@
  * order, across every failover.
  */
 
-import { connectDatabase, TransactionOutcomeUnknownError } from '../../../src/client/client.js';
+import { connectDatabase } from '../../../src/client/client.js';
 import { TransactionError } from '../../../src/ovsdb/wire/errors.js';
 import type { Operation } from '../../../src/ovsdb/wire/wire.js';
 import { type OvsdbClusterHandle, startOvsdbCluster } from '../../../src/testing/index.js';
+import { TransactionOutcomeUnknownError } from '../../../src/transactions/errors.js';
 import { DB, TEST_SCHEMA } from '../../helpers/server.js';
 import { dumpToRows, TEST_MODEL } from '../helpers/fixtures.js';
 
@@ -230,7 +231,7 @@ export async function runFailover(options: FailoverOptions): Promise<FailoverRes
         row: { name: `filler-${i}`, n: -1, tags: ['set', ['a', 'b', 'c', 'd']] },
       } as Operation);
     }
-    await writer.transact(filler);
+    await writer.transactRaw(filler);
     await observer.ready;
     const initialAfterFirstSync = observer.stats.initialRows;
     log(
@@ -336,7 +337,7 @@ export async function runFailover(options: FailoverOptions): Promise<FailoverRes
         let lostReply = false;
         for (;;) {
           try {
-            await writer.transact(ops);
+            await writer.transactRaw(ops);
             committed++;
             return;
           } catch (e) {
@@ -388,7 +389,7 @@ export async function runFailover(options: FailoverOptions): Promise<FailoverRes
 
     /** Wait until the observer shows the writer's last committed counter; returns it. */
     async function settle(): Promise<number> {
-      const [sel] = await writer.transact([
+      const [sel] = await writer.transactRaw([
         {
           op: 'select',
           table: 'Item',
@@ -398,7 +399,7 @@ export async function runFailover(options: FailoverOptions): Promise<FailoverRes
       ]);
       const value = (sel as { rows: { n: number }[] }).rows[0]!.n;
       await observer.waitFor('Item', (r) => r.name === 'counter' && r.n >= value, {
-        timeout: 30_000,
+        timeoutMs: 30_000,
       });
       return value;
     }

@@ -130,7 +130,7 @@ describe.each(TARGETS)('update2 diffs against %s', (target) => {
       for (let i = 0; i < 50; i++) sends.push(writer.transact(DB, [randomOp(), randomOp()]));
       await Promise.all(sends);
       // A transaction of the client itself: its reply comes after every update.
-      await client.transact([{ op: 'comment', comment: `sync ${batch}` } as Operation]);
+      await client.transactRaw([{ op: 'comment', comment: `sync ${batch}` } as Operation]);
       const dump = dumpToRows(
         TEST_MODEL.schema,
         await fx.server.ovsdbClient('--format=json', 'dump', DB),

@@ -43,7 +43,7 @@ describe.each(TARGETS)('event backpressure against %s', (target) => {
         delivered.push(row.name);
       });
       for (let i = 0; i < 20; i++) {
-        await c.transact([{ op: 'insert', table: 'Item', row: { name: `gate-${i}`, n: i } }]);
+        await c.transactRaw([{ op: 'insert', table: 'Item', row: { name: `gate-${i}`, n: i } }]);
         expect(c.lookup('Item', { name: `gate-${i}` })?.n).toBe(i);
       }
       expect(delivered).toEqual([]);
@@ -91,7 +91,7 @@ describe.each(TARGETS)('event backpressure against %s', (target) => {
       const c = open({ eventQueue: { highWaterMark: high, lowWaterMark: 8 } });
       const name = 'bp-hot';
       await c.ready;
-      await c.transact([{ op: 'insert', table: 'Item', row: { name, n: 0 } }]);
+      await c.transactRaw([{ op: 'insert', table: 'Item', row: { name, n: 0 } }]);
       const chain: [number, number][] = [];
       c.on('Item', 'update', async (row, old) => {
         if (row.name !== name) return;

@@ -145,7 +145,7 @@ describe.each(TARGETS)('large sets in the replica against %s', (target) => {
     await writer.transact(DB, [
       { op: 'insert', table: 'Item', row: { name: 'big', n: 0, tags: ['set', initial] } },
     ] as Operation[]);
-    await client.transact([{ op: 'comment', comment: 'synced' } as Operation]);
+    await client.transactRaw([{ op: 'comment', comment: 'synced' } as Operation]);
 
     const seen: { old: Row; row: Row }[] = [];
     const off = client.on('Item', 'update', (row, old) => {
@@ -177,7 +177,7 @@ describe.each(TARGETS)('large sets in the replica against %s', (target) => {
       expected = new Set(expected);
       states.push(sorted(expected));
     }
-    await client.transact([{ op: 'comment', comment: 'all seen' } as Operation]);
+    await client.transactRaw([{ op: 'comment', comment: 'all seen' } as Operation]);
     off();
 
     expect(seen).toHaveLength(120);

@@ -268,7 +268,7 @@ async function runNbctl(server: OvsdbServerHandle, steps: readonly NbctlStep[]):
 
 /** Empty every table (one transaction through the DSL's client, so that its replica is in sync afterwards). */
 async function resetDsl(a: NbServer, tables: readonly string[]): Promise<void> {
-  await a.client.transact(tables.map((table) => ({ op: 'delete' as const, table, where: [] })));
+  await a.client.transactRaw(tables.map((table) => ({ op: 'delete' as const, table, where: [] })));
 }
 
 /** Empty every table of the ovn-nbctl side (over a connection kept for that). */

@@ -213,7 +213,7 @@ describe('the database client', () => {
     expect(written).toBeLessThan(200);
     expect(proxied.length).toBeGreaterThanOrEqual(2);
     // The new connection works.
-    await client.transact([{ op: 'insert', table: 'Item', row: { name: 'after', n: 1 } }]);
+    await client.transactRaw([{ op: 'insert', table: 'Item', row: { name: 'after', n: 1 } }]);
     await client.whenSynced();
     await client.drained();
     expect([...client.rows('Item')].map((r) => r.name)).toContain('after');
