@@ -69,9 +69,7 @@ describe('insert', () => {
     const ref = tx.insert('Logical_Switch', { name: 'sw0' }, { uuid: SW });
     expect(ref).toBe(SW);
     const compiled = tx.build();
-    expect(compiled.inserts).toEqual([
-      { index: 0, table: 'Logical_Switch', uuid: SW },
-    ]);
+    expect(compiled.inserts).toEqual([{ index: 0, table: 'Logical_Switch', uuid: SW }]);
     expect(compiled.readOnly).toBe(false);
   });
 

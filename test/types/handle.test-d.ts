@@ -10,13 +10,13 @@ import { describe, expectTypeOf, it } from 'vitest';
 import {
   connect,
   type DatabaseClient,
-  openDatabase,
   type OperationResult,
+  openDatabase,
   type RawTransactOptions,
   type TransactionResult,
   type TransactOptions,
 } from '../../src/index.js';
-import { connectNb, createNb, lsAdd, NB, type Nb, type NBTables } from '../../src/nb/index.js';
+import { connectNb, createNb, lsAdd, NB, type NBTables, type Nb } from '../../src/nb/index.js';
 import type { SendOptions } from '../../src/ovsdb/index.js';
 import type { DryRunResult, Ref, TransactionExecutor } from '../../src/transactions/index.js';
 
