@@ -49,7 +49,10 @@ export {
   createServer,
   type ListenAddress,
   OvsdbServer,
+  type ServerRowChange,
   type ServerTlsOptions,
+  type ServerView,
+  type SessionChannel,
 } from './server.js';
 export type { CompactionOptions } from './storage/db-file.js';
 export { DbFileError } from './storage/log.js';

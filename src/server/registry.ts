@@ -54,6 +54,8 @@ export function asDatabase(d: DatabaseSchema | Database | object): Database {
 export class DatabaseRegistry {
   private readonly served = new Map<string, Served>();
   private readonly serverDb = new ServerDatabase();
+  /** The `_Server` databases of simulated cluster members (see {@link DatabaseRegistry.addView}). */
+  private readonly views = new Set<Served>();
 
   /** @param historyLength How many transactions each database keeps for `monitor_cond_since`. */
   constructor(private readonly historyLength: number) {}
@@ -78,10 +80,29 @@ export class DatabaseRegistry {
     return this.served.values();
   }
 
-  /** The served database whose engine is `db`. */
+  /** The served database whose engine is `db` (a member's `_Server` included). */
   of(db: Database): Served | undefined {
     for (const served of this.served.values()) if (served.db === db) return served;
+    for (const served of this.views) if (served.db === db) return served;
     return undefined;
+  }
+
+  /**
+   * A `_Server` database of its own, with a row for every database served
+   * now, for the sessions of one simulated cluster member (see
+   * `OvsdbServer.serverView`).
+   */
+  addView(): { readonly served: Served; readonly rows: ServerDatabase } {
+    const rows = new ServerDatabase();
+    for (const s of this.served.values()) if (!s.reserved) rows.add(s.db.schema);
+    const served = this.make(rows.db, true);
+    this.views.add(served);
+    return { served, rows };
+  }
+
+  /** Forget a view made by {@link DatabaseRegistry.addView}. */
+  removeView(served: Served): void {
+    this.views.delete(served);
   }
 
   /**
