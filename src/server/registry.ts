@@ -10,7 +10,7 @@ import type { DatabaseSchema } from '../ovsdb/schema/schema-types.js';
 import { Database } from './engine/database.js';
 import type { TxnChanges } from './engine/executor.js';
 import { shashOrder } from './engine/ovs-hash.js';
-import { schemaToJson } from './engine/schema-json.js';
+import { sharedSchemaJson } from './engine/schema-json.js';
 import { TxnHistory } from './monitor/history.js';
 import type { Monitor } from './monitor/monitor.js';
 import type { PendingTransaction, Session } from './rpc/session.js';
@@ -23,7 +23,7 @@ export interface Served {
   readonly history: TxnHistory;
   /** Whether the database is reserved (`_Server`): never saved, no history. */
   readonly reserved: boolean;
-  readonly schemaJson: Record<string, unknown>;
+  readonly schemaJson: Readonly<Record<string, unknown>>;
   /** Pending transactions, in arrival order. */
   readonly triggers: Trigger[];
   readonly monitors: Set<Monitor>;
@@ -148,7 +148,7 @@ export class DatabaseRegistry {
       db,
       history: new TxnHistory(reserved ? 0 : this.historyLength),
       reserved,
-      schemaJson: schemaToJson(db.schema),
+      schemaJson: sharedSchemaJson(db.schema),
       triggers: [],
       monitors: new Set(),
     };
