@@ -45,6 +45,7 @@ export {
   type SnapshotRows,
 } from './persistence.js';
 export {
+  type ChannelHandlers,
   type CreateServerOptions,
   createServer,
   type ListenAddress,

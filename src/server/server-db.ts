@@ -27,7 +27,7 @@ import { schemaText } from './engine/schema-json.js';
 const EMPTY: Datum = { keys: [] };
 
 /**
- * What {@link ServerDatabase.set} may change in a database's row: how a
+ * What `ServerView.set` may change in a database's row: how a
  * member of a cluster describes the database (`schema: null` for a member
  * that has not joined yet).
  */

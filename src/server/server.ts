@@ -88,7 +88,7 @@ import { conversionError, convertDatabase, ovsReserialized } from './storage/rec
 
 export type { ConnectionLimitStats } from './listeners/limits.js';
 export type { ListenAddress, ServerTlsOptions } from './listeners/listen.js';
-export type { SessionChannel } from './rpc/channel.js';
+export type { ChannelHandlers, SessionChannel } from './rpc/channel.js';
 export type { ServerRowChange } from './server-db.js';
 
 /**
