@@ -13,7 +13,7 @@
  */
 
 import { createPrivateKey, X509Certificate } from 'node:crypto';
-import { readFileSync, realpathSync } from 'node:fs';
+import { closeSync, openSync, readSync, realpathSync } from 'node:fs';
 import { isAbsolute, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -21,8 +21,15 @@ import { connect, SchemaError, type TlsOptions } from 'ovnkit/ovsdb';
 import { bundledDocs } from './bundled-docs.js';
 import { checkGenerated, writeGenerated } from './files.js';
 import { DEFAULT_OVSDB_IMPORT, generate } from './generate.js';
+import { specifierProblem } from './imports.js';
+import { isIdentifier } from './names.js';
 import type { OvsdbImports } from './render.js';
-import { XmlError } from './xml.js';
+import { MAX_XML_LENGTH, XmlError } from './xml.js';
+
+/** The largest schema accepted, from a file or a server (the largest OVN schema is 45 KiB). */
+const MAX_SCHEMA_BYTES = 16 * 1024 * 1024;
+/** The largest PEM file accepted for the TLS flags. */
+const MAX_PEM_BYTES = 1024 * 1024;
 
 const USAGE = `Usage:
   ovnkit-codegen --schema FILE --out DIR [options]
@@ -53,8 +60,9 @@ Options:
   --no-docs             no documentation XML, only the schema's facts
   --name NAME           model name (default: NB, SB, OpenVSwitch, Server, or
                         the PascalCase database name)
-  --ovsdb-import SPEC   module the generated code imports the ovsdb layer from
-                        (default: ${DEFAULT_OVSDB_IMPORT})
+  --ovsdb-import SPEC   module the generated code imports the ovsdb layer from,
+                        a plain module specifier: letters, digits and
+                        @ # . _ ~ + / - (default: ${DEFAULT_OVSDB_IMPORT})
   --ovsdb-dir DIR       import the ovsdb layer from its source directory instead
                         (relative imports of DIR/values/uuid.js, values/int64.js,
                         schema/model.js, schema/schema.js)
@@ -113,8 +121,10 @@ export async function runCli(args: readonly string[], io: CliIo): Promise<number
     io.stdout(`${USAGE}\n`);
     return 0;
   }
+  let ovsdbImport: OvsdbImports;
   try {
     validate(values);
+    ovsdbImport = ovsdbImports(values, io.cwd, resolve(io.cwd, values.out!));
   } catch (err) {
     if (err instanceof UsageError) {
       io.stderr(`ovnkit-codegen: ${err.message}\nTry --help.\n`);
@@ -123,37 +133,29 @@ export async function runCli(args: readonly string[], io: CliIo): Promise<number
     throw err;
   }
 
-  const out = values.out!;
-  const outAbs = resolve(io.cwd, out);
-  const commandParts = ['ovnkit-codegen'];
   let schema: unknown;
   let source: string;
   let docsShown: string | undefined;
   try {
     if (values.schema !== undefined) {
       source = displayPath(io.cwd, values.schema);
-      commandParts.push('--schema', source);
-      schema = readText(resolve(io.cwd, values.schema), 'schema');
+      schema = readText(resolve(io.cwd, values.schema), 'schema', MAX_SCHEMA_BYTES);
     } else {
       source = `${values.remote} (${values.db})`;
-      commandParts.push('--remote', values.remote!, '--db', values.db!);
-      const tls = readTls(values, io.cwd, commandParts);
+      const tls = readTls(values, io.cwd);
       schema = await fetchSchema(values.remote!, values.db!, Number(values.timeout ?? 10_000), tls);
     }
     let docsXml: string | undefined;
     if (values.docs !== undefined) {
       docsShown = displayPath(io.cwd, values.docs);
-      commandParts.push('--docs', docsShown);
-      docsXml = readText(resolve(io.cwd, values.docs), 'docs');
-    } else if (values['no-docs']) {
-      commandParts.push('--no-docs');
-    } else {
+      docsXml = readText(resolve(io.cwd, values.docs), 'docs', MAX_XML_LENGTH);
+    } else if (!values['no-docs']) {
       // The documentation ovnkit ships for this database, if any.
       const name = schemaName(schema);
       const shipped = name === undefined ? undefined : bundledDocs(name);
       if (shipped?.found) {
         docsShown = displayPath(io.cwd, shipped.path);
-        docsXml = readText(shipped.path, 'docs');
+        docsXml = readText(shipped.path, 'docs', MAX_XML_LENGTH);
       } else if (shipped !== undefined) {
         io.stderr(
           `warning: no documentation for ${name}: ${shipped.reason}; ` +
@@ -161,24 +163,9 @@ export async function runCli(args: readonly string[], io: CliIo): Promise<number
         );
       }
     }
-    if (values.name !== undefined) commandParts.push('--name', values.name);
-    if (values['embed-schema']) commandParts.push('--embed-schema');
-    let ovsdbImport: OvsdbImports = DEFAULT_OVSDB_IMPORT;
-    if (values['ovsdb-dir'] !== undefined) {
-      const dir = resolve(io.cwd, values['ovsdb-dir']);
-      commandParts.push('--ovsdb-dir', displayPath(io.cwd, values['ovsdb-dir']));
-      ovsdbImport = {
-        uuid: relativeSpecifier(outAbs, resolve(dir, 'values/uuid.js')),
-        int64: relativeSpecifier(outAbs, resolve(dir, 'values/int64.js')),
-        model: relativeSpecifier(outAbs, resolve(dir, 'schema/model.js')),
-        schema: relativeSpecifier(outAbs, resolve(dir, 'schema/schema.js')),
-      };
-    } else if (values['ovsdb-import'] !== undefined) {
-      commandParts.push('--ovsdb-import', values['ovsdb-import']);
-      ovsdbImport = values['ovsdb-import'];
-    }
+    const out = values.out!;
+    const outAbs = resolve(io.cwd, out);
     const outShown = displayPath(io.cwd, out);
-    commandParts.push('--out', outShown);
 
     const started = performance.now();
     const files = generate({
@@ -187,7 +174,6 @@ export async function runCli(args: readonly string[], io: CliIo): Promise<number
       name: values.name,
       embedSchema: values['embed-schema'],
       ovsdbImport,
-      command: commandParts.join(' '),
       warn: (message) => io.stderr(`warning: ${message}\n`),
       onTable: io.stderrIsTty
         ? (table, i, total) =>
@@ -210,7 +196,7 @@ export async function runCli(args: readonly string[], io: CliIo): Promise<number
       ].filter((p) => p !== '');
       io.stderr(
         `${outShown} is out of date with ${source}: ${parts.join(', ')} ` +
-          `(regenerate with: ${commandParts.join(' ')})\n`,
+          '(regenerate with the same command without --check)\n',
       );
       return 1;
     }
@@ -228,6 +214,35 @@ export async function runCli(args: readonly string[], io: CliIo): Promise<number
     io.stderr(`ovnkit-codegen: ${describeError(err, values, docsShown)}\n`);
     return 1;
   }
+}
+
+/**
+ * Where the generated code imports the ovsdb layer from: `--ovsdb-import`, or
+ * relative paths from the output directory into `--ovsdb-dir`; each must be a
+ * plain module specifier (a usage error naming the option otherwise).
+ */
+function ovsdbImports(values: Values, cwd: string, outAbs: string): OvsdbImports {
+  const plain = (option: string, given: string, spec: string): string => {
+    const problem = specifierProblem(spec);
+    if (problem === undefined) return spec;
+    const path = spec === given ? '' : ` gives the import path ${JSON.stringify(spec)}, which`;
+    throw new UsageError(
+      `${option} ${JSON.stringify(given)}${path} is not a plain module specifier: ${problem}`,
+    );
+  };
+  const dir = values['ovsdb-dir'];
+  if (dir !== undefined) {
+    const from = (path: string): string =>
+      plain('--ovsdb-dir', dir, relativeSpecifier(outAbs, resolve(cwd, dir, path)));
+    return {
+      uuid: from('values/uuid.js'),
+      int64: from('values/int64.js'),
+      model: from('schema/model.js'),
+      schema: from('schema/schema.js'),
+    };
+  }
+  const spec = values['ovsdb-import'];
+  return spec === undefined ? DEFAULT_OVSDB_IMPORT : plain('--ovsdb-import', spec, spec);
 }
 
 function parse(args: readonly string[]) {
@@ -273,6 +288,11 @@ function validate(values: Values): void {
     throw new UsageError('--db is only used with --remote');
   }
   if (values.out === undefined) throw new UsageError('--out DIR is required');
+  if (values.name !== undefined && !isIdentifier(values.name)) {
+    throw new UsageError(
+      `--name ${JSON.stringify(values.name)} is not a TypeScript identifier (letters, digits, _ and $, not starting with a digit)`,
+    );
+  }
   if (values['ovsdb-import'] !== undefined && values['ovsdb-dir'] !== undefined) {
     throw new UsageError('--ovsdb-import and --ovsdb-dir cannot be used together');
   }
@@ -310,15 +330,13 @@ const TLS_FLAGS = ['private-key', 'certificate', 'ca-cert'] as const;
  * The TLS options for an ssl: remote from the files of the TLS flags, each
  * read and checked here so that a problem names its flag and file. Like
  * ovsdb-client, the server's certificate must chain to the CA but its name is
- * not checked. Adds the flags to the regeneration command.
+ * not checked.
  */
-function readTls(values: Values, cwd: string, commandParts: string[]): TlsOptions | undefined {
+function readTls(values: Values, cwd: string): TlsOptions | undefined {
   if (!(values.remote !== undefined && /^ssl:/i.test(values.remote))) return undefined;
   const pem = (flag: (typeof TLS_FLAGS)[number]): { path: string; text: string } => {
-    const given = values[flag]!;
-    commandParts.push(`--${flag}`, displayPath(cwd, given));
-    const path = resolve(cwd, given);
-    return { path, text: readText(path, `--${flag}`) };
+    const path = resolve(cwd, values[flag]!);
+    return { path, text: readText(path, `--${flag}`, MAX_PEM_BYTES) };
   };
   const key = pem('private-key');
   const cert = pem('certificate');
@@ -367,13 +385,40 @@ function schemaName(schema: unknown): string | undefined {
 
 class InputError extends Error {}
 
-function readText(path: string, what: string): string {
+/**
+ * The text of a file, read in pieces and refused past `maxBytes` (so that a
+ * huge file or a device such as /dev/zero is an error, not all the memory).
+ */
+function readText(path: string, what: string, maxBytes: number): string {
+  let fd: number;
   try {
-    return readFileSync(path, 'utf8');
+    fd = openSync(path, 'r');
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     const reason = code === 'ENOENT' ? 'no such file' : (err as Error).message;
     throw new InputError(`cannot read ${what} file ${path}: ${reason}`);
+  }
+  try {
+    const chunks: Buffer[] = [];
+    let total = 0;
+    for (;;) {
+      const chunk = Buffer.allocUnsafe(Math.min(1024 * 1024, maxBytes + 1 - total));
+      const n = readSync(fd, chunk, 0, chunk.length, null);
+      if (n === 0) break;
+      total += n;
+      if (total > maxBytes) {
+        throw new InputError(
+          `${what} file ${path} is larger than ${maxBytes / 1024 / 1024} MiB, the most ovnkit-codegen reads`,
+        );
+      }
+      chunks.push(chunk.subarray(0, n));
+    }
+    return Buffer.concat(chunks).toString('utf8');
+  } catch (err) {
+    if (err instanceof InputError) throw err;
+    throw new InputError(`cannot read ${what} file ${path}: ${(err as Error).message}`);
+  } finally {
+    closeSync(fd);
   }
 }
 
@@ -383,7 +428,7 @@ async function fetchSchema(
   timeoutMs: number,
   tls: TlsOptions | undefined,
 ): Promise<unknown> {
-  const conn = await connect(remote, { timeoutMs, tls });
+  const conn = await connect(remote, { timeoutMs, tls, maxMessageBytes: MAX_SCHEMA_BYTES });
   try {
     const dbs = await conn.listDbs({ timeoutMs });
     if (!dbs.includes(db)) {

@@ -15,6 +15,25 @@ export interface ImportName {
   readonly typeOnly: boolean;
 }
 
+/** The characters of a plain module specifier. */
+const SPECIFIER_CHAR = /[A-Za-z0-9@#._~+/-]/;
+
+/**
+ * Why `spec` is not a plain module specifier (such as a package name with an
+ * optional subpath, `#name`, or a `./` or `../` path, made of letters, digits
+ * and `@ # . _ ~ + / -`), or undefined when it is one. Generated code imports
+ * only plain specifiers, so that nothing given as one is more than a path.
+ */
+export function specifierProblem(spec: string): string | undefined {
+  if (spec === '') return 'it is empty';
+  const bad = [...spec].find((c) => !SPECIFIER_CHAR.test(c));
+  if (bad !== undefined) {
+    const code = `U+${bad.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`;
+    return `it holds ${JSON.stringify(bad)} (${code}); a module specifier is made of letters, digits and @ # . _ ~ + / -`;
+  }
+  return undefined;
+}
+
 /**
  * Sort import or export sources as the import organizer does: packages, then
  * parent-relative paths, then `./` paths, each naturally.

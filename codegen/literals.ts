@@ -18,16 +18,35 @@ export const LINE_WIDTH = 100;
 /** One level of indentation in generated code. */
 export const INDENT = '  ';
 
-/** A string literal, single-quoted unless double quotes need fewer escapes. */
+/**
+ * A string literal, single-quoted unless double quotes need fewer escapes.
+ * Every line terminator is escaped (U+2028 and U+2029 too, which JSON leaves
+ * as they are), so the literal is always one line.
+ */
 export function tsString(s: string): string {
   // Printable ASCII without quotes or backslashes needs no escapes (the common case).
   if (/^[ !#-&(-[\]-~]*$/.test(s)) return `'${s}'`;
   const singles = (s.match(/'/g) ?? []).length;
   const doubles = (s.match(/"/g) ?? []).length;
-  const json = JSON.stringify(s);
+  const json = JSON.stringify(s).replace(/[\u2028\u2029]/g, unicodeEscape);
   if (doubles < singles) return json;
   const body = json.slice(1, -1).replaceAll('\\"', '"').replaceAll("'", "\\'");
   return `'${body}'`;
+}
+
+/** `\uXXXX` for one UTF-16 code unit. */
+function unicodeEscape(c: string): string {
+  return `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`;
+}
+
+/**
+ * `s` as text that cannot end a `//` comment: itself when it is printable
+ * ASCII, else a string literal with every other character escaped (no line
+ * terminator, control or bidirectional character: nothing but ASCII).
+ */
+export function asciiText(s: string): string {
+  if (/^[ -~]*$/.test(s)) return s;
+  return tsString(s).replace(/[^ -~]/g, unicodeEscape);
 }
 
 /** A number literal (finite; exponents without `+`). */

@@ -4,8 +4,17 @@
  * five predefined entities and numeric character references. Comments,
  * processing instructions and a DOCTYPE without an internal subset are
  * skipped. Anything else is an {@link XmlError} naming the line and column.
+ * The document is read without recursion, and bounded: at most
+ * {@link MAX_XML_LENGTH} characters, elements nested at most
+ * {@link MAX_XML_DEPTH} deep.
  * @module
  */
+
+/** The most characters a document may have (OVN's largest, `vswitch.xml`, has 0.3 M). */
+export const MAX_XML_LENGTH = 8 * 1024 * 1024;
+
+/** The deepest elements may nest, the root being level 1 (OVN's documents nest 9 deep). */
+export const MAX_XML_DEPTH = 256;
 
 /** An XML element: its name, attributes and children in document order. */
 export interface XmlElement {
@@ -40,15 +49,28 @@ const PREDEFINED: Readonly<Record<string, string>> = {
 const NAME_RE = /[A-Za-z_:][-A-Za-z0-9_:.]*/y;
 const SPACE_RE = /\s*/y;
 
-/** Parse `text` and return its root element. */
+/**
+ * Parse `text` and return its root element.
+ * @throws XmlError when it is not well-formed, is longer than
+ *   {@link MAX_XML_LENGTH} or nests deeper than {@link MAX_XML_DEPTH}.
+ */
 export function parseXml(text: string): XmlElement {
   return new Reader(text).document();
 }
 
-/** The concatenated text of `node` and its descendants. */
+/** The concatenated text of `node` and its descendants (recursive: the reader bounds the depth). */
 export function textContent(node: XmlNode): string {
   if (typeof node === 'string') return node;
   return node.children.map(textContent).join('');
+}
+
+/** An element whose content is being read. */
+interface OpenElement {
+  readonly name: string;
+  readonly attrs: Record<string, string>;
+  readonly children: XmlNode[];
+  /** Text read since the last child element. */
+  text: string;
 }
 
 class Reader {
@@ -56,6 +78,12 @@ class Reader {
   constructor(readonly text: string) {}
 
   document(): XmlElement {
+    if (this.text.length > MAX_XML_LENGTH) {
+      this.#failAt(
+        MAX_XML_LENGTH,
+        `the document is longer than ${MAX_XML_LENGTH} characters (the limit)`,
+      );
+    }
     this.#misc();
     if (!this.text.startsWith('<', this.#pos) || this.text.startsWith('</', this.#pos)) {
       this.#fail('expected the root element');
@@ -81,7 +109,54 @@ class Reader {
     }
   }
 
+  /**
+   * The element starting at `<` and everything in it, read with a stack of
+   * open elements rather than by recursion.
+   */
   #element(): XmlElement {
+    const root = this.#startTag();
+    if (root.closed) return { name: root.name, attrs: root.attrs, children: [] };
+    const open: OpenElement[] = [{ name: root.name, attrs: root.attrs, children: [], text: '' }];
+    for (;;) {
+      const top = open[open.length - 1]!;
+      const lt = this.text.indexOf('<', this.#pos);
+      if (lt === -1) this.#fail(`unclosed element <${top.name}>`);
+      if (lt > this.#pos) top.text += this.#decode(this.text.slice(this.#pos, lt), this.#pos);
+      this.#pos = lt;
+      if (this.text.startsWith('</', lt)) {
+        this.#pos += 2;
+        const name = this.#name();
+        if (name !== top.name) this.#failAt(lt, `</${name}> closes <${top.name}>`);
+        this.#skipSpace();
+        if (this.text[this.#pos] !== '>') this.#fail(`expected ">" to end </${name}>`);
+        this.#pos++;
+        flushText(top);
+        open.pop();
+        const element: XmlElement = { name, attrs: top.attrs, children: top.children };
+        const parent = open[open.length - 1];
+        if (parent === undefined) return element;
+        parent.children.push(element);
+      } else if (this.text.startsWith('<!--', lt)) this.#skipPast('-->', 'comment');
+      else if (this.text.startsWith('<![CDATA[', lt)) {
+        const end = this.text.indexOf(']]>', lt);
+        if (end === -1) this.#fail('unterminated CDATA section');
+        top.text += this.text.slice(lt + 9, end);
+        this.#pos = end + 3;
+      } else if (this.text.startsWith('<?', lt)) this.#skipPast('?>', 'processing instruction');
+      else {
+        if (open.length >= MAX_XML_DEPTH) {
+          this.#failAt(lt, `elements nest deeper than ${MAX_XML_DEPTH} levels (the limit)`);
+        }
+        flushText(top);
+        const tag = this.#startTag();
+        if (tag.closed) top.children.push({ name: tag.name, attrs: tag.attrs, children: [] });
+        else open.push({ name: tag.name, attrs: tag.attrs, children: [], text: '' });
+      }
+    }
+  }
+
+  /** The start tag at `<`: its name, its attributes, and whether it is `<…/>`. */
+  #startTag(): { name: string; attrs: Record<string, string>; closed: boolean } {
     this.#pos++; // '<'
     const name = this.#name();
     const attrs: Record<string, string> = Object.create(null);
@@ -90,11 +165,11 @@ class Reader {
       this.#skipSpace();
       if (this.text.startsWith('/>', this.#pos)) {
         this.#pos += 2;
-        return { name, attrs, children: [] };
+        return { name, attrs, closed: true };
       }
       if (this.text.startsWith('>', this.#pos)) {
         this.#pos++;
-        break;
+        return { name, attrs, closed: false };
       }
       if (this.#pos === before) this.#fail(`expected whitespace, ">" or "/>" in <${name}>`);
       const attrStart = this.#pos;
@@ -112,44 +187,6 @@ class Reader {
       if (Object.hasOwn(attrs, attr)) this.#failAt(attrStart, `duplicate attribute ${attr}`);
       attrs[attr] = this.#decode(raw, this.#pos + 1);
       this.#pos = end + 1;
-    }
-    const children = this.#content(name);
-    return { name, attrs, children };
-  }
-
-  #content(parent: string): XmlNode[] {
-    const children: XmlNode[] = [];
-    let text = '';
-    const flush = (): void => {
-      if (text !== '') children.push(text);
-      text = '';
-    };
-    for (;;) {
-      const lt = this.text.indexOf('<', this.#pos);
-      if (lt === -1) this.#fail(`unclosed element <${parent}>`);
-      if (lt > this.#pos) text += this.#decode(this.text.slice(this.#pos, lt), this.#pos);
-      this.#pos = lt;
-      if (this.text.startsWith('</', lt)) {
-        this.#pos += 2;
-        const name = this.#name();
-        if (name !== parent) this.#failAt(lt, `</${name}> closes <${parent}>`);
-        this.#skipSpace();
-        if (this.text[this.#pos] !== '>') this.#fail(`expected ">" to end </${name}>`);
-        this.#pos++;
-        flush();
-        return children;
-      }
-      if (this.text.startsWith('<!--', lt)) this.#skipPast('-->', 'comment');
-      else if (this.text.startsWith('<![CDATA[', lt)) {
-        const end = this.text.indexOf(']]>', lt);
-        if (end === -1) this.#fail('unterminated CDATA section');
-        text += this.text.slice(lt + 9, end);
-        this.#pos = end + 3;
-      } else if (this.text.startsWith('<?', lt)) this.#skipPast('?>', 'processing instruction');
-      else {
-        flush();
-        children.push(this.#element());
-      }
     }
   }
 
@@ -208,4 +245,10 @@ class Reader {
     }
     throw new XmlError(line, pos - lineStart + 1, reason);
   }
+}
+
+/** Move the text read so far into the element's children. */
+function flushText(element: OpenElement): void {
+  if (element.text !== '') element.children.push(element.text);
+  element.text = '';
 }

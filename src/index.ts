@@ -30,6 +30,9 @@ export {
   connectDatabase,
   DatabaseClient,
   type DatabaseClientOptions,
+  type DatabaseLock,
+  LockNotHeldError,
+  type LockState,
   TransactionOutcomeUnknownError,
 } from './client/index.js';
 export {

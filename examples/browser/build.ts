@@ -1,6 +1,6 @@
 /**
  * Bundle the browser example with esbuild: `node --import tsx examples/browser/build.ts [outdir]`
- * writes `index.html` and `app.js` (default outdir: `examples/browser/dist`).
+ * (inside this repository: `node --conditions=ovnkit-source --import tsx …`) writes `index.html` and `app.js` (default outdir: `examples/browser/dist`).
  * Then serve it with the bridge:
  *
  * ```sh
@@ -18,13 +18,28 @@ import { build } from 'esbuild';
 const here = dirname(fileURLToPath(import.meta.url));
 
 /**
+ * The `--conditions` this process runs with (`node --conditions=ovnkit-source …`
+ * inside the repository, where `ovnkit/browser` resolves to its sources).
+ */
+const NODE_CONDITIONS = process.execArgv.flatMap(
+  (arg) => /^(?:--conditions|-C)=(.+)$/.exec(arg)?.[1] ?? [],
+);
+
+/**
  * Build the page into `outDir`. The bundle targets browsers (`platform:
  * 'browser'`), so any Node built-in reached from the page fails the build.
+ * `conditions` are extra package export conditions esbuild resolves
+ * `ovnkit/browser` with (default: this process's `--conditions`).
  */
-export async function buildBrowserExample(outDir: string): Promise<{ bytes: number }> {
+export async function buildBrowserExample(
+  outDir: string,
+  conditions: readonly string[] = NODE_CONDITIONS,
+): Promise<{ bytes: number }> {
   await mkdir(outDir, { recursive: true });
   const result = await build({
     entryPoints: [join(here, 'main.ts')],
+    // esbuild's own conditions for the platform and format (browser, import) come after these.
+    conditions: [...conditions],
     outfile: join(outDir, 'app.js'),
     bundle: true,
     format: 'esm',

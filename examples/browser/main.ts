@@ -7,9 +7,6 @@
  * Open it as `http://<bridge>/#token=<token>`: the fragment is never sent to
  * a server, and the page passes the token to the bridge in the WebSocket
  * URL's query (browsers cannot set an Authorization header on a WebSocket).
- *
- * In an application, import from `ovnkit/browser`; this example imports the
- * sources so that it builds inside the repository (`build.ts`).
  */
 
 import {
@@ -20,7 +17,7 @@ import {
   type Row,
   type RowCodec,
   type TableUpdates2,
-} from '../../src/browser.js';
+} from 'ovnkit/browser';
 
 const DB = 'OVN_Northbound';
 

@@ -4,21 +4,18 @@
  * reconciled.
  *
  * ```sh
- * node --import tsx examples/pod-allocation/bench.ts --pods 5000          # a real ovsdb-server (NB 7.18.0)
- * node --import tsx examples/pod-allocation/bench.ts --pods 5000 --remote tcp:127.0.0.1:6641
+ * node --conditions=ovnkit-source --import tsx examples/pod-allocation/bench.ts --pods 5000          # a real ovsdb-server (NB 7.18.0)
+ * node --conditions=ovnkit-source --import tsx examples/pod-allocation/bench.ts --pods 5000 --remote tcp:127.0.0.1:6641
  * ```
  * `benchPodController` is what the benchmark harness calls.
  * @module
  */
 
-import { dirname, join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
-import { connectDatabase } from '../../src/client/index.js';
-import { createNb, NB } from '../../src/nb/index.js';
-import { startOvsdbServer } from '../../src/testing/index.js';
+import { pathToFileURL } from 'node:url';
+import { connectDatabase } from 'ovnkit/client';
+import { createNb, NB } from 'ovnkit/nb';
+import { startOvsdbServer } from 'ovnkit/testing';
 import { PodController, ProgrammaticPodSource } from './controller/index.js';
-
-const HERE = dirname(fileURLToPath(import.meta.url));
 
 /** Options of {@link benchPodController}. */
 export interface BenchPodControllerOptions {
@@ -99,12 +96,7 @@ async function main(): Promise<void> {
   const pods = Number(arg('--pods') ?? 5000);
   const concurrency = Number(arg('--concurrency') ?? 16);
   let remote = arg('--remote');
-  const server =
-    remote === undefined
-      ? await startOvsdbServer({
-          schemaPath: join(HERE, '..', '..', 'schema', 'ovn-nb-7.18.0.ovsschema'),
-        })
-      : undefined;
+  const server = remote === undefined ? await startOvsdbServer({ schema: NB.schema }) : undefined;
   remote ??= server!.unixRemote;
   try {
     const r = await benchPodController({ remote, pods, concurrency });

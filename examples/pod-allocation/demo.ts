@@ -20,11 +20,11 @@
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { type ClientMetrics, connectDatabase } from '../../src/client/index.js';
-import { createNb, NB } from '../../src/nb/index.js';
-import { startMemoryServer } from '../../src/testing/index.js';
+import { type ClientMetrics, connectDatabase } from 'ovnkit/client';
+import { createNb, NB } from 'ovnkit/nb';
+import { startMemoryServer } from 'ovnkit/testing';
+import { DEMO_TOPOLOGY } from './cluster.js';
 import {
-  type ClusterTopology,
   type ControllerMetrics,
   type FailureReason,
   PodController,
@@ -44,22 +44,6 @@ import {
 } from './pools/index.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
-const NB_SCHEMA = join(HERE, '..', '..', 'schema', 'ovn-nb-7.18.0.ovsschema');
-
-/** The demo's topology: a /16 and a dual-stack subnet. */
-export const DEMO_TOPOLOGY: ClusterTopology = {
-  router: 'ovn-cluster',
-  subnets: [
-    { name: 'ovn-default', cidr: '10.16.0.0/16', excludeIps: ['10.16.0.2..10.16.0.9'] },
-    {
-      name: 'dual',
-      cidr: '10.17.0.0/24,fd00:10:17::/64',
-      gateway: '10.17.0.1,fd00:10:17::1',
-      excludeIps: ['10.17.0.2..10.17.0.9'],
-    },
-  ],
-  defaultSubnet: 'ovn-default',
-};
 
 /** The pods the demo deletes after the first round. */
 export const DEMO_DELETED = [
@@ -129,8 +113,7 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoSummary> {
   const print = options.print ?? ((s: string) => process.stdout.write(`${s}\n`));
   const t0 = performance.now();
   const remote = options.remote ?? process.env['OVN_NB_DB'];
-  const server =
-    remote === undefined ? await startMemoryServer({ schemaPath: NB_SCHEMA }) : undefined;
+  const server = remote === undefined ? await startMemoryServer({ schema: NB.schema }) : undefined;
   const client = connectDatabase({
     remotes: remote ?? server!.unixRemote,
     model: NB,
@@ -310,7 +293,7 @@ async function main(argv: readonly string[]): Promise<void> {
   const prom = await import('prom-client');
   const registry = new prom.Registry();
   const metrics = controllerMetrics(prom, { registry });
-  const { prometheusMetrics } = await import('../../src/ovsdb/index.js');
+  const { prometheusMetrics } = await import('ovnkit/ovsdb');
   const clientMetrics = prometheusMetrics(prom, { registry });
   const server: MetricsServer = await serveMetrics(registry, address);
   process.stdout.write(`metrics: ${server.url}\n`);

@@ -33,7 +33,9 @@
  * - 1003 unsupported data: a binary frame;
  * - 1011 internal error: the server cannot be reached, closed the
  *   connection, or sent invalid data;
- * - 1013 try again later: a buffer bound would be passed (see Bounds);
+ * - 1013 try again later: a buffer bound would be passed (see Bounds), or
+ *   the client missed a ping while the bridge was not reading it (flow
+ *   control: see Backpressure);
  * - 1001 going away: the bridge is shutting down.
  * Refused requests do not close anything: they get a JSON-RPC error reply
  * `{"id":…,"result":null,"error":{"error":"permission error","details":"…","refused_by":"bridge"}}`
@@ -45,9 +47,12 @@
  * written to its socket) are counted; above `highWaterMark` the bridge stops
  * reading that client's server socket (and the client's own frames) until
  * the queue falls to a quarter of it. When the server socket's write buffer
- * is full, the bridge stops reading the client until it drains. A client that
- * stops reading therefore holds at most about `highWaterMark` plus one
+ * is full, or `maxPendingRequests` of the client's requests wait for their
+ * replies, the bridge stops reading the client until that changes. A client
+ * that stops reading therefore holds at most about `highWaterMark` plus one
  * server message in the bridge; the rest waits in the server and the kernel.
+ * A client the bridge does not read cannot answer pings either: at the next
+ * ping it is closed with 1013.
  *
  * ## Bounds
  * What the bridge holds for a client in both directions (see `buffers.ts`)
@@ -119,6 +124,15 @@ export interface BridgeOptions {
   readonly maxUnsolicitedBytes?: number | undefined;
   /** Bytes queued for one client above which the bridge stops reading its server socket (default 1 MiB). */
   readonly highWaterMark?: number | undefined;
+  /**
+   * Requests of one client waiting for their replies at which the bridge
+   * stops reading that client until replies come (default
+   * {@link DEFAULT_BRIDGE_MAX_PENDING_REQUESTS}): a client cannot park
+   * requests that never complete (`wait` without a timeout) in the server
+   * without end. Each pending request also counts what it costs the bridge
+   * (400 bytes, plus its id and method) against the buffer bounds.
+   */
+  readonly maxPendingRequests?: number | undefined;
   /** Certificate and key (PEM contents) for `wss:`. */
   readonly tls?: { readonly cert: string | Buffer; readonly key: string | Buffer } | undefined;
   /**
@@ -215,6 +229,9 @@ export const DEFAULT_MAX_FRAME_BYTES = 4 * 1024 * 1024;
 /** Default {@link BridgeOptions.highWaterMark}: 1 MiB. */
 export const DEFAULT_BRIDGE_HIGH_WATER_MARK = 1024 * 1024;
 
+/** Default {@link BridgeOptions.maxPendingRequests}: 1,000. */
+export const DEFAULT_BRIDGE_MAX_PENDING_REQUESTS = 1000;
+
 /** Default {@link BridgeOptions.maxBufferedBytes}: 1 GiB. */
 export const DEFAULT_BRIDGE_MAX_BUFFERED_BYTES = 1024 * 1024 * 1024;
 
@@ -292,6 +309,7 @@ class BridgeCore implements Bridge, BridgeSessionHost {
   readonly maxUnsolicitedBytes: number;
   readonly highWaterMark: number;
   readonly lowWaterMark: number;
+  readonly maxPendingRequests: number;
   readonly connectTimeoutMs: number;
   private readonly server: Server;
   private readonly wss: WebSocketServer;
@@ -326,6 +344,11 @@ class BridgeCore implements Bridge, BridgeSessionHost {
       DEFAULT_BRIDGE_HIGH_WATER_MARK,
     );
     this.lowWaterMark = Math.floor(this.highWaterMark / 4);
+    this.maxPendingRequests = positive(
+      'maxPendingRequests',
+      options.maxPendingRequests,
+      DEFAULT_BRIDGE_MAX_PENDING_REQUESTS,
+    );
     const maxSession = positive(
       'maxSessionBufferedBytes',
       options.maxSessionBufferedBytes,

@@ -7,7 +7,8 @@
  * - from its server: a message being received (the framer's partial
  *   message) and what was sent to the client but not yet written to its
  *   socket;
- * - the ids of its requests waiting for a reply (their text).
+ * - its requests waiting for a reply: what each costs the bridge (its
+ *   record and map entries, 400 bytes, plus its id and method; see `ids.ts`).
  *
  * Flow control keeps each direction small in the steady state (see
  * `bridge.ts`); the bounds catch what it cannot: one message as large as

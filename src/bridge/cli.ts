@@ -40,6 +40,8 @@ server. Each client gets its own connection to the server.
   --max-unsolicited-bytes N  largest server message while no request of the client is pending
                           (default 67108864)
   --high-water-mark N     bytes queued for one client before the bridge stops reading its server (default 1048576)
+  --max-pending-requests N  requests of one client waiting for replies before the bridge stops reading it
+                          (default 1000)
   --allow-origin ORIGIN   let pages from ORIGIN connect (repeatable), e.g. https://ui.example.com; by default
                           only pages the bridge serves itself (--static) may; "*" lets any page (with a warning)
   --static DIR            serve the files of DIR over plain HTTP (e.g. a browser page)
@@ -127,6 +129,7 @@ export async function parseBridgeArgs(argv: readonly string[]): Promise<BridgeOp
     maxMessageBytes: count('--max-message-bytes', v['max-message-bytes']),
     maxUnsolicitedBytes: count('--max-unsolicited-bytes', v['max-unsolicited-bytes']),
     highWaterMark: count('--high-water-mark', v['high-water-mark']),
+    maxPendingRequests: count('--max-pending-requests', v['max-pending-requests']),
     maxConnections: count('--max-connections', v['max-connections']),
     maxBufferedBytes: count('--max-buffered-bytes', v['max-buffered-bytes']),
     maxSessionBufferedBytes: count('--max-session-buffered-bytes', v['max-session-buffered-bytes']),
@@ -218,6 +221,7 @@ function parse(argv: readonly string[]) {
       'max-message-bytes': { type: 'string' },
       'max-unsolicited-bytes': { type: 'string' },
       'high-water-mark': { type: 'string' },
+      'max-pending-requests': { type: 'string' },
       'max-connections': { type: 'string' },
       'max-buffered-bytes': { type: 'string' },
       'max-session-buffered-bytes': { type: 'string' },

@@ -18,6 +18,7 @@ export {
   type BridgeOptions,
   type BridgeStats,
   DEFAULT_BRIDGE_MAX_BUFFERED_BYTES,
+  DEFAULT_BRIDGE_MAX_PENDING_REQUESTS,
   startBridge,
 } from './bridge.js';
 export { type BridgeCliIo, runBridgeCli } from './cli.js';

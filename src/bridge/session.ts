@@ -46,6 +46,8 @@ export interface BridgeSessionHost {
   readonly highWaterMark: number;
   /** Bytes queued for the client at or below which the server socket is resumed. */
   readonly lowWaterMark: number;
+  /** Requests of one client waiting for their replies at which the bridge stops reading it. */
+  readonly maxPendingRequests: number;
   /** Timeout of connecting to the server, in ms. */
   readonly connectTimeoutMs: number;
   /** The bytes held for all clients, and their bounds. */
@@ -158,9 +160,23 @@ export class BridgeSession {
     );
   }
 
-  /** Ping the client; drop it when the previous ping is still unanswered. */
+  /**
+   * Ping the client; drop it when the previous ping is still unanswered.
+   * A client the bridge has stopped reading (flow control) cannot have its
+   * answer read: it is closed with 1013 (try again later), which it sees
+   * when it reads.
+   */
   ping(): void {
     if (this.closed || this.wsClosed) return;
+    if (this.awaitingPong && this.clientPaused && this.early === undefined) {
+      this.core.counters.pingTimeouts++;
+      this.core.log(
+        'warn',
+        `${this.name}: closed: stalled by flow control (${this.stallReason()}) for a ping interval`,
+      );
+      this.close(1013, `the bridge is overloaded: the client is stalled (${this.stallReason()})`);
+      return;
+    }
     if (this.awaitingPong) {
       this.core.counters.pingTimeouts++;
       this.core.log('warn', `${this.name}: dropped: no answer to a ping`);
@@ -316,6 +332,7 @@ export class BridgeSession {
     }
     const up = this.ids.forward(method, id, idText);
     this.toServer(stringifyJson({ method, params, id: up }));
+    this.updateClientFlow();
   }
 
   /** Send `text` to the server, or hold it until the server socket is connected. */
@@ -385,6 +402,7 @@ export class BridgeSession {
       );
       return;
     }
+    this.updateClientFlow();
     const idText = request.clientIdText;
     const result = m['result'];
     if (
@@ -442,14 +460,25 @@ export class BridgeSession {
 
   /**
    * Read the client only when its frames can go somewhere: the server
-   * socket is connected and not backed up, and the client is not so far
-   * behind that even refusals would pile up.
+   * socket is connected and not backed up, the client is not so far
+   * behind that even refusals would pile up, and fewer than
+   * `maxPendingRequests` of its requests wait for their replies.
    */
   private updateClientFlow(): void {
     const wanted =
       !this.closed &&
-      (this.early !== undefined || this.waitingForUpstreamDrain || this.upstreamPaused);
+      (this.early !== undefined ||
+        this.waitingForUpstreamDrain ||
+        this.upstreamPaused ||
+        this.ids.size >= this.core.maxPendingRequests);
     this.setClientPaused(wanted);
+  }
+
+  /** Why the bridge does not read the client (see {@link BridgeSession.updateClientFlow}). */
+  private stallReason(): string {
+    if (this.waitingForUpstreamDrain) return 'the OVSDB server does not read';
+    if (this.upstreamPaused) return 'it does not read';
+    return `${this.ids.size} requests wait for their replies`;
   }
 
   private setClientPaused(paused: boolean): void {

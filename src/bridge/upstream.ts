@@ -10,6 +10,7 @@ import * as tls from 'node:tls';
 import { formatRemote, parseRemote, type SocketRemote } from '../ovsdb/transport/remote.js';
 import type { TlsOptions } from '../ovsdb/transport/socket-transport.js';
 import { checkTlsOptions, hasTlsFiles, loadTlsFiles } from '../ovsdb/transport/tls-files.js';
+import { connectUnixSocket } from '../ovsdb/transport/unix-path.js';
 import { ConnectionClosedError, OvsdbError } from '../ovsdb/wire/errors.js';
 
 /** Options of {@link connectUpstream}. */
@@ -58,8 +59,10 @@ export function connectUpstream(
   return new Promise<net.Socket>((resolve, reject) => {
     let socket: net.Socket;
     const ready = remote.kind === 'ssl' ? 'secureConnect' : 'connect';
-    if (remote.kind === 'unix') socket = net.connect({ path: remote.path });
-    else if (remote.kind === 'tcp') socket = net.connect({ host: remote.host, port: remote.port });
+    if (remote.kind === 'unix') {
+      socket = connectUnixSocket(remote.path);
+    } else if (remote.kind === 'tcp')
+      socket = net.connect({ host: remote.host, port: remote.port });
     else {
       const t = options.tls ?? {};
       const o: tls.ConnectionOptions = {

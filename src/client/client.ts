@@ -86,6 +86,7 @@
  * @module
  */
 
+import type { ClientMetricsTarget } from '../ovsdb/metrics.js';
 import {
   absentColumns,
   type CompatOption,
@@ -96,6 +97,7 @@ import type { ColumnOf, DatabaseModel, RowOf, TableMap, TableName } from '../ovs
 import { ConnectionClosedError, OvsdbError } from '../ovsdb/wire/errors.js';
 import type { Condition, Operation, OperationResult } from '../ovsdb/wire/wire.js';
 import { ClientClosedError } from './errors.js';
+import { checkLockName, type DatabaseLock, type LockOptions } from './locks.js';
 import { createLog, logHandlerError } from './log.js';
 import type { ClientObservability } from './metrics.js';
 import { MonitorGroups } from './monitor-groups.js';
@@ -123,7 +125,8 @@ import {
   StatusReporter,
 } from './status.js';
 
-export { ClientClosedError, TransactionOutcomeUnknownError } from './errors.js';
+export { ClientClosedError, LockNotHeldError, TransactionOutcomeUnknownError } from './errors.js';
+export type { DatabaseLock, LockOptions, LockState, LockStatus } from './locks.js';
 export type { Logger } from './log.js';
 export type { DatabaseClientOptions, RawTransactOptions, TableMonitorOptions } from './options.js';
 export type {
@@ -154,6 +157,8 @@ export class DatabaseClient<
   readonly model: DatabaseModel<DB>;
   /** {@link DatabaseClient.transact} honours `cancelOnAbort` (sends `cancel`). */
   readonly cancels = true;
+  /** {@link DatabaseClient.transact} honours `fence` (see {@link DatabaseClient.lock}). */
+  readonly fences = true;
   /**
    * The client's metrics recorder and tracer, from the `metrics` and
    * `tracer` options (undefined when neither was given); typed
@@ -166,13 +171,19 @@ export class DatabaseClient<
   private readonly statusReporter: StatusReporter;
   private readonly groups: MonitorGroups<DB>;
   private readonly connection: Reconnector<DB>;
+  /** The `fence` option. */
+  private readonly fence: string | undefined;
 
   /** Use {@link connectDatabase}. */
   constructor(options: DatabaseClientOptions<DB, IX>) {
     this.model = options.model;
     this.db = options.model.name;
     // (Sampled at scrape time only: the replica exists by then.)
-    const observe = observabilityOf(options, () => this.replica.queueLength);
+    const observe = observabilityOf(options, {
+      queueLength: () => this.replica.queueLength,
+      locks: () =>
+        this.connection.locks.statuses().map((l) => ({ name: l.name, held: l.state === 'held' })),
+    });
     this.observability = observe;
     const config = connectionConfig(options, observe);
     checkCompatOption(options.model, options.compat);
@@ -217,6 +228,15 @@ export class DatabaseClient<
       log,
     });
     this.ready = this.connection.ready;
+    const fence = options.fence;
+    this.fence = fence;
+    if (fence !== undefined) {
+      checkLockName(fence);
+      // On the next microtask, as the first status events: handlers added right after construction see it.
+      queueMicrotask(() => {
+        if (this.connection.closedError === undefined) this.lock(fence);
+      });
+    }
     const signal = options.signal;
     if (signal) {
       if (signal.aborted) queueMicrotask(() => void this.close());
@@ -231,9 +251,9 @@ export class DatabaseClient<
 
   // ---- status ----------------------------------------------------------------------
 
-  /** The current state, server and reason. */
+  /** The current state, server and reason, and the state of each lock. */
   get status(): ClientStatus {
-    return this.statusReporter.status;
+    return { ...this.statusReporter.status, locks: this.connection.locks.statuses() };
   }
 
   /** How the model differs from the server's schema (undefined until a schema was read). */
@@ -281,6 +301,34 @@ export class DatabaseClient<
    */
   onStatus(handler: (event: StatusEvent) => void | Promise<void>): () => void {
     return this.statusReporter.onStatus(handler);
+  }
+
+  // ---- locks ------------------------------------------------------------------------
+
+  /**
+   * Ask for the OVSDB lock `name` and keep asking for it: once the client is
+   * in sync, and again after every reconnection or cluster failover (a new
+   * connection holds nothing until the server grants it), until the lock is
+   * released or the client closes. Returns the lock: its `state` (`waiting`,
+   * `held`, `lost`, `released`), `whenHeld()`, `steal()`, `release()`; each
+   * change of state is also a `lock` status event ({@link DatabaseClient.onStatus}).
+   * Asking again for a lock already asked for returns the same lock.
+   *
+   * A lock is kept by the server process the client is connected to; on a
+   * cluster, use the leader only (the default). Fence the writes of the
+   * holder with it (the `fence` option) so that a replica that lost it
+   * cannot commit. See `docs/locks.md`.
+   *
+   * ```ts
+   * const nb = connectDatabase({ remotes, model: NB, fence: 'pod_allocation' });
+   * const lock = nb.lock('pod_allocation');
+   * await lock.whenHeld(); // the standby waits here
+   * ```
+   * @throws TypeError for a name OVSDB does not accept (a letter or `_`, then
+   *   letters, digits or `_`); ClientClosedError once the client closed.
+   */
+  lock(name: string, options?: LockOptions): DatabaseLock {
+    return this.connection.locks.lock(name, options);
   }
 
   // ---- reads -------------------------------------------------------------------------
@@ -389,8 +437,14 @@ export class DatabaseClient<
    * (read-your-writes: the server sends the updates before the reply).
    *
    * While the client is not in sync, the transaction waits for it.
+   *
+   * With a `fence` (the option's or the client's), `{"op": "assert",
+   * "lock": fence}` is sent first and its result left out: the results and
+   * error indexes are those of `ops`.
    * @throws SchemaDriftError before sending when an op names a table or
-   *   column the server lacks; TransactionError when an operation fails;
+   *   column the server lacks; LockNotHeldError when the transaction is
+   *   fenced by a lock this client does not hold (before sending, or the
+   *   server's answer: it did not commit); TransactionError when an operation fails;
    *   TransactionOutcomeUnknownError when the reply was lost;
    *   ClientClosedError when the client closes or gives up first.
    */
@@ -401,6 +455,12 @@ export class DatabaseClient<
     const deadline =
       options.timeoutMs === undefined ? undefined : Date.now() + Math.max(0, options.timeoutMs);
     // In sync (the usual case): send at once, without a promise step.
+    const fence =
+      options.fence === undefined
+        ? this.fence
+        : options.fence === false
+          ? undefined
+          : options.fence;
     const c = this.connection;
     const s = c.session;
     if (
@@ -409,11 +469,11 @@ export class DatabaseClient<
       s?.synced === true &&
       s.endReason === undefined
     ) {
-      return transactOn(s, this.db, ops, options, deadline);
+      return transactOn(s, this.db, ops, options, deadline, fence, c.locks);
     }
     return c
       .whenConnected(options.signal, deadline)
-      .then((session) => transactOn(session, this.db, ops, options, deadline));
+      .then((session) => transactOn(session, this.db, ops, options, deadline, fence, c.locks));
   }
 
   /**
@@ -471,8 +531,9 @@ export class DatabaseClient<
 
   /**
    * Close the client: the connection closes, pending transactions, `ready`
-   * and `waitFor`s reject with {@link ClientClosedError}. The replica stays
-   * readable. Resolves once the connection is closed.
+   * and `waitFor`s reject with {@link ClientClosedError}, every lock is
+   * released (the server releases them with the connection). The replica
+   * stays readable. Resolves once the connection is closed.
    */
   async close(): Promise<void> {
     if (!this.connection.closedError) {
@@ -514,13 +575,13 @@ export function connectDatabase<
 /** The metrics recorder and tracer of a new client, or undefined when it has neither. */
 function observabilityOf<DB extends TableMap, IX extends IndexesOption<DB>>(
   options: DatabaseClientOptions<DB, IX>,
-  queueLength: () => number,
+  sample: Omit<ClientMetricsTarget, 'db'>,
 ): ClientObservability | undefined {
   if (options.metrics === undefined && options.tracer === undefined) return undefined;
   const db = options.model.name;
   return {
     db,
-    metrics: options.metrics?.forClient({ db, queueLength }),
+    metrics: options.metrics?.forClient({ db, ...sample }),
     tracer: options.tracer,
   };
 }

@@ -202,6 +202,18 @@ export interface DatabaseClientOptions<
    * (re)sync, children of the caller's active span. Default: no spans.
    */
   readonly tracer?: Tracer | undefined;
+  /**
+   * Fence every transaction with the OVSDB lock of this name: the client
+   * asks for the lock at once (as `client.lock(name)` does, and after every
+   * reconnection), and every transaction carries `{"op": "assert", "lock":
+   * name}` first, so that it commits only while this client holds the lock.
+   * One sent while the lock is not held is refused before sending, one the
+   * server runs after the lock was stolen or lost is refused by the server:
+   * both with `LockNotHeldError`, which means "not committed". A
+   * transaction's own `fence` option overrides it (`false`: not fenced).
+   * See `docs/locks.md`. Default: no fence.
+   */
+  readonly fence?: string | undefined;
 }
 
 /** Options of {@link DatabaseClient.transact}. */
@@ -218,6 +230,13 @@ export interface RawTransactOptions {
   readonly cancelOnAbort?: boolean | undefined;
   /** Called just before the request is written: from then on, it may commit. */
   readonly onSent?: (() => void) | undefined;
+  /**
+   * Fence the transaction with this lock (`{"op": "assert", "lock": …}`
+   * first; its result is taken out of the reply), or `false` for none.
+   * Default: the client's `fence` option.
+   * @see DatabaseClientOptions.fence
+   */
+  readonly fence?: string | false | undefined;
 }
 
 /** The default {@link DatabaseClientOptions.probeIntervalMs} of remotes over TCP (`unix:` ones have none). */

@@ -13,6 +13,7 @@ import type { DatabaseModel, TableMap } from '../ovsdb/schema/model.js';
 import { OvsdbError, RequestTimeoutError } from '../ovsdb/wire/errors.js';
 import { Backoff } from './backoff.js';
 import { ClientClosedError, ServerSkippedError } from './errors.js';
+import { ClientLocks } from './locks.js';
 import { errorText, type Log } from './log.js';
 import type { MonitorGroups } from './monitor-groups.js';
 import type { ConnectionConfig } from './options.js';
@@ -47,6 +48,7 @@ export class Reconnector<DB extends TableMap> implements SessionHost<DB> {
   readonly status: StatusReporter;
   readonly log: Log;
   readonly servers: ServerSelector;
+  readonly locks: ClientLocks;
 
   session: Session | undefined;
   compat: CompatReport | undefined;
@@ -73,6 +75,14 @@ export class Reconnector<DB extends TableMap> implements SessionHost<DB> {
     this.stats = parts.stats;
     this.log = parts.log;
     this.servers = new ServerSelector(parts.config);
+    this.locks = new ClientLocks({
+      syncedSession: () => {
+        const s = this.session;
+        return s?.synced === true && s.endReason === undefined ? s : undefined;
+      },
+      emit: (event) => this.status.emit(event),
+      log: this.log,
+    });
     this.ready = new Promise<void>((resolve, reject) => {
       this.resolveReady = resolve;
       this.rejectReady = reject;
@@ -245,6 +255,8 @@ export class Reconnector<DB extends TableMap> implements SessionHost<DB> {
       servers: skipped,
     });
     if (first) this.resolveReady();
+    // After the (re)sync event: a lock's holder learns it holds the lock with a replica in sync.
+    this.locks.onSynced(s);
     const waiters = this.connectedWaiters;
     this.connectedWaiters = [];
     for (const w of waiters) w.resolve(s);
@@ -323,6 +335,7 @@ export class Reconnector<DB extends TableMap> implements SessionHost<DB> {
     this.connectedWaiters = [];
     for (const w of waiters) w.reject(error);
     this.replica.rejectWaiters(error);
+    this.locks.close(error);
     this.log(error.reason === 'closed by the program' ? 'info' : 'error', error.message);
     this.status.emit({ type: 'closed', reason: error.reason, error: error.cause });
   }

@@ -13,7 +13,14 @@ import type { DatabaseModel, TableMap } from '../ovsdb/schema/model.js';
 import { parseSchema } from '../ovsdb/schema/schema.js';
 import type { DatabaseSchema } from '../ovsdb/schema/schema-types.js';
 import type { DialedTransport } from '../ovsdb/transport/dial.js';
-import { ConnectionClosedError, OvsdbError, RequestTimeoutError } from '../ovsdb/wire/errors.js';
+import {
+  ConnectionClosedError,
+  OvsdbError,
+  RequestTimeoutError,
+  TransactionError,
+  TransactionRefusedError,
+} from '../ovsdb/wire/errors.js';
+import { isObject } from '../ovsdb/wire/json.js';
 import { stringifyJson } from '../ovsdb/wire/json-text.js';
 import type { Operation, OperationResult, TableUpdates2 } from '../ovsdb/wire/wire.js';
 import {
@@ -21,7 +28,13 @@ import {
   type ServerDatabaseRow,
   serverMonitorRequest,
 } from './cluster.js';
-import { isUnknownMethod, ServerSkippedError, TransactionOutcomeUnknownError } from './errors.js';
+import {
+  isUnknownMethod,
+  LockNotHeldError,
+  ServerSkippedError,
+  TransactionOutcomeUnknownError,
+} from './errors.js';
+import type { ClientLocks } from './locks.js';
 import { errorText, type Log } from './log.js';
 import { reconnectReason, rpcErrorKind, rpcErrorMethod } from './metrics.js';
 import type { MonitorGroups, MonitorSession } from './monitor-groups.js';
@@ -66,6 +79,8 @@ export interface SessionHost<DB extends TableMap> {
   readonly servers: ServerSelector;
   readonly status: StatusReporter;
   readonly log: Log;
+  /** The client's locks (told of `locked`, `stolen` and the end of every session). */
+  readonly locks: ClientLocks;
   /** Aborts when the client closes. */
   readonly signal: AbortSignal;
   /** True once a session was in sync. */
@@ -146,6 +161,7 @@ export async function openSession<DB extends TableMap>(
       session.endReason = error ? errorText(error) : 'closed by the server';
       session.endError = error;
     }
+    host.locks.onSessionEnded(session);
     if (session.probe) clearInterval(session.probe);
     if (session.settleTimer) clearTimeout(session.settleTimer);
     const m = session.metrics;
@@ -166,6 +182,8 @@ export async function openSession<DB extends TableMap>(
   conn.on('update3', (id, txnId, updates) => {
     if (session === host.session) groups.onUpdate(session, id, { kind: 'update3', txnId, updates });
   });
+  conn.on('locked', (name) => host.locks.onLocked(session, name));
+  conn.on('stolen', (name) => host.locks.onStolen(session, name));
   conn.on('monitorCanceled', (id) =>
     session.end(
       `the server canceled monitor ${JSON.stringify(id)} (database removed or converted)`,
@@ -294,8 +312,12 @@ function onServerUpdate<DB extends TableMap>(
 
 /**
  * Send `ops` to database `db` as one transaction on `session`, after
- * checking them against the server's schema.
- * @throws SchemaDriftError before sending; TransactionOutcomeUnknownError
+ * checking them against the server's schema. With `fence` (a lock name),
+ * `{"op": "assert", "lock": fence}` goes first, and its result is taken out
+ * of the reply (the results, and the indexes of errors, are those of `ops`).
+ * @throws SchemaDriftError before sending; LockNotHeldError before sending
+ *   when the lock `fence` is not held on `session`, and when the server
+ *   answers its `assert` with `not owner`; TransactionOutcomeUnknownError
  *   when the reply was lost; the connection's errors otherwise (among them
  *   TransactionRefusedError for a refusal, which did not commit).
  */
@@ -305,9 +327,15 @@ export function transactOn(
   ops: readonly Operation[],
   options: RawTransactOptions,
   deadline: number | undefined,
+  fence: string | undefined,
+  locks: ClientLocks,
 ): Promise<OperationResult[]> {
   try {
     if (session.compat && session.schema) checkOperations(session.compat, session.schema, ops);
+    if (fence !== undefined) {
+      const refused = locks.refusal(fence, session);
+      if (refused !== undefined) throw refused;
+    }
   } catch (e) {
     session.metrics?.rpcError('transact', rpcErrorKind(e));
     return Promise.reject(e);
@@ -318,7 +346,14 @@ export function transactOn(
   if (options.cancelOnAbort) request.cancelOnAbort = true;
   const onSent = options.onSent;
   if (onSent) request.onId = () => onSent();
-  return session.conn.transact(db, ops, request).then(undefined, (e: unknown) => {
+  const conn = session.conn;
+  const reply =
+    fence === undefined
+      ? conn.transact(db, ops, request)
+      : conn
+          .transactRaw(db, [{ op: 'assert', lock: fence }, ...ops], request)
+          .then((results) => conn.checkResults(ops, unfence(fence, results)));
+  return reply.then(undefined, (e: unknown) => {
     session.metrics?.rpcError('transact', rpcErrorKind(e));
     if (e instanceof ConnectionClosedError || e instanceof RequestTimeoutError) {
       const why = errorText(e);
@@ -327,6 +362,40 @@ export function transactOn(
         { cause: e, lost: `no reply came from ${session.remote} (${why})` },
       );
     }
+    if (fence !== undefined && e instanceof TransactionRefusedError && e.opIndex > 0) {
+      // A bridge's refusal of one operation: its index among `ops`.
+      throw new TransactionRefusedError(
+        e.refusedBy,
+        e.opIndex - 1,
+        e.error,
+        e.details,
+        e.op,
+        e.table,
+      );
+    }
     throw e;
   });
+}
+
+/**
+ * The results of a fenced transaction without its leading `assert`'s.
+ * @throws LockNotHeldError when the server answered the `assert` with `not
+ *   owner`; TransactionError when it failed otherwise.
+ */
+function unfence(fence: string, results: unknown[]): unknown[] {
+  const first = results[0];
+  if (isObject(first) && first['error'] !== undefined && first['error'] !== null) {
+    const details = typeof first['details'] === 'string' ? first['details'] : undefined;
+    if (first['error'] === 'not owner') {
+      throw new LockNotHeldError(fence, 'server', details ?? 'not owner');
+    }
+    throw new TransactionError(
+      -1,
+      typeof first['error'] === 'string' ? first['error'] : stringifyJson(first['error']),
+      details,
+      false,
+      'assert',
+    );
+  }
+  return results.slice(1);
 }

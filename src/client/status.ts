@@ -5,6 +5,7 @@
  * @module
  */
 
+import type { LockStatus } from './locks.js';
 import { errorText, type Log } from './log.js';
 import type { ReplaceResult, ReplicaEventStats } from './replica/replica.js';
 
@@ -19,6 +20,7 @@ export type StatusEventType =
   | 'reconnecting'
   | 'leader-changed'
   | 'resynced'
+  | 'lock'
   | 'closed';
 
 /** How one monitor got in sync on a (re)connection. */
@@ -79,6 +81,12 @@ export interface ServerAttempt {
  * - `reconnecting`: a whole round failed (every server failed or was
  *   skipped, or the one that worked dropped within a second); the next
  *   round starts after `delayMs`;
+ * - `lock`: a lock asked for with `client.lock(name)` changed state
+ *   (`lock` says which and to what: `waiting` when asked for, `held`, `lost`,
+ *   `released`). A lock held on a connection that is lost turns `lost` just
+ *   before `disconnected`; it is asked for again after `resynced`, so `held`
+ *   always comes after the `connected` or `resynced` of the connection it is
+ *   held on; every lock turns `released` just before `closed`;
  * - `closed`: closed by the program, or the client gave up reconnecting.
  *
  * `connected`, `resynced` and `reconnecting` list in `servers` every server
@@ -106,6 +114,8 @@ export interface StatusEvent {
    * (empty when the first server tried was used).
    */
   readonly servers?: readonly ServerAttempt[] | undefined;
+  /** For `lock`: the lock and its new state. */
+  readonly lock?: LockStatus | undefined;
 }
 
 /** The client's current status. */
@@ -115,6 +125,8 @@ export interface ClientStatus {
   readonly remote: string | undefined;
   /** Why the client is in this state. */
   readonly reason: string;
+  /** The locks asked for with `client.lock` and not released, with their state. */
+  readonly locks: readonly LockStatus[];
 }
 
 /** Counters of a client. */
@@ -171,8 +183,8 @@ export class StatusReporter {
     private readonly log: Log,
   ) {}
 
-  /** The current state, server and reason. */
-  get status(): ClientStatus {
+  /** The current state, server and reason (without the locks). */
+  get status(): Omit<ClientStatus, 'locks'> {
     return { state: this.state, remote: this.remote, reason: this.reason };
   }
 

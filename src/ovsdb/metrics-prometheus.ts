@@ -280,6 +280,7 @@ interface ClientMetricSet {
   readonly resumes: PromCounterLike;
   readonly pauses: PromCounterLike;
   readonly queue: PromGaugeLike;
+  readonly locks: PromGaugeLike;
 }
 
 const CLIENT = ['db', 'client'];
@@ -340,6 +341,11 @@ function clientMetricSet<R extends PromRegistryLike>(
       'Row and status events queued and not yet delivered to the handlers.',
       CLIENT,
     ),
+    locks: f.gauge(
+      'client_lock_held',
+      'OVSDB locks the client asked for: 1 while it holds the lock, 0 while it does not.',
+      [...CLIENT, 'lock'],
+    ),
   };
 }
 
@@ -347,6 +353,7 @@ class PromClientRecorder implements ClientMetricsRecorder {
   private readonly base: PromLabels;
   private readonly byValue = new Map<string, PromLabels>();
   private readonly sampler: Sampler;
+  private readonly lockSampler: Sampler | undefined;
 
   constructor(
     private readonly set: ClientMetricSet,
@@ -357,6 +364,13 @@ class PromClientRecorder implements ClientMetricsRecorder {
     const base = this.base;
     this.sampler = (emit) => emit(base, target.queueLength());
     gaugeSamplers(set.queue).add(this.sampler);
+    const locks = target.locks?.bind(target);
+    if (locks !== undefined) {
+      this.lockSampler = (emit) => {
+        for (const l of locks()) emit({ ...base, lock: l.name }, l.held ? 1 : 0);
+      };
+      gaugeSamplers(set.locks).add(this.lockSampler);
+    }
   }
 
   /** The base labels plus `name`=`value` (cached). */
@@ -403,6 +417,7 @@ class PromClientRecorder implements ClientMetricsRecorder {
 
   close(): void {
     samplers.get(this.set.queue)?.delete(this.sampler);
+    if (this.lockSampler !== undefined) samplers.get(this.set.locks)?.delete(this.lockSampler);
   }
 }
 

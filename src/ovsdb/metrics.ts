@@ -84,6 +84,8 @@ export interface ClientMetricsTarget {
   readonly db: string;
   /** Events queued by the client's replica and not yet delivered to the handlers, now. */
   queueLength(): number;
+  /** The OVSDB locks the client asked for, now, and whether it holds each. */
+  locks?(): readonly { readonly name: string; readonly held: boolean }[];
 }
 
 /**

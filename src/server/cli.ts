@@ -257,6 +257,7 @@ export async function startCli(args: readonly string[], io: CliIo): Promise<CliS
   let server: OvsdbServer | undefined;
   let ctl: UnixctlServer | undefined;
   let endpoint: MetricsEndpoint | undefined;
+  let pidfile: Pidfile | undefined;
   try {
     if (options.dbFiles.length === 0 && options.schemas.length === 0) {
       throw new UsageError('give a database file (or --schema FILE)');
@@ -292,6 +293,11 @@ export async function startCli(args: readonly string[], io: CliIo): Promise<CliS
         throw new UsageError((e as Error).message);
       }
     }
+    // Before anything is opened, as ovsdb-server does: a second server must
+    // not touch the files and sockets of the one running.
+    if (options.pidfile !== undefined) {
+      pidfile = Pidfile.create(options.pidfile, options.overwritePidfile);
+    }
     if (metricsAddress !== undefined) endpoint = await startMetricsEndpoint(metricsAddress);
     const router = new LogRouter(options.vlog, options.logFile, (t) => io.stderr(t));
     let running: CliServer | undefined;
@@ -324,11 +330,15 @@ export async function startCli(args: readonly string[], io: CliIo): Promise<CliS
         `${PROGRAM} (ovnkit) ${version}`,
       );
     }
-    const pidfile =
-      options.pidfile === undefined
-        ? undefined
-        : Pidfile.create(options.pidfile, options.overwritePidfile);
     const s = server;
+    const p = pidfile;
+    if (p?.replacedPid !== undefined) {
+      s.log.write(
+        'daemon_unix',
+        'INFO',
+        `${p.path}: replaced a stale pidfile (pid ${p.replacedPid} is not an ${PROGRAM} holding it)`,
+      );
+    }
     const c = ctl;
     const metricsEndpoint = endpoint;
     if (metricsEndpoint !== undefined) {
@@ -351,7 +361,7 @@ export async function startCli(args: readonly string[], io: CliIo): Promise<CliS
           } finally {
             await metricsEndpoint?.close();
             await c?.close();
-            pidfile?.remove();
+            p?.remove();
             resolveExit(code);
           }
         })();
@@ -370,6 +380,7 @@ export async function startCli(args: readonly string[], io: CliIo): Promise<CliS
     await ctl?.close();
     await server?.close();
     await endpoint?.close();
+    pidfile?.remove();
     io.stderr(`${PROGRAM}: ${(e as Error).message}\n`);
     return e instanceof UsageError ? 2 : 1;
   }

@@ -48,7 +48,6 @@ export { Monitor, type MonitorUpdates, type MonitorVersion } from './monitor/mon
 export { MonitorCondition } from './monitor/monitor-condition.js';
 export {
   readSnapshot,
-  restoreRows,
   SNAPSHOT_FORMAT,
   type Snapshot,
   SnapshotError,

@@ -8,18 +8,35 @@
  *   the copy dies first). The copy then changes to `/` unless `--no-chdir`,
  *   and writes nothing more to the console.
  * - `--pidfile`: the process id, written atomically (`<file>.tmp<pid>`,
- *   rename) once the server runs, and removed when it exits. A pidfile that
- *   names a live process is an error unless `--overwrite-pidfile`.
+ *   rename) before the databases are opened, as ovsdb-server writes it, and
+ *   removed when the server exits. The server keeps the file open while it
+ *   runs. A pidfile that names another ovnkit-server holding it open is an
+ *   error unless `--overwrite-pidfile`; one that names a process which
+ *   does not hold it (the pid reused after a crash, or in a new container)
+ *   is stale and replaced.
  *
- * Open vSwitch also holds an `fcntl` lock on the pidfile, which Node cannot
- * take, so `ovs-appctl -t <name>` (which finds the daemon through a locked
- * pidfile) does not reach ovnkit-server: name the control socket instead
- * (`--unixctl=SOCKET`, `ovs-appctl -t SOCKET`).
+ * Open vSwitch holds an `fcntl` lock on the pidfile instead, which Node
+ * cannot take: so `ovs-appctl -t <name>` (which finds the daemon through a
+ * locked pidfile) does not reach ovnkit-server (name the control socket
+ * instead: `--unixctl=SOCKET`, `ovs-appctl -t SOCKET`), and whether the
+ * named process holds the file is read from `/proc/<pid>/fd` (on Linux;
+ * elsewhere, and when that is not readable by this user, a live process is
+ * taken to be the server).
  * @module
  */
 
 import { spawn } from 'node:child_process';
-import { closeSync, readFileSync, renameSync, unlinkSync, writeFileSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  type Stats,
+  statSync,
+  unlinkSync,
+  writeSync,
+} from 'node:fs';
 import type { Readable } from 'node:stream';
 
 /** Set in the environment of the detached copy. */
@@ -114,35 +131,80 @@ function alive(pid: number): boolean {
   }
 }
 
-/** A pidfile this process wrote; {@link Pidfile.remove} it on exit. */
+/**
+ * Whether process `pid` holds `file` open: false when it does not (or is
+ * gone), undefined when this cannot be told here.
+ */
+function holdsOpen(pid: number, file: Stats): boolean | undefined {
+  if (process.platform !== 'linux') return undefined;
+  let owner: Stats;
+  try {
+    owner = statSync(`/proc/${pid}`);
+  } catch {
+    return false;
+  }
+  // The server that wrote the file owns it: a process of another user is not that server.
+  if (owner.uid !== file.uid) return false;
+  let fds: string[];
+  try {
+    fds = readdirSync(`/proc/${pid}/fd`);
+  } catch {
+    return undefined;
+  }
+  for (const fd of fds) {
+    try {
+      const s = statSync(`/proc/${pid}/fd/${fd}`);
+      if (s.ino === file.ino && s.dev === file.dev) return true;
+    } catch {
+      // closed meanwhile
+    }
+  }
+  return false;
+}
+
+/** A pidfile this process wrote and holds open; {@link Pidfile.remove} it on exit. */
 export class Pidfile {
   private removed = false;
 
-  private constructor(readonly path: string) {}
+  private constructor(
+    readonly path: string,
+    private readonly fd: number,
+    /** The live process a stale pidfile named, when it was replaced. */
+    readonly replacedPid: number | undefined,
+  ) {}
 
   /**
-   * Write this process's id to `path`.
-   * @throws Error when `path` names another live process (unless
-   *   `overwrite`), or cannot be written.
+   * Write this process's id to `path`, and keep the file open.
+   * @throws Error when `path` names another ovnkit-server that holds it
+   *   (unless `overwrite`), or cannot be written.
    */
   static create(path: string, overwrite: boolean): Pidfile {
+    let replacedPid: number | undefined;
     if (!overwrite) {
       let text: string | undefined;
+      let file: Stats | undefined;
       try {
         text = readFileSync(path, 'utf8');
+        file = statSync(path);
       } catch {
         // none
       }
       const pid = text === undefined ? Number.NaN : Number.parseInt(text, 10);
       if (Number.isInteger(pid) && pid > 0 && pid !== process.pid && alive(pid)) {
-        throw new Error(`${path}: already running as pid ${pid}, aborting`);
+        if (file === undefined || holdsOpen(pid, file) !== false) {
+          throw new Error(`${path}: already running as pid ${pid}, aborting`);
+        }
+        replacedPid = pid;
       }
     }
     const tmp = `${path}.tmp${process.pid}`;
+    let fd: number | undefined;
     try {
-      writeFileSync(tmp, `${process.pid}\n`, { mode: 0o644 });
+      fd = openSync(tmp, 'w', 0o644);
+      writeSync(fd, `${process.pid}\n`);
       renameSync(tmp, path);
     } catch (e) {
+      if (fd !== undefined) closeSync(fd);
       try {
         unlinkSync(tmp);
       } catch {
@@ -150,10 +212,10 @@ export class Pidfile {
       }
       throw new Error(`${path}: cannot create pidfile (${(e as Error).message})`);
     }
-    return new Pidfile(path);
+    return new Pidfile(path, fd, replacedPid);
   }
 
-  /** Remove the pidfile if it still names this process. */
+  /** Remove the pidfile if it still names this process, and close it. */
   remove(): void {
     if (this.removed) return;
     this.removed = true;
@@ -164,5 +226,6 @@ export class Pidfile {
     } catch {
       // already gone
     }
+    closeSync(this.fd);
   }
 }

@@ -19,10 +19,18 @@
  * `ovnkit-server --remote=punix:/tmp/nb.sock nb.db` (a file made by
  * `ovsdb-tool create`), or `ovnkit-server --schema FILE --listen REMOTE`.
  * For tests, `ovnkit/testing` wraps it in `startMemoryServer` and
- * `createTestDatabase`.
+ * `createTestDatabase`. {@link serveMetricsRegistry} is the `GET /metrics`
+ * endpoint of `ovnkit-server --metrics`, for any prom-client registry.
  * @module
  */
 
+export {
+  type MetricsAddress,
+  type MetricsHttpServer,
+  type MetricsRegistryLike,
+  parseMetricsAddress,
+  serveMetricsRegistry,
+} from '../net/metrics-endpoint.js';
 export * from '../ovsdb/observability.js';
 export { Database } from './engine/database.js';
 export type {

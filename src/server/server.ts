@@ -789,8 +789,9 @@ export class OvsdbServer implements SessionHost {
  * await server.close();
  * ```
  * @throws SchemaError for an invalid schema; DbFileError for a database file
- *   that cannot be opened, is corrupt or does not replay (SnapshotError for
- *   an ovnkit JSON snapshot that does not convert);
+ *   that cannot be opened, is corrupt or does not replay, or an ovnkit JSON
+ *   snapshot that does not (SnapshotError for a file that starts as JSON
+ *   but is no such snapshot);
  *   RemoteSyntaxError or the socket error when a listener cannot be opened.
  */
 export async function createServer(options: CreateServerOptions): Promise<OvsdbServer> {

@@ -12,12 +12,16 @@
  *
  * `list-commands` and `version` are built in. A message that is not a
  * request closes its connection (as `unixctl.c` does); a request larger
- * than 1 MiB too.
+ * than 1 MiB too. Requests are answered one at a time, in order: while
+ * one is being answered, or while more than {@link MAX_QUEUED_REPLY_BYTES}
+ * of replies wait for a client that does not read them, the connection is
+ * not read (pipelined requests wait in the socket, as with ovsdb-server).
  * @module
  */
 
 import { existsSync, lstatSync, unlinkSync } from 'node:fs';
 import * as net from 'node:net';
+import { type UnixSocketName, unixSocketName } from '../ovsdb/transport/unix-path.js';
 import { JsonStreamFramer } from '../ovsdb/wire/framer.js';
 import { stringifyJson } from '../ovsdb/wire/json-text.js';
 import type { ServerLog } from './rpc/server-log.js';
@@ -34,6 +38,9 @@ interface Command {
 
 /** Largest request read, in bytes. */
 const MAX_REQUEST_BYTES = 1024 * 1024;
+
+/** Bytes of replies a control connection may have waiting to be written before it is no longer read. */
+export const MAX_QUEUED_REPLY_BYTES = 64 * 1024;
 
 /** A unixctl server on one socket. */
 export class UnixctlServer {
@@ -58,6 +65,12 @@ export class UnixctlServer {
    * @throws Error when the socket cannot be created.
    */
   static async listen(path: string, log: ServerLog, version: string): Promise<UnixctlServer> {
+    let unix: UnixSocketName;
+    try {
+      unix = unixSocketName(path);
+    } catch (e) {
+      throw new Error(`could not initialize control socket (${(e as Error).message})`);
+    }
     try {
       if (existsSync(path) && lstatSync(path).isSocket()) unlinkSync(path);
     } catch {
@@ -65,12 +78,14 @@ export class UnixctlServer {
     }
     const server = net.createServer();
     await new Promise<void>((resolve, reject) => {
-      server.once('error', (e) =>
-        reject(new Error(`${path}: could not initialize control socket (${e.message})`)),
-      );
-      server.listen(path, () => resolve());
+      server.once('error', (e) => {
+        unix.release();
+        reject(new Error(`${path}: could not initialize control socket (${e.message})`));
+      });
+      server.listen(unix.name, () => resolve());
     });
     server.on('error', (e) => log.write('unixctl', 'WARN', `${path}: ${e.message}`));
+    server.once('close', () => unix.release());
     return new UnixctlServer(path, server, log, version);
   }
 
@@ -110,6 +125,12 @@ export class UnixctlServer {
       this.log.write('unixctl', 'WARN', `${this.path}: ${why}`);
       socket.destroy();
     };
+    // Read only when nothing waits to be answered and the replies written drain.
+    const flow = () => {
+      const hold = queue.length > 0 || socket.writableLength > MAX_QUEUED_REPLY_BYTES;
+      if (hold) socket.pause();
+      else if (!socket.destroyed) socket.resume();
+    };
     const next = async (): Promise<void> => {
       if (busy) return;
       busy = true;
@@ -126,6 +147,7 @@ export class UnixctlServer {
       } finally {
         busy = false;
       }
+      flow();
     };
     socket.on('data', (chunk: Buffer) => {
       try {
@@ -134,8 +156,10 @@ export class UnixctlServer {
         drop(`error parsing stream: ${(e as Error).message}`);
         return;
       }
+      flow();
       void next();
     });
+    socket.on('drain', flow);
     socket.on('error', () => {});
     socket.on('close', () => this.conns.delete(socket));
   }

@@ -11,6 +11,7 @@ import { type ChildProcess, execFile } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import * as net from 'node:net';
 import { promisify } from 'node:util';
+import { connectUnixSocket } from '../ovsdb/transport/unix-path.js';
 
 const run = promisify(execFile);
 
@@ -20,7 +21,7 @@ const run = promisify(execFile);
  */
 export function socketAccepts(options: net.NetConnectOpts): Promise<boolean> {
   return new Promise((done) => {
-    const socket = net.connect(options);
+    const socket = 'path' in options ? connectUnixSocket(options.path) : net.connect(options);
     const finish = (ok: boolean) => {
       socket.destroy();
       done(ok);

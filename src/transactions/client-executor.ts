@@ -5,7 +5,11 @@
  * @module
  */
 
-import { ClientClosedError, TransactionOutcomeUnknownError } from '../client/client.js';
+import {
+  ClientClosedError,
+  LockNotHeldError,
+  TransactionOutcomeUnknownError,
+} from '../client/client.js';
 import type { ClientObservability } from '../client/metrics.js';
 import { SchemaDriftError } from '../ovsdb/schema/compat.js';
 import type { DatabaseModel, TableMap } from '../ovsdb/schema/model.js';
@@ -22,6 +26,8 @@ export interface ClientTransactOptions {
   readonly cancelOnAbort?: boolean | undefined;
   /** Called once the request is handed to the connection (if the client supports it). */
   readonly onSent?: (() => void) | undefined;
+  /** Fence the transaction with this lock, or not (`false`); only passed when the client `fences`. */
+  readonly fence?: string | false | undefined;
 }
 
 /**
@@ -38,6 +44,8 @@ export interface TransactingClient<DB extends TableMap> extends ReplicaReader<DB
   transact(ops: readonly Operation[], options?: ClientTransactOptions): Promise<readonly unknown[]>;
   /** True when `transact` honours `cancelOnAbort` (sends `cancel`). */
   readonly cancels?: boolean | undefined;
+  /** True when `transact` honours `fence` (asserts an OVSDB lock the client keeps). */
+  readonly fences?: boolean | undefined;
   /** Resolve once connected and in sync. */
   whenSynced?(options?: { readonly signal?: AbortSignal | undefined }): Promise<void>;
   /**
@@ -49,8 +57,13 @@ export interface TransactingClient<DB extends TableMap> extends ReplicaReader<DB
 
 /** True when `e` proves the request never left the client. */
 function neverSent(e: unknown): boolean {
-  // The client checks operations against the server's schema before sending.
-  return e instanceof ClientClosedError || e instanceof SchemaDriftError;
+  // The client checks operations against the server's schema, and a fenced
+  // transaction's lock, before sending.
+  return (
+    e instanceof ClientClosedError ||
+    e instanceof SchemaDriftError ||
+    (e instanceof LockNotHeldError && e.refusedBy === 'client')
+  );
 }
 
 /**
@@ -71,6 +84,12 @@ export function clientExecutor<DB extends TableMap>(
     replica: client,
     observability: client.observability,
     transact(ops: readonly Operation[], options: ExecuteOptions): Promise<readonly unknown[]> {
+      const fence = options.fence;
+      if (typeof fence === 'string' && client.fences !== true) {
+        return Promise.reject(
+          new TypeError('transact: fence needs a client that keeps OVSDB locks (connectDatabase)'),
+        );
+      }
       let sent = false;
       const onSent = () => {
         if (sent) return;
@@ -81,7 +100,9 @@ export function clientExecutor<DB extends TableMap>(
         signal?: AbortSignal;
         cancelOnAbort?: boolean;
         onSent: () => void;
+        fence?: string | false;
       } = { onSent };
+      if (fence !== undefined && client.fences === true) request.fence = fence;
       if (options.signal !== undefined) request.signal = options.signal;
       if (options.cancelOnAbort !== undefined) request.cancelOnAbort = options.cancelOnAbort;
       let reply: Promise<readonly unknown[]>;
@@ -104,7 +125,10 @@ export function clientExecutor<DB extends TableMap>(
     },
     async whenSynced(options?: { readonly signal?: AbortSignal | undefined }): Promise<void> {
       if (client.whenSynced !== undefined) return client.whenSynced(options);
-      await client.transact([], options?.signal ? { signal: options.signal } : {});
+      await client.transact([], {
+        ...(options?.signal ? { signal: options.signal } : {}),
+        ...(client.fences === true ? { fence: false } : {}),
+      });
     },
   };
   return executor;

@@ -30,6 +30,14 @@ export function connectionExecutor<DB extends TableMap>(
     cancels: true,
     replica: undefined,
     transact(ops: readonly Operation[], options: ExecuteOptions): Promise<readonly unknown[]> {
+      if (typeof options.fence === 'string') {
+        // Nothing here keeps track of the connection's locks: `tx.assert(lock)` is the way.
+        return Promise.reject(
+          new TypeError(
+            'transact: fence needs a database client (connectDatabase), which keeps its locks; over a bare connection use tx.assert(lock)',
+          ),
+        );
+      }
       const request: RequestOptions = {};
       if (options.signal !== undefined) request.signal = options.signal;
       if (options.cancelOnAbort !== undefined) request.cancelOnAbort = options.cancelOnAbort;

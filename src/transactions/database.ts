@@ -14,6 +14,8 @@ import {
   connectDatabase,
   type DatabaseClient,
   type DatabaseClientOptions,
+  type DatabaseLock,
+  type LockOptions,
 } from '../client/client.js';
 import type { RowEventHandler, RowEventKind } from '../client/replica/event-queue.js';
 import type { IndexValue } from '../client/replica/indexes.js';
@@ -105,6 +107,21 @@ export class DatabaseHandle<
     options?: BatchOptions,
   ): Promise<BatchResult> {
     return this.transactor.transactBatches(items, size, build, options);
+  }
+
+  /**
+   * Ask for the OVSDB lock `name`, again after every reconnection, until
+   * released (see `DatabaseClient.lock`). With the `fence` option (of
+   * `openDatabase` or of a transaction) the handle's transactions commit
+   * only while the lock is held.
+   *
+   * ```ts
+   * const db = await openDatabase({ remotes, model: NB, fence: 'pod_allocation' });
+   * await db.lock('pod_allocation').whenHeld();
+   * ```
+   */
+  lock(name: string, options?: LockOptions): DatabaseLock {
+    return this.client.lock(name, options);
   }
 
   /** The row of `table` with UUID `uuid`. */

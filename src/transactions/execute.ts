@@ -107,6 +107,15 @@ export interface TransactOptions {
    * again once in sync instead of only resolving the outcome (default false).
    */
   readonly idempotent?: boolean | undefined;
+  /**
+   * Fence the transaction with this OVSDB lock (`false`: not fenced), over
+   * the executor's default (the database client's `fence` option): it
+   * carries `{"op": "assert", "lock": …}` and commits only while the client
+   * holds the lock, else it fails with `LockNotHeldError` (not committed).
+   * When its reply is lost, the outcome is still resolved as below (the
+   * check is never fenced). See `docs/locks.md`.
+   */
+  readonly fence?: string | false | undefined;
 }
 
 /** A committed transaction. */
@@ -228,11 +237,14 @@ async function attempt<DB extends TableMap>(
   }
   const state = new SendState();
   try {
+    const fence = options.fence;
     const results = await executor.transact(
       compiled.ops,
       controller === undefined
-        ? { onSent: state.onSent }
-        : { signal: controller.signal, cancelOnAbort: true, onSent: state.onSent },
+        ? fence === undefined
+          ? { onSent: state.onSent }
+          : { onSent: state.onSent, fence }
+        : { signal: controller.signal, cancelOnAbort: true, onSent: state.onSent, fence },
     );
     if (!Array.isArray(results)) throw new ProtocolError('transact: the reply is not an array');
     const error = errorFromResults(executor.model, compiled, results, executor.replica);

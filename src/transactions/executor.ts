@@ -32,6 +32,15 @@ export interface ExecuteOptions {
    * request was never sent.
    */
   readonly onSent?: (() => void) | undefined;
+  /**
+   * Fence the transaction with this OVSDB lock (`false`: not fenced;
+   * undefined: the executor's default, e.g. the database client's `fence`
+   * option). A fenced transaction commits only while the executor's
+   * session holds the lock; otherwise it is refused with
+   * `LockNotHeldError`. An executor that cannot fence rejects a lock name
+   * before sending.
+   */
+  readonly fence?: string | false | undefined;
 }
 
 /**

@@ -26,6 +26,7 @@
  * @module
  */
 
+export { LockNotHeldError } from '../client/errors.js';
 export { type RefusedBy, TransactionRefusedError } from '../ovsdb/wire/errors.js';
 export { BatchError, type BatchOptions, type BatchProgress, type BatchResult } from './batches.js';
 export {

@@ -80,7 +80,8 @@ export async function resolveOutcome<DB extends TableMap>(
     }
     let results: readonly unknown[];
     try {
-      results = await executor.transact(probe, { signal });
+      // Never fenced: the check reads, and must work after the lock was lost.
+      results = await executor.transact(probe, { signal, fence: false });
     } catch (e) {
       if (signal?.aborted || attempt >= MAX_PROBES) throw e;
       continue;

@@ -12,6 +12,13 @@ import { checkLayers, layerOf } from './layers.js';
 const graph = importGraph(['src', 'codegen', 'examples']);
 const edges = [...graph.values()].flat();
 const show = (e: ImportEdge): string => `${e.from} → ${e.to}${e.typeOnly ? ' (type)' : ''}`;
+/** An edge written by hand, its specifier relative as the graph reader would write it. */
+const edge = (from: string, to: string, typeOnly = false): ImportEdge => ({
+  from,
+  to,
+  typeOnly,
+  specifier: `./${to}`,
+});
 
 describe('the layer rule', () => {
   it('sees the whole tree', () => {
@@ -65,14 +72,10 @@ describe('the layer rule', () => {
 describe('the checker itself', () => {
   it('reports an upward import, a sideways one and a type-only one', () => {
     const found = checkLayers([
-      { from: 'src/ovsdb/wire/rpc.ts', to: 'src/client/client.ts', typeOnly: false },
-      { from: 'src/server/server.ts', to: 'src/bridge/bridge.ts', typeOnly: false },
-      {
-        from: 'src/ovsdb/values/datum.ts',
-        to: 'src/ovsdb/connection/connection.ts',
-        typeOnly: true,
-      },
-      { from: 'src/client/client.ts', to: 'src/ovsdb/wire/rpc.ts', typeOnly: false },
+      edge('src/ovsdb/wire/rpc.ts', 'src/client/client.ts'),
+      edge('src/server/server.ts', 'src/bridge/bridge.ts'),
+      edge('src/ovsdb/values/datum.ts', 'src/ovsdb/connection/connection.ts', true),
+      edge('src/client/client.ts', 'src/ovsdb/wire/rpc.ts'),
     ]).map((v) => v.reason);
     expect(found).toEqual([
       'ovsdb/wire may not import client',
@@ -83,13 +86,38 @@ describe('the checker itself', () => {
 
   it('finds a cycle, and ignores type-only edges when asked', () => {
     const g = new Map<string, ImportEdge[]>([
-      ['a.ts', [{ from: 'a.ts', to: 'b.ts', typeOnly: false }]],
-      ['b.ts', [{ from: 'b.ts', to: 'c.ts', typeOnly: false }]],
-      ['c.ts', [{ from: 'c.ts', to: 'a.ts', typeOnly: true }]],
-      ['d.ts', [{ from: 'd.ts', to: 'd.ts', typeOnly: false }]],
+      ['a.ts', [edge('a.ts', 'b.ts')]],
+      ['b.ts', [edge('b.ts', 'c.ts')]],
+      ['c.ts', [edge('c.ts', 'a.ts', true)]],
+      ['d.ts', [edge('d.ts', 'd.ts')]],
     ]);
     expect(cycles(g)).toEqual([['a.ts', 'b.ts', 'c.ts'], ['d.ts']]);
     expect(cycles(g, (e) => !e.typeOnly)).toEqual([['d.ts']]);
+  });
+
+  it('refuses every import of an example but the public entry points and its own files', () => {
+    const edges = importsOf(
+      'test/architecture/fixtures/example-imports.ts.txt',
+      'examples/demo/main.ts',
+    );
+    expect(edges.map((e) => `${e.specifier} → ${e.to}`)).toEqual([
+      'ovnkit/client → src/client/index.ts',
+      'ovnkit → src/index.ts',
+      './controller/pod.js → examples/demo/controller/pod.ts',
+      '../../src/nb/index.js → src/nb/index.ts',
+      '../../src/net/metrics-endpoint.js → src/net/metrics-endpoint.ts',
+      'ovnkit/src/ovsdb/tracing.js → ovnkit/src/ovsdb/tracing.js',
+      '../other-example/thing.js → examples/other-example/thing.ts',
+      '../../src/testing/ovs-tools.js → src/testing/ovs-tools.ts',
+    ]);
+    const refused = checkLayers(edges).map((v) => `${v.edge.specifier}: ${v.reason}`);
+    expect(refused).toEqual([
+      '../../src/nb/index.js: examples import ovnkit by its public entry points (ovnkit, ovnkit/…) and otherwise files of their own folder only, not ../../src/nb/index.js',
+      '../../src/net/metrics-endpoint.js: examples import ovnkit by its public entry points (ovnkit, ovnkit/…) and otherwise files of their own folder only, not ../../src/net/metrics-endpoint.js',
+      'ovnkit/src/ovsdb/tracing.js: examples import ovnkit by its public entry points only; ovnkit/src/ovsdb/tracing.js is not one (package.json exports)',
+      '../other-example/thing.js: examples import ovnkit by its public entry points (ovnkit, ovnkit/…) and otherwise files of their own folder only, not ../other-example/thing.js',
+      '../../src/testing/ovs-tools.js: examples import ovnkit by its public entry points (ovnkit, ovnkit/…) and otherwise files of their own folder only, not ../../src/testing/ovs-tools.js',
+    ]);
   });
 
   it('reads multi-line, type-only, re-export and dynamic imports', () => {

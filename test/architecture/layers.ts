@@ -5,7 +5,7 @@
  * @module
  */
 
-import type { ImportEdge } from '../helpers/import-graph.js';
+import { type ImportEdge, PACKAGE_NAME } from '../helpers/import-graph.js';
 
 /** The sub-layers of the core, bottom first. */
 const CORE = [
@@ -41,20 +41,8 @@ export const ALLOWED: Readonly<Record<string, readonly string[]>> = {
   browser: ['nb', 'transactions', 'client', 'ovsdb', ...CORE],
   root: ['nb', 'transactions', 'client', 'ovsdb', ...CORE],
   codegen: ['ovsdb', ...CORE],
-  examples: [
-    'root',
-    'browser',
-    'cli',
-    'testing',
-    'bridge',
-    'server',
-    'net',
-    'nb',
-    'transactions',
-    'client',
-    'ovsdb',
-    ...CORE,
-  ],
+  // Examples are written as a user of the package writes code: see `exampleImportProblem`.
+  examples: [],
 };
 
 /**
@@ -81,12 +69,36 @@ export interface LayerViolation {
   readonly reason: string;
 }
 
+/**
+ * What is wrong with an import of an example, or undefined: an example
+ * imports ovnkit only by its public entry points (`ovnkit`, `ovnkit/nb`, …:
+ * package.json `exports`), never a file of `src/` or a path the package does
+ * not export, and otherwise only files of its own folder
+ * (`examples/<name>/`), so that it can be copied out of the repository as
+ * it is.
+ */
+function exampleImportProblem(edge: ImportEdge): string | undefined {
+  const { specifier, to } = edge;
+  if (specifier === PACKAGE_NAME || specifier.startsWith(`${PACKAGE_NAME}/`)) {
+    if (layerOf(to) !== undefined) return undefined; // an entry point, resolved to its source
+    return `examples import ${PACKAGE_NAME} by its public entry points only; ${specifier} is not one (package.json exports)`;
+  }
+  const own = `${edge.from.split('/').slice(0, 2).join('/')}/`;
+  if (to.startsWith(own)) return undefined;
+  return `examples import ${PACKAGE_NAME} by its public entry points (${PACKAGE_NAME}, ${PACKAGE_NAME}/…) and otherwise files of their own folder only, not ${specifier}`;
+}
+
 /** Every import of `edges` that breaks the layer rule. */
 export function checkLayers(edges: Iterable<ImportEdge>): LayerViolation[] {
   const out: LayerViolation[] = [];
   for (const edge of edges) {
     const from = layerOf(edge.from);
     if (from === undefined) continue;
+    if (from === 'examples') {
+      const reason = exampleImportProblem(edge);
+      if (reason !== undefined) out.push({ edge, reason });
+      continue;
+    }
     const to = layerOf(edge.to);
     if (to === undefined) {
       out.push({ edge, reason: `${from} imports a file outside the layered tree` });

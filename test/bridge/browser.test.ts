@@ -95,7 +95,7 @@ beforeAll(async () => {
   }
   dist = await mkdtemp(join(tmpdir(), 'ovnkit-browser-'));
   [{ bytes: bundleBytes }, server] = await Promise.all([
-    buildBrowserExample(dist),
+    buildBrowserExample(dist, ['ovnkit-source']),
     startOvsdbServer({ schemaPath: 'schema/ovn-nb-7.18.0.ovsschema', remotes: ['unix'] }),
   ]);
   node = await connect(server.unixRemote);

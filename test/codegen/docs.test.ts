@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { type DocBlock, parseDocs, renderBlocks, wrap } from '../../codegen/docs.js';
-import { parseXml, textContent, XmlError } from '../../codegen/xml.js';
+import {
+  MAX_XML_DEPTH,
+  MAX_XML_LENGTH,
+  parseXml,
+  textContent,
+  XmlError,
+} from '../../codegen/xml.js';
 import { readRepo } from './helpers.js';
 
 describe('parseXml', () => {
@@ -30,6 +36,61 @@ describe('parseXml', () => {
     }
     expect(error).toBeInstanceOf(XmlError);
     expect(error).toMatchObject({ line, column, reason });
+  });
+
+  /** `<a>` nested `depth` deep (the root counting as one), with text innermost. */
+  const nested = (depth: number, selfClosing = false): string =>
+    selfClosing
+      ? `${'<a>'.repeat(depth - 1)}<a/>${'</a>'.repeat(depth - 1)}`
+      : `${'<a>'.repeat(depth)}x${'</a>'.repeat(depth)}`;
+
+  /** What `parseXml(text)` throws. */
+  const thrown = (text: string): unknown => {
+    try {
+      parseXml(text);
+    } catch (err) {
+      return err;
+    }
+    return undefined;
+  };
+
+  it(`reads elements nested ${MAX_XML_DEPTH} deep, and refuses one more level by position`, () => {
+    let node = parseXml(nested(MAX_XML_DEPTH));
+    let depth = 1;
+    while (typeof node.children[0] !== 'string') {
+      node = node.children[0]!;
+      depth++;
+    }
+    expect(depth).toBe(MAX_XML_DEPTH);
+    expect(node.children).toEqual(['x']);
+    for (const selfClosing of [false, true]) {
+      const err = thrown(nested(MAX_XML_DEPTH + 1, selfClosing));
+      expect(err).toBeInstanceOf(XmlError);
+      expect(err).toMatchObject({
+        line: 1,
+        column: 3 * MAX_XML_DEPTH + 1,
+        reason: `elements nest deeper than ${MAX_XML_DEPTH} levels (the limit)`,
+      });
+    }
+  });
+
+  it('refuses 100,000 levels of nesting with the depth limit, not a stack overflow', () => {
+    const err = thrown(nested(100_000));
+    expect(err).toBeInstanceOf(XmlError);
+    expect((err as Error).message).toBe(
+      `line 1, column ${3 * MAX_XML_DEPTH + 1}: elements nest deeper than ${MAX_XML_DEPTH} levels (the limit)`,
+    );
+  });
+
+  it(`refuses a document longer than ${MAX_XML_LENGTH} characters`, () => {
+    const atLimit = `<a>${'x'.repeat(MAX_XML_LENGTH - 7)}</a>`;
+    expect(atLimit.length).toBe(MAX_XML_LENGTH);
+    expect(textContent(parseXml(atLimit))).toHaveLength(MAX_XML_LENGTH - 7);
+    const err = thrown(`${atLimit} `);
+    expect(err).toBeInstanceOf(XmlError);
+    expect((err as XmlError).reason).toBe(
+      `the document is longer than ${MAX_XML_LENGTH} characters (the limit)`,
+    );
   });
 
   it('reads all of ovn-nb.xml', () => {

@@ -4,6 +4,7 @@ import { compareAtoms, type Json } from '../../codegen/canonical.js';
 import {
   aliasedType,
   aliasedUnion,
+  asciiText,
   inlineJson,
   jsonLiteral,
   LINE_WIDTH,
@@ -48,15 +49,31 @@ describe('tsString', () => {
     ['say "hi"', '\'say "hi"\''],
     ['both \' and " "', "'both \\' and \" \"'"],
     ['tab\tnew\nline\\', "'tab\\tnew\\nline\\\\'"],
+    ['line\u2028para\u2029', "'line\\u2028para\\u2029'"],
   ])('tsString(%j) is %s', (input, expected) => {
     expect(tsString(input)).toBe(expected);
     expect(evaluate(expected)).toBe(input);
   });
 
-  it('evaluates back to any string (property)', () => {
+  it('evaluates back to any string, and is one line (property)', () => {
     fc.assert(
       fc.property(fc.oneof(fc.string(), fc.string({ unit: 'binary' })), (s) => {
         expect(evaluate(tsString(s))).toBe(s);
+        expect(tsString(s)).not.toMatch(/[\n\r\u2028\u2029]/);
+      }),
+    );
+  });
+});
+
+describe('asciiText', () => {
+  it('is printable ASCII as it is, else an escaped literal of printable ASCII (property)', () => {
+    expect(asciiText('3009684573 744')).toBe('3009684573 744');
+    expect(asciiText('a\u2028b')).toBe("'a\\u2028b'");
+    fc.assert(
+      fc.property(fc.oneof(fc.string(), fc.string({ unit: 'binary' })), (s) => {
+        const text = asciiText(s);
+        expect(text).toMatch(/^[ -~]*$/);
+        if (text !== s) expect(evaluate(text)).toBe(s);
       }),
     );
   });

@@ -5,6 +5,8 @@
  * - `examples/pod-allocation/demo.ts`: `test/examples/pod-allocation/demo.test.ts`
  *   (`runDemo` on both servers, and `npm run demo` in a child process);
  * - `examples/pod-allocation/bench.ts`: its CLI, here, against a real ovsdb-server;
+ * - `examples/pod-allocation/main.ts` (the controller process):
+ *   `test/hostile/pod-controller-files.test.ts` (spawned, its watched files swapped);
  * - `examples/browser/build.ts` (bundles `main.ts`): `test/bridge/browser.test.ts`
  *   (the page in headless Chromium);
  * - `examples/tenant-network/main.ts`: `test/examples/tenant-network.test.ts`
@@ -37,6 +39,7 @@ const run = promisify(execFile);
 const ENTRIES = [
   'pod-allocation/demo.ts',
   'pod-allocation/bench.ts',
+  'pod-allocation/main.ts',
   'browser/build.ts',
   // Bundled by build.ts (esbuild entry point), not imported by it.
   'browser/main.ts',
@@ -95,7 +98,14 @@ describe('examples', () => {
     requireOvsdbServer();
     const { stdout } = await run(
       process.execPath,
-      ['--import', 'tsx', join(EXAMPLES, 'pod-allocation/bench.ts'), '--pods', '60'],
+      [
+        '--conditions=ovnkit-source',
+        '--import',
+        'tsx',
+        join(EXAMPLES, 'pod-allocation/bench.ts'),
+        '--pods',
+        '60',
+      ],
       { cwd: ROOT, timeout: 60_000 },
     );
     const m = /^(\d+) pods in ([\d.]+) s: (\d+) pods\/s \(concurrency 16, ovsdb-server\)/m.exec(

@@ -20,6 +20,8 @@ export interface ImportEdge {
   readonly to: string;
   /** True for `import type`/`export type` (and imports whose every name is `type`). */
   readonly typeOnly: boolean;
+  /** The module specifier as written (`../client/client.js`, `ovnkit/nb`). */
+  readonly specifier: string;
 }
 
 /** The repository root. */
@@ -31,11 +33,16 @@ export const ROOT = resolve(import.meta.dirname, '../..');
  * export condition), so that an import by package name (as `codegen/` makes)
  * is an edge of the graph too.
  */
+const PACKAGE = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+  name: string;
+  exports: Record<string, string | Record<string, string>>;
+};
+
+/** The package's own name (`ovnkit`). */
+export const PACKAGE_NAME = PACKAGE.name;
+
 const SELF_ENTRIES: ReadonlyMap<string, string> = (() => {
-  const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
-    name: string;
-    exports: Record<string, string | Record<string, string>>;
-  };
+  const pkg = PACKAGE;
   const out = new Map<string, string>();
   for (const [key, target] of Object.entries(pkg.exports)) {
     const source = typeof target === 'string' ? undefined : target['ovnkit-source'];
@@ -83,20 +90,30 @@ function isTypeOnlyExport(node: ts.ExportDeclaration): boolean {
   );
 }
 
-/** The relative imports of one file (its path relative to the repository root). */
-export function importsOf(file: string): ImportEdge[] {
+/**
+ * The relative imports of one file (its path relative to the repository
+ * root), and its imports of the package by name: an entry point's edge goes
+ * to the entry's source file; any other `ovnkit/…` specifier (a path the
+ * package does not export) gets an edge to the specifier itself, which no
+ * layer owns. `as` reads the file as if it were at that path (fixtures).
+ */
+export function importsOf(file: string, as = file): ImportEdge[] {
   const text = readFileSync(join(ROOT, file), 'utf8');
-  const sf = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, false);
+  const sf = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, false, ts.ScriptKind.TS);
   const edges: ImportEdge[] = [];
   const add = (specifier: string, typeOnly: boolean): void => {
     const self = SELF_ENTRIES.get(specifier);
     if (self !== undefined) {
-      edges.push({ from: file, to: self, typeOnly });
+      edges.push({ from: as, to: self, typeOnly, specifier });
+      return;
+    }
+    if (specifier === PACKAGE_NAME || specifier.startsWith(`${PACKAGE_NAME}/`)) {
+      edges.push({ from: as, to: specifier, typeOnly, specifier });
       return;
     }
     if (!specifier.startsWith('.')) return;
-    const target = relative(ROOT, resolve(ROOT, dirname(file), specifier)).replace(/\.js$/, '.ts');
-    edges.push({ from: file, to: target, typeOnly });
+    const target = relative(ROOT, resolve(ROOT, dirname(as), specifier)).replace(/\.js$/, '.ts');
+    edges.push({ from: as, to: target, typeOnly, specifier });
   };
   const visit = (node: ts.Node): void => {
     if (ts.isImportDeclaration(node) && ts.isStringLiteral(node.moduleSpecifier)) {

@@ -19,7 +19,13 @@ import { connect } from '../../src/ovsdb/connection/connect.js';
 import { JsonStreamFramer } from '../../src/ovsdb/wire/framer.js';
 import { requireOvsdbServer } from '../../src/testing/index.js';
 import { installHooks, liveChildren, runTool } from '../../src/testing/processes.js';
-import { type FileServer, type Kind, ROOT, startFileServer } from '../server/file-servers.js';
+import {
+  command,
+  type FileServer,
+  type Kind,
+  ROOT,
+  startFileServer,
+} from '../server/file-servers.js';
 
 /**
  * The nesting limit every side applies: ovsdb-server 3.1's, measured (an
@@ -301,6 +307,30 @@ export interface ServerUnderTest {
   /** Still running. */
   alive(): boolean;
   stop(): Promise<void>;
+}
+
+/** Run `kind` with `args` until it exits (killed after 20 s): its exit code (null when killed) and stderr. */
+export function runToExit(
+  kind: Kind,
+  args: readonly string[],
+): Promise<{ code: number | null; stderr: string }> {
+  installHooks();
+  const [program, argv] = command(kind, args);
+  const child = spawn(program, argv, { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'] });
+  liveChildren.add(child);
+  let stderr = '';
+  child.stderr?.setEncoding('utf8');
+  child.stderr?.on('data', (t: string) => {
+    stderr += t;
+  });
+  const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
+  return new Promise((resolve) =>
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      liveChildren.delete(child);
+      resolve({ code, stderr });
+    }),
+  );
 }
 
 /** A TCP port on 127.0.0.1 that was free a moment ago. */

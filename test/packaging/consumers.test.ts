@@ -12,7 +12,7 @@ import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:f
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { requireOvsdbServer } from '../../src/testing/index.js';
-import { type PackedInstall, packedInstall, REPO, runIn, TSC } from './packed.js';
+import { fromRepository, type PackedInstall, packedInstall, REPO, runIn, TSC } from './packed.js';
 
 const FIXTURES = join(REPO, 'test/packaging/consumer');
 
@@ -121,13 +121,6 @@ function packedTypes(): string[] {
     .flatMap((target) => (typeof target === 'string' ? [] : [target.types]))
     .filter((t): t is string => t !== undefined)
     .map((t) => t.replace(/^\.\//, ''));
-}
-
-/** Files of tsc's `--listFiles` output under the repository, its compiler's lib files aside. */
-function fromRepository(files: readonly string[]): string[] {
-  return files.filter(
-    (f) => f.startsWith(`${REPO}/`) && !f.startsWith(`${REPO}/node_modules/typescript/`),
-  );
 }
 
 describe('a TypeScript consumer of ovnkit-codegen', () => {

@@ -4,8 +4,9 @@
  * with `npm pack` (whose `prepack` scripts build their `dist/`), and the
  * tarballs installed with `npm ci --offline` into fresh consumer projects
  * outside the repository, so that nothing resolves through the repository's
- * own `node_modules`: a runtime consumer with `ovnkit` alone, and a codegen
- * consumer with `ovnkit-codegen` and the `ovnkit` it needs.
+ * own `node_modules`: a runtime consumer with `ovnkit` alone, a codegen
+ * consumer with `ovnkit-codegen` and the `ovnkit` it needs, and an examples
+ * consumer with `ovnkit` and the other packages the examples import.
  *
  * The consumers' lockfiles are made from the repository's: the tarballs as
  * `file:` dependencies plus the entries their dependencies resolve to (and
@@ -61,6 +62,19 @@ const INPUTS = [
 /** Packages the TypeScript consumers add next to ovnkit (from the repository's lockfile). */
 const CONSUMER_DEV_DEPENDENCIES = ['@types/node'];
 
+/**
+ * What the examples consumer adds besides: the packages the examples import
+ * themselves (the pod-allocation example's YAML and address parsing, and
+ * the types of the metrics and tracing libraries it takes).
+ */
+const EXAMPLES_DEV_DEPENDENCIES = [
+  ...CONSUMER_DEV_DEPENDENCIES,
+  'yaml',
+  'ipaddr.js',
+  '@opentelemetry/api',
+  'prom-client',
+];
+
 /** One file of `npm pack --json`. */
 export interface PackedFile {
   readonly path: string;
@@ -102,6 +116,11 @@ export interface PackedInstall {
    * `node_modules/ovnkit` installed, and nothing of the code generator).
    */
   readonly consumer: string;
+  /**
+   * The examples consumer project: `node_modules/ovnkit` from the tarball and
+   * the packages the examples import besides (`EXAMPLES_DEV_DEPENDENCIES`).
+   */
+  readonly examplesConsumer: string;
   readonly codegen: PackedCodegen;
   /** Wall time of staging + build + pack + install, when this call did them (ms). */
   readonly buildMs: number | undefined;
@@ -172,6 +191,8 @@ function stageInputs(stage: string): string {
     hash.update(readFileSync(f));
     hash.update('\0');
   }
+  // What this file builds (the consumers it installs) is part of the result too.
+  hash.update(readFileSync(fileURLToPath(import.meta.url)));
   return hash.digest('hex').slice(0, 16);
 }
 
@@ -225,14 +246,18 @@ interface Tarball {
   readonly integrity: string;
 }
 
-/** The package.json and package-lock.json of consumer `name`, which depends on `tarballs`. */
+/**
+ * The package.json and package-lock.json of consumer `name`, which depends on
+ * `tarballs` and has `devDeps` (at the repository's versions).
+ */
 function consumerManifests(
   repoLock: Lockfile,
   name: string,
   tarballs: readonly Tarball[],
+  devDeps: readonly string[] = CONSUMER_DEV_DEPENDENCIES,
 ): { manifest: object; lockfile: object } {
   const devDependencies: Record<string, string> = {};
-  for (const dep of CONSUMER_DEV_DEPENDENCIES) {
+  for (const dep of devDeps) {
     devDependencies[dep] = repoLock.packages[`node_modules/${dep}`]!.version!;
   }
   const dependencies: Record<string, string> = {};
@@ -250,7 +275,7 @@ function consumerManifests(
     repoLock,
     tarballs.flatMap((t) => Object.keys(t.pkg.dependencies ?? {}).filter((d) => !ours.has(d))),
   );
-  const dev = closure(repoLock, CONSUMER_DEV_DEPENDENCIES);
+  const dev = closure(repoLock, devDeps);
   const packages: Record<string, LockEntry> = {
     '': {
       name: manifest.name,
@@ -342,6 +367,7 @@ async function install(dir: string, manifests: { manifest: object; lockfile: obj
 async function build(root: string, stage: string): Promise<void> {
   rmSync(join(root, 'consumer'), { recursive: true, force: true });
   rmSync(join(root, 'codegen-consumer'), { recursive: true, force: true });
+  rmSync(join(root, 'examples-consumer'), { recursive: true, force: true });
   linkNodeModules(stage);
   const manifestText = readFileSync(join(stage, 'package.json'), 'utf8');
   const codegenManifestText = readFileSync(join(stage, 'codegen/package.json'), 'utf8');
@@ -366,6 +392,10 @@ async function build(root: string, stage: string): Promise<void> {
   await install(
     join(root, 'codegen-consumer'),
     consumerManifests(repoLock, 'ovnkit-codegen-consumer', [ovnkit, codegen]),
+  );
+  await install(
+    join(root, 'examples-consumer'),
+    consumerManifests(repoLock, 'ovnkit-examples-consumer', [ovnkit], EXAMPLES_DEV_DEPENDENCIES),
   );
   writeFileSync(join(root, 'pack.json'), `${JSON.stringify(packs, null, 2)}\n`);
 }
@@ -413,6 +443,7 @@ function installAt(root: string, buildMs: number | undefined): PackedInstall {
     tarball: join(root, packs.ovnkit.filename),
     pack: packs.ovnkit,
     consumer: join(root, 'consumer'),
+    examplesConsumer: join(root, 'examples-consumer'),
     codegen: {
       tarball: join(root, packs.codegen.filename),
       pack: packs.codegen,
@@ -467,6 +498,13 @@ export async function packedInstall(): Promise<PackedInstall> {
     rmSync(scratch, { recursive: true, force: true });
     rmSync(runLock, { recursive: true, force: true });
   }
+}
+
+/** Files of tsc's `--listFiles` output under the repository, its compiler's lib files aside. */
+export function fromRepository(files: readonly string[]): string[] {
+  return files.filter(
+    (f) => f.startsWith(`${REPO}/`) && !f.startsWith(`${REPO}/node_modules/typescript/`),
+  );
 }
 
 /** Run a command and return its stdout (its stderr is in the error when it fails). */

@@ -7,7 +7,7 @@
  */
 
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -321,11 +321,13 @@ describe('the ovnkit-server program', () => {
     expect(existsSync(pidfile)).toBe(false);
   }, 60_000);
 
-  it('serves in the foreground, refuses a pidfile of a live process, and exits 0 on SIGTERM', async () => {
+  it('serves in the foreground, refuses a pidfile a live process holds open, and exits 0 on SIGTERM', async () => {
     const sock = join(dir, 'fg.sock');
     const file = join(dir, 'fg.db');
     const pidfile = join(dir, 'fg.pid');
     await writeFile(pidfile, `${process.pid}\n`);
+    // As a running ovnkit-server holds its pidfile.
+    const held = openSync(pidfile, 'r');
     const [program, args] = command('ovnkit-server', [
       '--schema',
       NB,
@@ -335,7 +337,7 @@ describe('the ovnkit-server program', () => {
       file,
       `--pidfile=${pidfile}`,
     ]);
-    const refused = await runProgram(program, args);
+    const refused = await runProgram(program, args).finally(() => closeSync(held));
     expect(refused.code).toBe(1);
     expect(refused.err).toContain(`${pidfile}: already running as pid ${process.pid}, aborting`);
     const child = spawn(program, [...args, '--overwrite-pidfile'], {

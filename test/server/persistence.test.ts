@@ -358,6 +358,7 @@ describe('dbFile', () => {
       );
     });
     expect(readFileSync(file, 'utf8').startsWith('OVSDB JSON ')).toBe(true);
+    expect(readFileSync(`${file}.snapshot-backup`, 'utf8').startsWith('{')).toBe(true);
     expect(readdirSync(dir).filter((f) => f.includes('.tmp'))).toEqual([]);
     const again = await withServer({ dbFile: file }, async (_c, s) => s.readLog());
     expect(again).not.toContain('converted the ovnkit JSON snapshot');
@@ -367,13 +368,17 @@ describe('dbFile', () => {
       JSON.stringify({
         format: SNAPSHOT_FORMAT,
         version: 1,
-        databases: { P: { schema: {}, rows: { Pet: { [uuid]: { name: 'x', age: 'old' } } } } },
+        databases: { P: { schema: SCHEMA, rows: { Pet: { [uuid]: { name: 'x', age: 'old' } } } } },
       }),
     );
     const err = await createServer({ databases: [SCHEMA], dbFile: bad }).catch((e: unknown) => e);
-    expect(err).toBeInstanceOf(SnapshotError);
-    expect((err as Error).message).toContain(`database P, table Pet, row ${uuid}, column age`);
+    expect(err).toBeInstanceOf(DbFileError);
+    expect((err as Error).message).toContain(`table Pet, row ${uuid}, column age`);
     expect(readFileSync(bad, 'utf8').startsWith('{')).toBe(true);
+    writeFileSync(bad, '{"format":"something else"}');
+    await expect(createServer({ databases: [SCHEMA], dbFile: bad })).rejects.toBeInstanceOf(
+      SnapshotError,
+    );
   });
 
   it('refuses damage before the end of the file, naming the file and offset', async () => {

@@ -15,7 +15,11 @@
  * On `start` the controller applies the topology (the cluster router and
  * the subnets, as desired state: see `topology.ts`; again at each GC pass),
  * rebuilds its IPAM from NB's ports (NB is the source of truth),
- * lists the pods, queues them all and runs a GC pass. Each pod key is then
+ * lists the pods and queues them all, waits for the source to have listed
+ * every pod (`PodSource.whenSynced`: pods arriving meanwhile are reconciled
+ * as they come) and runs a GC pass. GC never runs before the source is
+ * synced: a pod it has not listed yet is not taken for deleted, and its
+ * addresses stay its own. Each pod key is then
  * processed by the work queue (one worker per key at a time): a pod that
  * exists is reconciled ({@link applyPod}, one transaction), one that does
  * not is removed ({@link removePod}, one transaction). A failed transaction
@@ -34,7 +38,7 @@
  */
 
 import type { Tracer } from '@opentelemetry/api';
-import type { Nb, NbTxn } from '../../../src/nb/index.js';
+import type { Nb, NbTxn } from 'ovnkit/nb';
 import {
   type AddressRequest,
   type Allocation,
@@ -240,8 +244,9 @@ export class PodController {
   }
 
   /**
-   * Ensure the topology, rebuild the IPAM from NB, sync the pods, run a GC
-   * pass, and start watching.
+   * Ensure the topology, rebuild the IPAM from NB, start watching, queue the
+   * pods listed so far, and once the source has listed every pod
+   * (`whenSynced`), run a GC pass. Resolves after that pass.
    */
   async start(): Promise<void> {
     if (this.running) return;
@@ -333,9 +338,11 @@ export class PodController {
    * One GC and resync pass: queue every pod key that NB has rows for
    * (ovnkit-owned ports, NAT rules, policies) but that no longer exists,
    * and every pod whose retryable failure ran out of retries. Returns how
-   * many keys were queued for deletion.
+   * many keys were queued for deletion. Waits first for the source to have
+   * listed every pod (`PodSource.whenSynced`).
    */
   async gc(): Promise<number> {
+    await this.options.source.whenSynced();
     const t0 = performance.now();
     await this.applyTopology();
     const alive = new Set(this.pods.keys());

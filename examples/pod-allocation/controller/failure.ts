@@ -5,8 +5,8 @@
  * @module
  */
 
-import { AlreadyExistsError, NbError } from '../../../src/nb/index.js';
-import { TransactionError } from '../../../src/ovsdb/index.js';
+import { AlreadyExistsError, NbError } from 'ovnkit/nb';
+import { TransactionError } from 'ovnkit/ovsdb';
 import { IpamError } from '../ipam/errors.js';
 import { BadAnnotationError } from './annotations.js';
 

@@ -2,9 +2,11 @@
  * {@link FilePodSource}: a {@link PodSource} backed by a JSON or YAML file of
  * pods, either a list or `{ pods: [...] }`, each `{ namespace, name, node,
  * annotations?, ownerKind? }`. The file is watched (polled): when it
- * changes, the differences with the previous contents become `add`,
- * `update` and `delete` events. A file that does not parse is reported to
- * `onError` and ignored until it is fixed.
+ * changes, the differences with the last accepted list become `add`,
+ * `update` and `delete` events. A list is accepted only when it is whole
+ * (see `watched-file.ts`): a file that cannot be read or parsed is reported
+ * to `onError` and the last good list kept; replace the file atomically
+ * (write, then rename).
  * @module
  */
 
@@ -44,8 +46,10 @@ export class FilePodSource implements PodSource {
   private readonly pods: WatchedList<PodKey, Pod, PodEvent>;
 
   /**
-   * Read the file now.
-   * @throws Error when the file cannot be read or parsed at construction.
+   * Start reading and watching the file (see `WatchedFileOptions`): the
+   * source is synced once its first list is accepted; until then, and
+   * whenever the file cannot be read, parsed or accepted, `onError` hears
+   * why.
    */
   constructor(
     readonly path: string,
@@ -65,17 +69,22 @@ export class FilePodSource implements PodSource {
     return this.pods.values();
   }
 
+  /** {@inheritDoc PodSource.whenSynced} */
+  whenSynced(): Promise<void> {
+    return this.pods.whenSynced();
+  }
+
   /** {@inheritDoc PodSource.subscribe} */
   subscribe(handler: (event: PodEvent) => void): () => void {
     return this.pods.subscribe(handler);
   }
 
   /**
-   * Read the file again and emit the differences (called by the watcher;
-   * callable directly).
+   * Read the file again and emit the differences, if the list is accepted
+   * (called by the watcher; callable directly).
    */
-  reload(): void {
-    this.pods.reload();
+  reload(): Promise<void> {
+    return this.pods.reload();
   }
 
   /** Stop watching. */

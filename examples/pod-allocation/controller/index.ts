@@ -4,6 +4,7 @@
  * @module
  */
 
+export * from './active-standby.js';
 export * from './annotations.js';
 export * from './controller.js';
 export * from './failure.js';
@@ -15,5 +16,6 @@ export * from './pod-source.js';
 export * from './programmatic-source.js';
 export * from './rate-limiter.js';
 export * from './reconcile.js';
+export * from './synced.js';
 export * from './topology.js';
 export * from './work-queue.js';

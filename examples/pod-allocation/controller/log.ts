@@ -11,8 +11,7 @@
  * @module
  */
 
-import type { Span, SpanOptions, Tracer } from '@opentelemetry/api';
-import { recordSpanError } from '../../../src/ovsdb/tracing.js';
+import type { Span, SpanOptions, SpanStatusCode, Tracer } from '@opentelemetry/api';
 import type { Ipam } from '../ipam/ipam.js';
 import type { FailureReason } from './failure.js';
 import type { PodKey } from './pod.js';
@@ -78,6 +77,16 @@ export interface ControllerMetrics {
   watchIpam(ipam: Ipam): void;
   /** Read the pools' sizes at each scrape. */
   watchPools(sizes: () => Iterable<PoolSize>): void;
+}
+
+/** OpenTelemetry's `SpanStatusCode.ERROR` (its `@opentelemetry/api` types only are imported). */
+const SPAN_STATUS_ERROR: SpanStatusCode.ERROR = 2;
+
+/** Record `error` on `span` as an exception event and set the span's status to ERROR. */
+function recordSpanError(span: Span, error: unknown): void {
+  const message = error instanceof Error ? error.message : String(error);
+  span.recordException(error instanceof Error ? error : message);
+  span.setStatus({ code: SPAN_STATUS_ERROR, message });
 }
 
 /**

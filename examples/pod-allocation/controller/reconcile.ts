@@ -24,7 +24,7 @@ import {
   pgAddPorts,
   pgRemovePorts,
   rowsNamed,
-} from '../../../src/nb/index.js';
+} from 'ovnkit/nb';
 import { canonicalAddress, parseAddress } from '../ipam/address.js';
 import { type Allocation, OWNER_KEYS } from '../ipam/ipam.js';
 import type { Subnet } from '../ipam/subnet.js';
@@ -116,7 +116,7 @@ function ipv4Of(input: ApplyPodInput, annotation: string): string {
 }
 
 function syncPortGroups(t: NbTxn, port: string, input: ApplyPodInput, isNew: boolean): void {
-  const wanted = [
+  const wanted: { readonly name: string; readonly ids: Readonly<Record<string, string>> }[] = [
     {
       name: namespacePortGroup(input.pod.namespace),
       ids: { kind: 'namespace', namespace: input.pod.namespace },

@@ -22,14 +22,14 @@ import {
   type NbTxn,
   nbDesiredState,
   rowsNamed,
-} from '../../../src/nb/index.js';
-import type { DatabaseModel, Uuid } from '../../../src/ovsdb/index.js';
+} from 'ovnkit/nb';
+import type { DatabaseModel, Uuid } from 'ovnkit/ovsdb';
 import {
   type ApplyResult,
   applyDesired,
   type DesiredClient,
   type DesiredState,
-} from '../../../src/transactions/index.js';
+} from 'ovnkit/transactions';
 import { OWNER_KEYS } from '../ipam/ipam.js';
 import { stableMac } from '../ipam/mac.js';
 import type { Subnet, SubnetSpec } from '../ipam/subnet.js';

@@ -13,7 +13,7 @@
  * @module
  */
 
-import { findNamed, type Nb, type NbRow, type NbTxn } from '../../../src/nb/index.js';
+import { findNamed, type Nb, type NbRow, type NbTxn } from 'ovnkit/nb';
 import type { PoolGiveBack, PoolTake } from '../controller/controller.js';
 import { type Pod, type PodKey, portName } from '../controller/pod.js';
 import { type AddressRequest, type Ipam, OWNER_KEYS, type RestoreResult } from '../ipam/ipam.js';

@@ -17,8 +17,8 @@
  */
 
 import { randomBytes } from 'node:crypto';
-import { formatLspAddress, lspDel, type NbRow, type NbTxn } from '../../../src/nb/index.js';
-import type { Uuid } from '../../../src/ovsdb/index.js';
+import { formatLspAddress, lspDel, type NbRow, type NbTxn } from 'ovnkit/nb';
+import type { Uuid } from 'ovnkit/ovsdb';
 import { parseAddress } from '../ipam/address.js';
 import { OWNER_KEYS, type RestorePort } from '../ipam/ipam.js';
 import { parseUnicastMac } from '../ipam/mac.js';

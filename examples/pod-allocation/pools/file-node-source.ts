@@ -2,10 +2,13 @@
  * {@link FileNodeSource}: a {@link NodeSource} backed by a JSON or YAML file
  * of nodes, either a list or `{ nodes: [...] }`, each `{ name, subnet?,
  * minIdle?, maxIdle?, batchSize?, idleTtlMs? }`. The file is watched
- * (polled): when it changes, the differences with the previous contents
- * become `add`, `update` and `delete` events. A file that does not parse is
- * reported to `onError` and ignored until it is fixed. Statuses written back
- * are kept in memory (`statuses`).
+ * (polled): when it changes, the differences with the last accepted list
+ * become `add`, `update` and `delete` events. A list is accepted only when
+ * it is whole (see `watched-file.ts`): a file that cannot be read or parsed
+ * is reported to `onError` and the last good list kept, and a list that
+ * drops nodes (which deletes their pools) must read the same twice; replace
+ * the file atomically (write, then rename). Statuses written back are kept
+ * in memory (`statuses`).
  * @module
  */
 
@@ -52,8 +55,10 @@ export class FileNodeSource implements NodeSource {
   readonly statuses = new Map<string, NodePoolStatus>();
 
   /**
-   * Read the file now.
-   * @throws Error when the file cannot be read or parsed at construction.
+   * Start reading and watching the file (see `WatchedFileOptions`): the
+   * source is synced once its first list is accepted; until then, and
+   * whenever the file cannot be read, parsed or accepted, `onError` hears
+   * why.
    */
   constructor(
     readonly path: string,
@@ -73,6 +78,11 @@ export class FileNodeSource implements NodeSource {
     return this.nodes.values();
   }
 
+  /** {@inheritDoc NodeSource.whenSynced} */
+  whenSynced(): Promise<void> {
+    return this.nodes.whenSynced();
+  }
+
   /** {@inheritDoc NodeSource.subscribe} */
   subscribe(handler: (event: NodeEvent) => void): () => void {
     return this.nodes.subscribe(handler);
@@ -84,11 +94,11 @@ export class FileNodeSource implements NodeSource {
   }
 
   /**
-   * Read the file again and emit the differences (called by the watcher;
-   * callable directly).
+   * Read the file again and emit the differences, if the list is accepted
+   * (called by the watcher; callable directly).
    */
-  reload(): void {
-    this.nodes.reload();
+  reload(): Promise<void> {
+    return this.nodes.reload();
   }
 
   /** Stop watching. */

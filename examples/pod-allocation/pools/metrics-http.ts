@@ -1,7 +1,8 @@
 /**
  * {@link serveMetrics}: a `/metrics` endpoint over HTTP for a prom-client
- * registry (what `npm run demo -- --metrics 127.0.0.1:9464` starts), on the
- * SDK's endpoint (`src/net/metrics-endpoint.ts`).
+ * registry (what `npm run demo -- --metrics 127.0.0.1:9464` starts), on
+ * the endpoint `ovnkit-server --metrics` serves (`serveMetricsRegistry` of
+ * `ovnkit/server`).
  * @module
  */
 
@@ -10,7 +11,7 @@ import {
   type MetricsRegistryLike,
   parseMetricsAddress,
   serveMetricsRegistry,
-} from '../../../src/net/metrics-endpoint.js';
+} from 'ovnkit/server';
 
 /** What {@link serveMetrics} needs of a prom-client `Registry`. */
 export type MetricsRegistry = MetricsRegistryLike;

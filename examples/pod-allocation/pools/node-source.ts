@@ -1,10 +1,11 @@
 /**
  * {@link NodeSource}: where nodes come from, the same shape as `PodSource`:
  * a source lists the nodes it knows (for the initial sync and for garbage
- * collection), reports changes as events, and takes the pool status back
- * (`reportStatus`, as `PodSource.annotate` takes a pod's result). A
- * Kubernetes node informer fits it: `list()` is the lister, `subscribe` the
- * event handler registration, `reportStatus` a status patch.
+ * collection), reports changes as events, says when it has listed
+ * everything, and takes the pool status back (`reportStatus`, as
+ * `PodSource.annotate` takes a pod's result). A Kubernetes node informer
+ * fits it: `list()` is the lister, `subscribe` the event handler
+ * registration, `whenSynced` its `HasSynced`, `reportStatus` a status patch.
  * @module
  */
 
@@ -36,8 +37,16 @@ export interface NodePoolStatus {
 
 /** Where nodes come from. */
 export interface NodeSource {
-  /** Every node that exists now. */
+  /** Every node the source knows now (every node that exists, once synced). */
   list(): Promise<readonly PoolNode[]>;
+  /**
+   * Resolves once the source has listed everything: from then on `list()`
+   * holds every node that exists (a Kubernetes informer's `HasSynced`).
+   * Nodes may arrive before it; the pools of nodes that are gone are
+   * collected only after it, so that a node not listed yet never loses its
+   * pool.
+   */
+  whenSynced(): Promise<void>;
   /** Receive events from now on; returns the unsubscribe function. */
   subscribe(handler: (event: NodeEvent) => void): () => void;
   /** Write a node's pool status back (optional; called only when it changed). */

@@ -1,10 +1,14 @@
 /**
  * {@link ProgrammaticNodeSource}: a {@link NodeSource} driven by calls
  * (`add`, `update`, `delete`), for tests, demos and embedding. It keeps the
- * statuses the reconciler writes back, and counts the writes.
+ * statuses the reconciler writes back, and counts the writes. It is synced
+ * from the start, unless made with `synced: false`: then it is synced once
+ * `markSynced()` says that every node that exists has been added.
  * @module
  */
 
+import type { ProgrammaticSourceOptions } from '../controller/programmatic-source.js';
+import { SyncSignal } from '../controller/synced.js';
 import type { PoolNode } from './node.js';
 import type { NodeEvent, NodePoolStatus, NodeSource } from './node-source.js';
 
@@ -12,19 +16,34 @@ import type { NodeEvent, NodePoolStatus, NodeSource } from './node-source.js';
 export class ProgrammaticNodeSource implements NodeSource {
   private readonly nodes = new Map<string, PoolNode>();
   private readonly handlers = new Set<(event: NodeEvent) => void>();
+  private readonly sync = new SyncSignal();
   /** The last status written back, per node. */
   readonly statuses = new Map<string, NodePoolStatus>();
   /** How many status writes there were, per node. */
   readonly statusWrites = new Map<string, number>();
 
-  /** @param nodes - nodes that exist from the start (no events for them). */
-  constructor(nodes: readonly PoolNode[] = []) {
+  /**
+   * @param nodes - nodes that exist from the start (no events for them).
+   * @param options - see {@link ProgrammaticSourceOptions}.
+   */
+  constructor(nodes: readonly PoolNode[] = [], options: ProgrammaticSourceOptions = {}) {
     for (const n of nodes) this.nodes.set(n.name, n);
+    if (options.synced ?? true) this.sync.mark();
   }
 
   /** {@inheritDoc NodeSource.list} */
   async list(): Promise<readonly PoolNode[]> {
     return [...this.nodes.values()];
+  }
+
+  /** {@inheritDoc NodeSource.whenSynced} */
+  whenSynced(): Promise<void> {
+    return this.sync.promise;
+  }
+
+  /** Say that every node that exists has been added (for a source made with `synced: false`). */
+  markSynced(): void {
+    this.sync.mark();
   }
 
   /** {@inheritDoc NodeSource.subscribe} */

@@ -4,7 +4,7 @@
  */
 
 import type { Tracer } from '@opentelemetry/api';
-import type { Nb } from '../../../src/nb/index.js';
+import type { Nb } from 'ovnkit/nb';
 import type { ControllerMetrics, LogSink } from '../controller/log.js';
 import type { RateLimiter } from '../controller/rate-limiter.js';
 import type { Ipam } from '../ipam/ipam.js';

@@ -11,7 +11,9 @@
  * - beyond `maxIdle` it releases the oldest idle entries once they have
  *   been idle for `idleTtlMs` (read from an injectable {@link Clock});
  * - the entries of a node that is gone are deleted (on its `delete` event,
- *   and at each resync for nodes NB still has entries of).
+ *   and at each resync for nodes NB still has entries of), but never before
+ *   the node source has listed every node (`NodeSource.whenSynced`): a node
+ *   it has not listed yet keeps its pool.
  *
  * ```ts
  * const nodes = new ProgrammaticNodeSource([{ name: 'node-1', subnet: 'pods', minIdle: 5, maxIdle: 10 }]);
@@ -34,8 +36,8 @@
  * @module
  */
 
-import { IndexError } from '../../../src/client/index.js';
-import { findNamed, type Nb, type NbRow } from '../../../src/nb/index.js';
+import { IndexError } from 'ovnkit/client';
+import { findNamed, type Nb, type NbRow } from 'ovnkit/nb';
 import type {
   PodPools,
   PodPoolsContext,
@@ -114,6 +116,8 @@ export class PoolReconciler implements PodPools {
   /** Whether the client has {@link POOL_INDEXES} (undefined: not tried yet). */
   private indexed: boolean | undefined;
   private ipamRestored = false;
+  /** Whether the node source has listed every node: only then are pools of unknown nodes collected. */
+  private nodesSynced = false;
   private running = false;
   private unsubscribe: (() => void) | undefined;
   private timer: NodeJS.Timeout | undefined;
@@ -198,9 +202,10 @@ export class PoolReconciler implements PodPools {
   // ---- lifecycle -------------------------------------------------------------------
 
   /**
-   * Restore the IPAM from NB when no controller did, list the nodes, queue
-   * them all, collect the entries of nodes that are gone, and start
-   * watching.
+   * Restore the IPAM from NB when no controller did, start watching, and
+   * once the node source has listed every node (`whenSynced`; nodes
+   * arriving meanwhile are reconciled as they come), queue them all and
+   * collect the entries of nodes that are gone. Resolves after that resync.
    * @throws Error when attached to a `PodController` that has not started
    *   (its start restores the IPAM, pool entries included).
    */
@@ -251,8 +256,11 @@ export class PoolReconciler implements PodPools {
   /**
    * One full resync: refresh the node list, queue every node, and every
    * node NB has entries of that is gone. Returns how many nodes were queued.
+   * Waits first for the node source to have listed every node.
    */
   async resync(): Promise<number> {
+    await this.options.nodes.whenSynced();
+    this.nodesSynced = true;
     const listed = await this.options.nodes.list();
     const names = new Set(listed.map((n) => n.name));
     for (const n of listed) this.nodes.set(n.name, n);
@@ -319,8 +327,11 @@ export class PoolReconciler implements PodPools {
     const t0 = performance.now();
     try {
       const node = this.nodes.get(name);
-      if (node === undefined) await this.collect(name);
-      else await this.reconcileNode(node);
+      // An unknown node is gone only once the source has listed every node (the resync after
+      // that queues it again).
+      if (node === undefined) {
+        if (this.nodesSynced) await this.collect(name);
+      } else await this.reconcileNode(node);
       this.queue.forget(name);
       this.stats.reconciles++;
       this.options.metrics?.reconciled('pool', 'success', (performance.now() - t0) / 1000);

@@ -255,7 +255,13 @@ export class OvsdbConnection {
     );
   }
 
-  private checkResults(ops: readonly Operation[], results: unknown[]): OperationResult[] {
+  /**
+   * What {@link OvsdbConnection.transact} does with the reply of
+   * {@link OvsdbConnection.transactRaw}: `results` of `ops` as operation
+   * results.
+   * @throws as `transact`.
+   */
+  checkResults(ops: readonly Operation[], results: unknown[]): OperationResult[] {
     for (let i = 0; i < results.length; i++) {
       const r = results[i];
       if (isObject(r) && r['error'] !== undefined && r['error'] !== null) {

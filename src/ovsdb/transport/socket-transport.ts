@@ -11,6 +11,7 @@ import { ConnectionClosedError, OvsdbError } from '../wire/errors.js';
 import type { Transport, TransportHandlers } from '../wire/transport.js';
 import { formatRemote, parseRemote, type Remote, type SocketRemote } from './remote.js';
 import { checkTlsOptions, hasTlsFiles, loadTlsFiles } from './tls-files.js';
+import { connectUnixSocket } from './unix-path.js';
 
 /**
  * TLS settings for `ssl:` (and `wss:`) remotes. The client's private key, its
@@ -299,7 +300,7 @@ function connectSocket(
     let socket: net.Socket;
     const readyEvent = target.kind === 'ssl' ? 'secureConnect' : 'connect';
     if (target.kind === 'unix') {
-      socket = net.connect({ path: target.path });
+      socket = connectUnixSocket(target.path);
     } else if (target.kind === 'tcp') {
       socket = net.connect({ host: target.host, port: target.port });
     } else {

@@ -142,8 +142,12 @@ export class TransactionError extends OvsdbError {
  */
 export const REFUSAL_ERRORS: readonly string[] = ['permission error', 'not allowed', 'not owner'];
 
-/** Who refused a transaction: the OVSDB server, or the ovnkit bridge in front of it (its policy). */
-export type RefusedBy = 'server' | 'bridge';
+/**
+ * Who refused a transaction: the OVSDB server, the ovnkit bridge in front of
+ * it (its policy), or the client itself before sending (a transaction fenced
+ * by a lock the client does not hold).
+ */
+export type RefusedBy = 'server' | 'bridge' | 'client';
 
 /**
  * A transaction was refused: the server (access control, a read-only
@@ -178,7 +182,7 @@ export class TransactionRefusedError extends TransactionError {
     super(opIndex, error, details, false, op, table, results);
     const where =
       opIndex < 0 ? '' : ` (operation ${opIndex}${op ? `: ${op}${table ? ` ${table}` : ''}` : ''})`;
-    this.message = `transaction refused by the ${refusedBy === 'bridge' ? 'bridge' : 'server'}${where}: ${error}${details ? `: ${details}` : ''}; it did not commit`;
+    this.message = `transaction refused by the ${refusedBy}${where}: ${error}${details ? `: ${details}` : ''}; it did not commit`;
   }
 }
 

@@ -17,6 +17,7 @@ import {
   type PassiveRemote,
   parsePassiveRemote,
 } from '../../ovsdb/transport/remote.js';
+import { unixSocketName } from '../../ovsdb/transport/unix-path.js';
 import { type ChannelBounds, type SessionChannel, SocketChannel } from '../rpc/channel.js';
 import type { ServerLog } from '../rpc/server-log.js';
 import { ConnectionLimits } from './limits.js';
@@ -196,6 +197,8 @@ export class Listeners {
         this.accept(socket, kind === 'punix' ? 'unix' : 'tcp', remote),
       );
     }
+    // A long path is bound through its directory's descriptor, kept open while listening.
+    const unix = r.kind === 'punix' ? unixSocketName(r.path) : undefined;
     if (r.kind === 'punix') {
       try {
         if (existsSync(r.path) && lstatSync(r.path).isSocket()) unlinkSync(r.path);
@@ -204,13 +207,16 @@ export class Listeners {
       }
     }
     await new Promise<void>((resolve, reject) => {
-      const onError = (e: Error) => reject(e);
+      const onError = (e: Error) => {
+        unix?.release();
+        reject(e);
+      };
       server.once('error', onError);
       const done = () => {
         server.off('error', onError);
         resolve();
       };
-      if (r.kind === 'punix') server.listen(r.path, done);
+      if (r.kind === 'punix') server.listen(unix?.name ?? r.path, done);
       else server.listen({ port: r.port, host: r.host ?? '0.0.0.0' }, done);
     });
     server.on('error', (e) => this.host.log.write('reconnect', 'ERR', `${remote}: ${e.message}`));
@@ -222,7 +228,13 @@ export class Listeners {
         : { remote, kind: r.kind, client: clientRemote(r, port), port, host: r.host };
     this.listeners.push({
       address,
-      close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+      close: () =>
+        new Promise<void>((resolve) =>
+          server.close(() => {
+            unix?.release();
+            resolve();
+          }),
+        ),
     });
     this.host.log.write(
       'socket_util',

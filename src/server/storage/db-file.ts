@@ -39,21 +39,34 @@
  * A stale `<file>.tmp` of a compaction that was cut short is removed. Given
  * a schema that differs from the file's, the data is converted to it as
  * `ovsdb-tool convert` does and the file rewritten; an ovnkit JSON snapshot
- * (the format of earlier versions) is converted into a database file once.
+ * (the format of earlier versions) is checked as a database file is and
+ * converted into one once, the snapshot kept as `<file>.snapshot-backup`.
  * @module
  */
 
-import { closeSync, ftruncateSync, openSync, readdirSync, readSync, unlinkSync } from 'node:fs';
+import {
+  closeSync,
+  ftruncateSync,
+  linkSync,
+  openSync,
+  readdirSync,
+  readSync,
+  realpathSync,
+  type Stats,
+  statSync,
+  unlinkSync,
+} from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { parseSchema } from '../../ovsdb/schema/schema.js';
 import type { DatabaseSchema } from '../../ovsdb/schema/schema-types.js';
+import { isPlainObject } from '../../ovsdb/wire/json.js';
 import { stringifyJson } from '../../ovsdb/wire/json-text.js';
 import { Database } from '../engine/database.js';
 import type { TxnChanges } from '../engine/executor.js';
 import { markStoredSchema } from '../engine/ovs-hash.js';
 import { createdSchemaJson, schemaText, schemaToJson } from '../engine/schema-json.js';
 import type { HistoryEntry } from '../monitor/history.js';
-import { readSnapshot, restoreRows } from '../persistence.js';
+import { readSnapshot } from '../persistence.js';
 import {
   chainId,
   composedSha1,
@@ -184,8 +197,12 @@ export class DbStorage {
     removeStaleTemporaries(abs, log);
     let fd: number;
     try {
+      // Opening a FIFO may block, and reading one, or a device, never ends.
+      const kind = specialFileKind(abs);
+      if (kind !== undefined) throw new DbFileError(path, `not a regular file but ${kind}`);
       fd = openSync(abs, 'r+');
     } catch (e) {
+      if (e instanceof DbFileError) throw e;
       if ((e as NodeJS.ErrnoException).code === 'ENOENT' && options.schema !== undefined) {
         return DbStorage.create(abs, options.schema, options);
       }
@@ -292,7 +309,15 @@ export class DbStorage {
     );
   }
 
-  /** Convert an ovnkit JSON snapshot at `path` into a database file (once). */
+  /**
+   * Convert the ovnkit JSON snapshot at `path` into a database file (once),
+   * keeping the snapshot as `<file>.snapshot-backup`. Its rows are replayed
+   * on its own schema as one record of inserts ({@link applyTxnRecord}, as
+   * {@link DbStorage.open} replays a record), so that what is written is
+   * what the file will read back as; then, as for a database file, the
+   * data is converted to `options.schema`. Nothing is written until the
+   * rows replay.
+   */
   private static migrate(path: string, options: OpenDbFileOptions): DbStorage {
     const snapshot = readSnapshot(path);
     const names = Object.keys(snapshot?.databases ?? {});
@@ -305,19 +330,28 @@ export class DbStorage {
           `it converts into a database file only when it holds exactly the one database served from it${name === undefined ? '' : ` (${name})`}`,
       );
     }
-    let schema = options.schema;
-    if (schema === undefined) {
-      try {
-        schema = parseSchema(saved.schema);
-      } catch (e) {
-        throw new DbFileError(path, `the snapshot's schema: ${(e as Error).message}`);
-      }
+    let db: Database;
+    try {
+      db = new Database(markStoredSchema(parseSchema(saved.schema)));
+    } catch (e) {
+      throw new DbFileError(path, `the snapshot's schema: ${(e as Error).message}`);
     }
-    const db = new Database(schema);
-    restoreRows(db, saved.rows, path);
+    try {
+      if (!isPlainObject(saved.rows)) throw new Error('"rows" must be a JSON object');
+      applyTxnRecord(db, saved.rows);
+    } catch (e) {
+      throw new DbFileError(path, `the snapshot's rows: ${(e as Error).message}`);
+    }
+    const target = realpathSync(path);
+    const backup = `${target}.snapshot-backup`;
+    try {
+      linkSync(target, backup);
+    } catch (e) {
+      throw new DbFileError(path, `cannot keep the snapshot as ${backup}: ${ioText(e)}`);
+    }
     const columnDiff = options.columnDiff ?? true;
     const records = [
-      composeRecord(stringifyJson(schemaToJson(schema))),
+      composeRecord(stringifyJson(schemaToJson(db.schema))),
       composeRecord(
         stringifyJson(
           snapshotRecord(db, 'converted from an ovnkit JSON snapshot by ovnkit-server', columnDiff),
@@ -328,9 +362,9 @@ export class DbStorage {
     options.log?.(
       'ovsdb_file',
       'WARN',
-      `${path}: converted the ovnkit JSON snapshot into an OVSDB database file (database ${schema.name})`,
+      `${path}: converted the ovnkit JSON snapshot into an OVSDB database file (database ${db.schema.name}); the snapshot is kept as ${backup}`,
     );
-    return new DbStorage(
+    const storage = new DbStorage(
       path,
       db,
       new LogWriter(path, fd, size),
@@ -339,6 +373,8 @@ export class DbStorage {
       options,
       chainOf(records, options.history),
     );
+    if (options.schema !== undefined) storage.convertTo(options.schema);
+    return storage;
   }
 
   /** Whether records wait to be written. */
@@ -509,6 +545,22 @@ function chainOf(records: readonly Buffer[], history: number | undefined): strin
   let chain = '';
   for (const r of records) chain = chainId(chain, composedSha1(r));
   return chain;
+}
+
+/** What `path` is when it exists and is not a regular file (`a FIFO`, …), else undefined. */
+function specialFileKind(path: string): string | undefined {
+  let st: Stats;
+  try {
+    st = statSync(path);
+  } catch {
+    return undefined;
+  }
+  if (st.isFile()) return undefined;
+  if (st.isFIFO()) return 'a FIFO';
+  if (st.isDirectory()) return 'a directory';
+  if (st.isCharacterDevice() || st.isBlockDevice()) return 'a device';
+  if (st.isSocket()) return 'a socket';
+  return 'a special file';
 }
 
 /** Whether the file open on `fd` starts as JSON text (an ovnkit snapshot) rather than a record header. */

@@ -14,7 +14,7 @@ import { setOwn } from '../../ovsdb/wire/json.js';
 import type { TransactionBuilder } from '../builder.js';
 import { DesiredStateError } from './errors.js';
 import { childTableOf } from './keys.js';
-import type { Create, Delete, Edit, Plan } from './plan.js';
+import type { Contains, Create, Delete, Edit, Plan } from './plan.js';
 import { setAtoms } from './values.js';
 
 /** One batch: the items of a plan that go out in one transaction. */
@@ -164,10 +164,26 @@ export function batches(plan: Plan, schema: DatabaseSchema, size: number): Batch
 
 type Tx = TransactionBuilder<TableMap>;
 
-function guard(tx: Tx, table: string, uuid: string, values: ReadonlyMap<string, unknown>): void {
+/**
+ * A `wait` that row `uuid` exists, has `values`, and holds the elements
+ * `contains` asks for.
+ */
+function guard(
+  tx: Tx,
+  table: string,
+  uuid: string,
+  values: ReadonlyMap<string, unknown>,
+  contains?: ReadonlyMap<string, Contains>,
+): void {
   const row: Record<string, unknown> = {};
   for (const [c, v] of values) setOwn(row, c, v);
-  tx.wait(table, uuid as Uuid, {
+  const where: unknown[] = [['_uuid', '==', uuid]];
+  for (const [c, { includes, excludes }] of contains ?? []) {
+    const some = Array.isArray(includes) ? includes.length > 0 : Object.keys(includes).length > 0;
+    if (some) where.push([c, 'includes', includes]);
+    if (excludes.length > 0) where.push([c, 'excludes', excludes]);
+  }
+  tx.wait(table, (where.length === 1 ? uuid : where) as never, {
     columns: [...values.keys()] as never[],
     until: '==',
     rows: [row],
@@ -255,7 +271,7 @@ export function emitBatch(
   // Guards.
   const guarded = new Set<string>();
   for (const { edit } of edits.values()) {
-    guard(tx, edit.table, edit.uuid, parentGuard(edit.uuid));
+    guard(tx, edit.table, edit.uuid, parentGuard(edit.uuid), edit.contains);
     guarded.add(edit.uuid);
     counts.guards++;
   }
@@ -266,7 +282,7 @@ export function emitBatch(
     // A parent the plan only links to: its existence, and its children where a scoped child is created.
     const keep = new Map<string, unknown>();
     for (const [c, v] of g) if (e?.set.has(c) !== true && c !== 'external_ids') keep.set(c, v);
-    guard(tx, l.table, uuid, keep);
+    guard(tx, l.table, uuid, keep, e?.contains);
     guarded.add(uuid);
     counts.guards++;
   }
@@ -299,6 +315,11 @@ export function emitBatch(
       ['_uuid'],
       rows.map((u) => ({ _uuid: u })),
     );
+  }
+  // With guardReads (one transaction): the owner's part of the shared rows read and not written.
+  for (const g of plan.sharedReads) {
+    guard(tx, g.table, g.uuid, g.guard, g.contains);
+    counts.guards++;
   }
   for (const c of batch.creates) {
     if (c.absentKey === undefined) continue;

@@ -99,11 +99,18 @@ export class Matching {
     }
   }
 
-  /** With `guardReads`: the owner's rows per table with an owner mark, and their versions. */
+  /**
+   * With `guardReads`: the owner's rows and their versions, per table with
+   * an owner mark in which the plan looked for them (none is a read too: a
+   * row another applier of the owner creates there trips the guard).
+   */
   protected readGuards(): Map<string, [string, string][]> | undefined {
     if (this.options.guardReads !== true) return undefined;
     const out = new Map<string, [string, string][]>();
     for (const t of this.ownedRoots.keys()) out.set(t, []);
+    for (const t of this.scopeTables()) {
+      if (this.tables[t]?.columns['external_ids'] !== undefined) out.set(t, []);
+    }
     for (const [uuid, table] of this.owned) {
       if (this.tables[table]!.columns['external_ids'] === undefined) continue;
       const row = this.snap.row(table, uuid);
@@ -155,22 +162,22 @@ export class Matching {
         row = mine[0];
       } else row = found[0];
       if (row !== undefined) {
-        if (!d.shared) {
-          const mark = this.rowOwner(d.table, row);
-          if (mark !== undefined && mark !== this.owner) {
-            throw new DesiredStateError(
-              'owned-by-other',
-              `${d.ref.toString()} exists and is owned by ${JSON.stringify(mark)} (external_ids:${this.ownerKey})`,
-              { table: d.table, key: d.ref.toString(), owner: mark },
-            );
-          }
-          if (mark === undefined && !d.adopt) {
-            throw new DesiredStateError(
-              'unowned',
-              `${d.ref.toString()} exists and carries no owner mark: pass adopt: true to take it over, or declare it shared`,
-              { table: d.table, key: d.ref.toString() },
-            );
-          }
+        // Another owner's row is refused, shared or not: contributing to it would undo that
+        // owner's state (and it ours) at every apply.
+        const mark = this.rowOwner(d.table, row);
+        if (mark !== undefined && mark !== this.owner) {
+          throw new DesiredStateError(
+            'owned-by-other',
+            `${d.ref.toString()} exists and is owned by ${JSON.stringify(mark)} (external_ids:${this.ownerKey})${d.shared ? ': a shared row carries no owner mark' : ''}`,
+            { table: d.table, key: d.ref.toString(), owner: mark },
+          );
+        }
+        if (!d.shared && mark === undefined && !d.adopt) {
+          throw new DesiredStateError(
+            'unowned',
+            `${d.ref.toString()} exists and carries no owner mark: pass adopt: true to take it over, or declare it shared`,
+            { table: d.table, key: d.ref.toString() },
+          );
         }
         this.existingOf.set(d.ref.id, row);
         this.uuidOf.set(d.ref.id, row._uuid);

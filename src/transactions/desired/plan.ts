@@ -17,8 +17,8 @@
  * - every existing row the plan writes is guarded by one `wait` (the
  *   values the plan read: the owner mark and the scalar columns it
  *   overwrites; a parent's children, where it creates a child whose key is
- *   scoped to that parent; or only the row's existence, for a shared row or
- *   a parent it links to), and a new row whose key is not a schema index by
+ *   scoped to that parent; the owner's elements of a shared row; or only the
+ *   row's existence, for a parent it links to), and a new row whose key is not a schema index by
  *   a `wait` that no row with that key exists; and for each root table the
  *   owner has or declares rows of, one `wait` that the owner's rows of it are
  *   the ones the plan read.
@@ -42,6 +42,12 @@ export interface ColumnChange {
   readonly remove?: readonly unknown[] | undefined;
   /** For `mutate`: set elements added, or map pairs inserted. */
   readonly insert?: readonly unknown[] | Readonly<Record<string, unknown>> | undefined;
+  /**
+   * For a reference column: the key, as text, of each row named by UUID in
+   * the values above (`{ "<uuid>": "Logical_Switch_Port{name=\"p1\"}" }`);
+   * a row without a key is left out.
+   */
+  readonly refs?: Readonly<Record<string, string>> | undefined;
 }
 
 /** A planned change of one row. */
@@ -55,8 +61,18 @@ export type PlannedChange =
       readonly uuid: string;
       /** The columns written, references resolved to UUIDs. */
       readonly row: Readonly<Record<string, unknown>>;
-      /** The parent that holds it, for a child row. */
-      readonly parent?: { readonly table: string; readonly uuid: string; readonly column: string };
+      /** The parent that holds it, for a child row (`key`: the parent's key, as text). */
+      readonly parent?: {
+        readonly table: string;
+        readonly uuid: string;
+        readonly column: string;
+        readonly key?: string | undefined;
+      };
+      /**
+       * Per reference column of `row`: the key, as text, of each row it
+       * names by UUID (a row without a key is left out).
+       */
+      readonly refs?: Readonly<Record<string, Readonly<Record<string, string>>>> | undefined;
     }
   | {
       readonly action: 'update';
@@ -77,16 +93,32 @@ export type PlannedChange =
       readonly how: 'delete' | 'unlink' | 'cascade';
     };
 
-/** @internal A write to an existing row. */
-export interface Edit {
+/**
+ * @internal What a guard requires of the elements of a set or map column:
+ * every element (or map pair) of `includes`, and none of the set elements
+ * of `excludes` (a `wait` with `includes`/`excludes` conditions).
+ */
+export interface Contains {
+  readonly includes: readonly unknown[] | Readonly<Record<string, unknown>>;
+  readonly excludes: readonly unknown[];
+}
+
+/** @internal The guard of one existing row: a `wait` on what the plan read of it. */
+export interface Guard {
   readonly table: string;
   readonly uuid: string;
+  /** Columns and the values the plan read (an empty map guards existence only). */
+  readonly guard: Map<string, unknown>;
+  /** Set and map columns of which the plan read some elements only (a shared row's). */
+  contains?: Map<string, Contains> | undefined;
+}
+
+/** @internal A write to an existing row. */
+export interface Edit extends Guard {
   /** Scalar and optional columns to write. */
   readonly set: Map<string, unknown>;
   /** Set/map columns: elements (or keys) to remove, then to insert. */
   readonly mutate: Map<string, { remove: unknown[]; insert: unknown[] | Record<string, unknown> }>;
-  /** The guard: columns and the values the plan read (an empty list guards existence only). */
-  readonly guard: Map<string, unknown>;
 }
 
 /** @internal A row to create. */
@@ -123,12 +155,13 @@ export interface PlanOptions {
   readonly tables?: readonly string[] | undefined;
   /**
    * Guard every row of the owner's that the plan read, not only the ones it
-   * writes: one `wait` per table that the owner's rows of it have the
-   * `_version`s the plan read. Any change to the owner's rows between plan
-   * and commit then makes the apply plan again, so that two appliers of one
-   * owner racing end exactly at the desired set of the one that commits
-   * last. It costs a `wait` listing every owned row of each table; one
-   * transaction only (not with `batchSize`). Default false.
+   * writes: one `wait` per table in which the plan looked for the owner's
+   * rows that they have the `_version`s the plan read (or that there are
+   * none), and the owner's elements of every shared row declared. Any change
+   * to them between plan and commit then makes the apply plan again, so
+   * that two appliers of one owner racing end exactly at the desired set of
+   * the one that commits last. It costs a `wait` listing every owned row of
+   * each table; one transaction only (not with `batchSize`). Default false.
    */
   readonly guardReads?: boolean | undefined;
 }
@@ -172,8 +205,10 @@ export class Plan {
     /** The owner mark's `external_ids` key. */
     readonly ownerKey = 'ovnkit-owner',
     readReads: ReadonlyMap<string, readonly (readonly [string, string])[]> | undefined = undefined,
+    sharedReads: readonly Guard[] = [],
   ) {
     this.readGuards = readReads;
+    this.sharedReads = sharedReads;
     this.changes = changes;
     this.creates = creates;
     this.edits = edits;
@@ -191,6 +226,12 @@ export class Plan {
   /** @internal With `guardReads`: the owner's rows of each table as `[_uuid, _version]`, as read. */
   readonly readGuards: ReadonlyMap<string, readonly (readonly [string, string])[]> | undefined;
 
+  /**
+   * @internal With `guardReads`: the guards of the shared rows the plan read
+   * and does not write (their owner's elements, as read).
+   */
+  readonly sharedReads: readonly Guard[];
+
   /** True when nothing is to change. */
   get empty(): boolean {
     return this.changes.length === 0;
@@ -206,7 +247,7 @@ export class Plan {
 
   /** The number of guards (`wait` operations) an apply in one transaction sends. */
   get guards(): number {
-    let n = this.deletes.length + this.edits.size;
+    let n = this.deletes.length + this.edits.size + this.sharedReads.length;
     n += this.readGuards === undefined ? this.ownedRoots.size : this.readGuards.size;
     for (const c of this.creates) if (c.absentKey !== undefined) n++;
     return n;

@@ -10,18 +10,22 @@ import { defaultValue } from '../../ovsdb/values/datum.js';
 import { newUuid } from '../../ovsdb/values/uuid.js';
 import { columnValueProblem } from '../../ovsdb/values/validators.js';
 import { setOwn } from '../../ovsdb/wire/json.js';
+import { contributionGuard } from './contributions.js';
 import { DesiredStateError } from './errors.js';
 import { childTableOf } from './keys.js';
 import { Matching, ownerOf } from './matching.js';
 import {
   type ColumnChange,
+  type Contains,
   type Create,
   type Delete,
   type Edit,
+  type Guard,
   Plan,
   type PlannedChange,
   type PlanOptions,
 } from './plan.js';
+import { refKeys } from './render.js';
 import type { AnyRow, DesiredReader } from './snapshot.js';
 import type { Declared, DesiredState, KeyRef } from './state.js';
 import { mapDiff, setAtoms, setDiff, valuesEqual } from './values.js';
@@ -119,7 +123,7 @@ class Planner extends Matching {
 
   private readonly edits = new Map<string, Edit>();
   private readonly creates: Create[] = [];
-  private readonly createdChanges: PlannedChange[] = [];
+  private readonly createdChanges: (PlannedChange & { action: 'create' })[] = [];
   private readonly deletes: Delete[] = [];
   private readonly deleteChanges: PlannedChange[] = [];
   /** Existing rows that this plan deletes (directly, by unlinking, or with a deleted parent). */
@@ -131,6 +135,10 @@ class Planner extends Matching {
   >();
   /** Parents that get a scoped child created: guard their children column. */
   private readonly scopedParents = new Map<string, Set<string>>();
+  /** Unmarked, undeclared rows from which the plan removes the owner's elements. */
+  private readonly dropsFrom = new Set<string>();
+  /** With `guardReads`: the guards of shared rows read and not written. */
+  private readonly sharedReads: Guard[] = [];
 
   run(): Plan {
     if (this.incremental !== undefined) return this.runChanged(this.incremental);
@@ -273,10 +281,11 @@ class Planner extends Matching {
     // Edits with nothing to write are not sent (nor their guards).
     for (const [uuid, e] of this.edits)
       if (e.set.size === 0 && e.mutate.size === 0) this.edits.delete(uuid);
+    this.guardContributions();
     const byTableKey = (a: PlannedChange, b: PlannedChange): number =>
       a.table < b.table ? -1 : a.table > b.table ? 1 : a.key < b.key ? -1 : a.key > b.key ? 1 : 0;
     const changes = [
-      ...this.createdChanges.sort(byTableKey),
+      ...this.createdChanges.map((c) => this.namedCreate(c)).sort(byTableKey),
       ...updates.sort(byTableKey),
       ...this.deleteChanges.sort(byTableKey),
     ];
@@ -289,6 +298,7 @@ class Planner extends Matching {
       this.ownedRoots,
       this.ownerKey,
       this.readGuards(),
+      this.sharedReads,
     );
   }
 
@@ -642,15 +652,7 @@ class Planner extends Matching {
       if (d.shared && row !== undefined) declaredShared.set(row._uuid, d);
     }
     for (const table of this.scopeTables()) {
-      const schema = this.tables[table]!;
-      const refCols = schema.columnNames.filter((c) => {
-        const col = schema.columns[c]!;
-        if (!isRefColumn(col) || col.type.kind !== 'set') return false;
-        const target = this.tables[col.type.key.refTable!];
-        if (target === undefined) return false;
-        // Strong references to non-root rows hold children: those are planned as children.
-        return col.type.key.refType === 'weak' || target.isRoot;
-      });
+      const refCols = this.contributionColumns(table);
       if (refCols.length === 0) continue;
       for (const row of this.snap.table(table).values()) {
         if (ownerOf(row, this.ownerKey) !== undefined || this.dying.has(row._uuid)) continue;
@@ -666,9 +668,103 @@ class Planner extends Matching {
           }
           if (drop.length === 0) continue;
           mutation(this.edit(table, row._uuid), c).remove.push(...drop);
+          if (d === undefined) this.dropsFrom.add(row._uuid);
         }
       }
     }
+  }
+
+  private readonly refColumns = new Map<string, readonly string[]>();
+
+  /** The set reference columns of `table` that may hold the owner's rows as contributions. */
+  private contributionColumns(table: string): readonly string[] {
+    let cols = this.refColumns.get(table);
+    if (cols === undefined) {
+      const schema = this.tables[table]!;
+      cols = schema.columnNames.filter((c) => {
+        const col = schema.columns[c]!;
+        if (!isRefColumn(col) || col.type.kind !== 'set') return false;
+        const target = this.tables[col.type.key.refTable!];
+        // Strong references to non-root rows hold children: those are planned as children.
+        return target !== undefined && (col.type.key.refType === 'weak' || target.isRoot);
+      });
+      this.refColumns.set(table, cols);
+    }
+    return cols;
+  }
+
+  /** The owner's rows of each table, made on first use. */
+  private ownedByTable: Map<string, string[]> | undefined;
+
+  /**
+   * The owner's part of the shared rows: a shared row this plan writes (or,
+   * with `guardReads`, one it declares) is guarded on exactly the elements
+   * its contribution was computed from, so that a concurrent change of them
+   * (another applier of the same owner) makes the apply plan again, and
+   * other owners' elements do not:
+   * - of a declared set, the elements the row holds (a removed one would be
+   *   lost, since the plan does not insert what it found), `includes`;
+   * - of a reference set, the owner's rows the row does not hold and that
+   *   are not declared (one inserted meanwhile would stay), `excludes`;
+   * - of a declared map, the pairs of the declared keys the row holds.
+   * A declared element the row lacks is inserted, an undeclared one of the
+   * owner's it holds is deleted: both mutations hold whatever happened
+   * meanwhile, so they need no guard (see {@link contributionGuard}).
+   */
+  private guardContributions(): void {
+    for (const d of this.declared.values()) {
+      if (!d.shared) continue;
+      const row = this.existingOf.get(d.ref.id);
+      if (row === undefined) continue;
+      const e = this.edits.get(row._uuid);
+      if (e !== undefined) this.guardContribution(e, row, d);
+      else if (this.options.guardReads === true) {
+        const g: Guard = { table: d.table, uuid: row._uuid, guard: new Map() };
+        this.guardContribution(g, row, d);
+        if (g.guard.size > 0 || g.contains !== undefined) this.sharedReads.push(g);
+      }
+    }
+    for (const uuid of this.dropsFrom) {
+      const e = this.edits.get(uuid);
+      const row = e === undefined ? undefined : this.snap.row(e.table, uuid);
+      if (e !== undefined && row !== undefined) this.guardContribution(e, row, undefined);
+    }
+  }
+
+  /** Guard the owner's part of `row`, declared shared by `d` or holding the owner's rows undeclared. */
+  private guardContribution(g: Guard, row: AnyRow, d: Declared | undefined): void {
+    const refCols = this.contributionColumns(g.table);
+    const columns = new Set(refCols);
+    if (d !== undefined) for (const c of Object.keys(d.row)) columns.add(c);
+    const contains = new Map<string, Contains>();
+    for (const c of columns) {
+      if (g.guard.has(c)) continue;
+      const column = this.tables[g.table]!.columns[c]!;
+      const raw = d?.row[c];
+      const want = raw === undefined ? undefined : this.resolveValue(raw, d!, c);
+      const owned = refCols.includes(c) ? this.ownedOf(column.type.key.refTable!) : [];
+      const need = contributionGuard(column, row[c], want, owned);
+      if (need === 'whole') g.guard.set(c, row[c]);
+      else if (need !== undefined) contains.set(c, need);
+    }
+    if (contains.size > 0) g.contains = contains;
+  }
+
+  /**
+   * The owner's rows of `table`, those this plan deletes included: the
+   * server keeps a weak reference to a row deleted in a transaction in a row
+   * that transaction modifies, so one inserted meanwhile must trip the guard.
+   */
+  private ownedOf(table: string): readonly string[] {
+    if (this.ownedByTable === undefined) {
+      this.ownedByTable = new Map();
+      for (const [uuid, t] of this.owned) {
+        const list = this.ownedByTable.get(t);
+        if (list === undefined) this.ownedByTable.set(t, [uuid]);
+        else list.push(uuid);
+      }
+    }
+    return this.ownedByTable.get(table) ?? [];
   }
 
   /**
@@ -677,7 +773,8 @@ class Planner extends Matching {
    * concurrent writer's change to them (another applier of the same owner)
    * trips the guard and the plan is made again, instead of two sets of
    * element changes mixing. Shared rows take contributions from several
-   * owners and are guarded on their existence only.
+   * owners and are guarded on the owner's elements only (see
+   * {@link Planner.guardContributions}).
    */
   private guardMutations(): void {
     for (const e of this.edits.values()) {
@@ -707,12 +804,66 @@ class Planner extends Matching {
     }
   }
 
+  /** New rows by UUID, made on first use (after the plan is made). */
+  private createdByUuid: Map<string, Create> | undefined;
+
+  /**
+   * The key, as text, of row `uuid` of `table`: a new row's declared key, an
+   * existing row's from its key columns; undefined for a row of a table
+   * without a key, or one that is not there.
+   */
+  private nameOf(table: string, uuid: string): string | undefined {
+    this.createdByUuid ??= new Map(this.creates.map((c) => [c.uuid, c]));
+    const created = this.createdByUuid.get(uuid);
+    if (created !== undefined) return created.key;
+    if (this.state.keys.get(table) === undefined || !this.snap.monitored(table)) return undefined;
+    const row = this.snap.row(table, uuid);
+    return row === undefined ? undefined : this.keyText(table, row);
+  }
+
+  /** The keys of the rows that `values` of reference column `column` of `table` name by UUID. */
+  private refsOf(
+    table: string,
+    column: string,
+    values: readonly unknown[],
+  ): Record<string, string> | undefined {
+    return refKeys(this.tables[table]!.columns[column]!, values, (t, u) => this.nameOf(t, u));
+  }
+
+  /** A create, with its parent and the rows it references named by key. */
+  private namedCreate(c: PlannedChange & { action: 'create' }): PlannedChange {
+    const refs: Record<string, Record<string, string>> = {};
+    for (const col of Object.keys(c.row)) {
+      const named = this.refsOf(c.table, col, [c.row[col]]);
+      if (named !== undefined) setOwn(refs, col, named);
+    }
+    const parentKey =
+      c.parent === undefined ? undefined : this.nameOf(c.parent.table, c.parent.uuid);
+    return {
+      ...c,
+      ...(c.parent === undefined || parentKey === undefined
+        ? {}
+        : { parent: { ...c.parent, key: parentKey } }),
+      ...(Object.keys(refs).length === 0 ? {} : { refs }),
+    };
+  }
+
   private updateChange(e: Edit): PlannedChange {
     const row = this.snap.row(e.table, e.uuid)!;
     const columns: ColumnChange[] = [];
-    for (const [c, to] of e.set) columns.push({ column: c, how: 'set', from: row[c], to });
+    for (const [c, to] of e.set) {
+      const refs = this.refsOf(e.table, c, [row[c], to]);
+      columns.push({
+        column: c,
+        how: 'set',
+        from: row[c],
+        to,
+        ...(refs === undefined ? {} : { refs }),
+      });
+    }
     for (const [c, m] of e.mutate) {
       const insert = m.insert;
+      const refs = this.refsOf(e.table, c, [m.remove, insert]);
       columns.push({
         column: c,
         how: 'mutate',
@@ -724,6 +875,7 @@ class Planner extends Matching {
           : Object.keys(insert).length > 0
             ? { insert }
             : {}),
+        ...(refs === undefined ? {} : { refs }),
       });
     }
     columns.sort((a, b) => (a.column < b.column ? -1 : a.column > b.column ? 1 : 0));

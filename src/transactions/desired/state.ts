@@ -117,7 +117,8 @@ export interface AddOptions {
    * ports to): it is created without an owner mark when missing and never
    * deleted; its set and map columns are contributions, added with
    * `mutate`; of a reference set, the elements that point to this owner's
-   * rows and are not declared are removed; nothing else is.
+   * rows and are not declared are removed; nothing else is. A row that
+   * carries another owner's mark cannot be shared (`owned-by-other`).
    */
   readonly shared?: boolean | undefined;
   /** Take over an existing row that carries no owner mark (default: the state's `adopt`). */

@@ -5,9 +5,12 @@
  * - `cut()` destroys every proxied connection and refuses new ones until
  *   `restore()`;
  * - `freeze()` stops forwarding in both directions while keeping the sockets
- *   open (a silent, hung server), until `thaw()`;
+ *   open (a silent, hung server), until `thaw()`; `holdRequests()` stops
+ *   forwarding the client's messages only (requests in flight), until `thaw()`;
  * - `refuseMethods([...])` answers requests for those methods with
- *   `"unknown method"` itself, as an older server would.
+ *   `"unknown method"` itself, as an older server would;
+ * - `dropReplies()` keeps forwarding the client's requests but throws away
+ *   everything the server sends (replies lost on the way back), until `cut()`.
  */
 
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -39,6 +42,8 @@ export class OvsdbProxy {
   private readonly pairs = new Set<Pair>();
   private down = false;
   private frozen = false;
+  private holding = false;
+  private dropping = false;
   private refusedMethods = new Set<string>();
 
   private constructor(private readonly target: string) {
@@ -59,9 +64,15 @@ export class OvsdbProxy {
     return p;
   }
 
+  /** Forward requests, throw away whatever the server sends, until {@link OvsdbProxy.cut}. */
+  dropReplies(): void {
+    this.dropping = true;
+  }
+
   /** Drop every connection and refuse new ones. */
   cut(): void {
     this.down = true;
+    this.dropping = false;
     for (const p of this.pairs) {
       p.client.destroy();
       p.server.destroy();
@@ -79,9 +90,15 @@ export class OvsdbProxy {
     this.frozen = true;
   }
 
+  /** Stop forwarding the client's messages (they are held), keeping the server's flowing. */
+  holdRequests(): void {
+    this.holding = true;
+  }
+
   /** Forward again, including what was held. */
   thaw(): void {
     this.frozen = false;
+    this.holding = false;
     for (const p of this.pairs) {
       for (const b of p.held.toServer.splice(0)) p.server.write(b);
       for (const b of p.held.toClient.splice(0)) p.client.write(b);
@@ -144,11 +161,12 @@ export class OvsdbProxy {
           continue;
         }
         const out = Buffer.from(JSON.stringify(m));
-        if (this.frozen) pair.held.toServer.push(out);
+        if (this.frozen || this.holding) pair.held.toServer.push(out);
         else server.write(out);
       }
     });
     server.on('data', (chunk: Buffer) => {
+      if (this.dropping) return;
       if (this.frozen) pair.held.toClient.push(chunk);
       else client.write(chunk);
     });

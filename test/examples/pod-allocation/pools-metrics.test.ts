@@ -213,7 +213,7 @@ async function demoLoads(observe: boolean): Promise<string[]> {
   delete env['OVN_NB_DB'];
   const { stdout } = await promisify(execFile)(
     process.execPath,
-    ['--import', 'tsx', '--input-type=module', '-e', code],
+    ['--conditions=ovnkit-source', '--import', 'tsx', '--input-type=module', '-e', code],
     { env, timeout: 60_000, maxBuffer: 64 * 1024 * 1024 },
   );
   return JSON.parse(stdout) as string[];

@@ -236,7 +236,12 @@ describe('file pod source', () => {
       'pods:\n  - {namespace: a, name: p1, node: n1}\n  - {namespace: a, name: p2, node: n1}\n',
     );
     const errors: Error[] = [];
-    const source = new FilePodSource(path, { intervalMs: 20, onError: (e) => errors.push(e) });
+    const source = new FilePodSource(path, {
+      intervalMs: 20,
+      confirmMs: 20,
+      onError: (e) => errors.push(e),
+    });
+    await source.whenSynced();
     expect((await source.list()).map((p) => p.name)).toEqual(['p1', 'p2']);
     const events: PodEvent[] = [];
     source.subscribe((e) => events.push(e));

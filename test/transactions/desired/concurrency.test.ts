@@ -12,7 +12,7 @@
  *   columns the desired state leaves out survives.
  */
 
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { DatabaseClient } from '../../../src/client/index.js';
 import { NB, type NBTables } from '../../../src/nb/generated/index.js';
 import { nbDesiredState } from '../../../src/nb/index.js';
@@ -23,16 +23,14 @@ import {
   keyOf,
 } from '../../../src/transactions/index.js';
 import {
-  connectNb,
   countingClient,
   dump,
   KINDS,
   keysOfDump,
-  type NbServer,
   ownerOfWire,
   settle,
-  startNbServer,
-  wireAtom,
+  groupPorts as sharedPorts,
+  useNbServer,
   wireMap,
   wireSet,
 } from './helpers.js';
@@ -47,31 +45,9 @@ function checkResult(r: ApplyResult): void {
 }
 
 describe.each(KINDS)('desired state under concurrency on %s', (kind) => {
-  let server: NbServer;
-  let c1: DatabaseClient<NBTables>;
-  let c2: DatabaseClient<NBTables>;
-  beforeAll(async () => {
-    server = await startNbServer(kind);
-    c1 = await connectNb(server.remote);
-    c2 = await connectNb(server.remote);
-  }, 60_000);
-  afterAll(async () => {
-    await c1?.close();
-    await c2?.close();
-    await server?.stop();
-  });
+  const fx = useNbServer(kind);
 
-  /** The port names in port group `name`, sorted, as `ovsdb-client dump` shows them. */
-  const groupPorts = async (name: string): Promise<string[]> => {
-    const tables = await dump(server.remote, ['Port_Group', 'Logical_Switch_Port']);
-    const groups = tables.get('Port_Group')!.rows.filter((r) => r['name'] === name);
-    expect(groups.length).toBe(1);
-    expect(wireMap(groups[0]!['external_ids'])).toEqual({});
-    const names = new Map(
-      tables.get('Logical_Switch_Port')!.rows.map((r) => [wireAtom(r['_uuid']), r['name']]),
-    );
-    return (wireSet(groups[0]!['ports']) as string[]).map((u) => String(names.get(u))).sort();
-  };
+  const groupPorts = (name: string): Promise<string[]> => sharedPorts(fx.server.remote, name);
 
   it('two owners contribute to one shared port group at once; each shrink takes only its own', async () => {
     for (const n of [1, 3, 8, 20]) {
@@ -91,7 +67,10 @@ describe.each(KINDS)('desired state under concurrency on %s', (kind) => {
       const B = `sb${n}`;
       const pa = range(`${A}-p`, 0, n);
       const pb = range(`${B}-p`, 0, n);
-      const first = await Promise.all([applyDesired(c1, mk(A, pa)), applyDesired(c2, mk(B, pb))]);
+      const first = await Promise.all([
+        applyDesired(fx.c1, mk(A, pa)),
+        applyDesired(fx.c2, mk(B, pb)),
+      ]);
       for (const r of first) {
         expect(r.outcome).toBe('applied');
         checkResult(r);
@@ -99,22 +78,24 @@ describe.each(KINDS)('desired state under concurrency on %s', (kind) => {
       expect(await groupPorts(pg)).toEqual([...pa, ...pb].sort());
 
       // A shrinks alone: B's ports stay.
-      await settle(c1);
+      await settle(fx.c1);
       const half = pa.slice(0, Math.ceil(n / 2));
-      checkResult(await applyDesired(c1, mk(A, half)));
+      checkResult(await applyDesired(fx.c1, mk(A, half)));
       expect(await groupPorts(pg)).toEqual([...half, ...pb].sort());
 
       // Both shrink at once, to different sizes, each from its own client.
-      await settle(c2);
+      await settle(fx.c2);
       const bKeep = pb.slice(0, Math.floor(n / 2));
       const second = await Promise.all([
-        applyDesired(c1, mk(A, [])),
-        applyDesired(c2, mk(B, bKeep)),
+        applyDesired(fx.c1, mk(A, [])),
+        applyDesired(fx.c2, mk(B, bKeep)),
       ]);
       for (const r of second) checkResult(r);
       expect(await groupPorts(pg)).toEqual(bKeep);
       // A's ports are gone with its desired set; B's left ones are B's.
-      const lsp = (await dump(server.remote, ['Logical_Switch_Port'])).get('Logical_Switch_Port')!;
+      const lsp = (await dump(fx.server.remote, ['Logical_Switch_Port'])).get(
+        'Logical_Switch_Port',
+      )!;
       const byOwner = (o: string): string[] =>
         lsp.rows
           .filter((r) => ownerOfWire(r) === o)
@@ -156,7 +137,7 @@ describe.each(KINDS)('desired state under concurrency on %s', (kind) => {
     };
     /** The state, from `ovsdb-client dump`, in the form of a Want. */
     const read = async (): Promise<Want> => {
-      const t = await dump(server.remote);
+      const t = await dump(fx.server.remote);
       const { byUuid } = keysOfDump(t);
       const mine = (table: string) => t.get(table)!.rows.filter((r) => ownerOfWire(r) === owner);
       const sws = mine('Logical_Switch');
@@ -195,7 +176,7 @@ describe.each(KINDS)('desired state under concurrency on %s', (kind) => {
       config: 'base',
       sets: ['race_base'],
     };
-    await applyDesired(c1, mk(base));
+    await applyDesired(fx.c1, mk(base));
     expect(await read()).toEqual(norm(base));
 
     // Rounds: both appliers change the switch's ports and config and the group's ports;
@@ -220,8 +201,8 @@ describe.each(KINDS)('desired state under concurrency on %s', (kind) => {
         config: `y${i}`,
         sets: [`race_${i}_y`],
       };
-      await settle(c1);
-      await settle(c2);
+      await settle(fx.c1);
+      await settle(fx.c2);
       const finished: string[] = [];
       const run = async (
         name: string,
@@ -232,8 +213,8 @@ describe.each(KINDS)('desired state under concurrency on %s', (kind) => {
         finished.push(name);
         return r;
       };
-      const runX = (): Promise<ApplyResult> => run('x', c1, x);
-      const runY = (): Promise<ApplyResult> => run('y', c2, y);
+      const runX = (): Promise<ApplyResult> => run('x', fx.c1, x);
+      const runY = (): Promise<ApplyResult> => run('y', fx.c2, y);
       // Which applier starts first alternates.
       const [rx, ry] =
         i % 4 < 2
@@ -244,7 +225,7 @@ describe.each(KINDS)('desired state under concurrency on %s', (kind) => {
       const last = finished[1] === 'x' ? x : y;
       expect(await read()).toEqual(norm(last));
       // The winner's replica agrees: nothing left to do.
-      const winner = finished[1] === 'x' ? c1 : c2;
+      const winner = finished[1] === 'x' ? fx.c1 : fx.c2;
       await settle(winner);
       const counted = countingClient(winner);
       expect((await applyDesired(counted.client, mk(last))).outcome).toBe('unchanged');
@@ -261,7 +242,7 @@ describe.each(KINDS)('desired state under concurrency on %s', (kind) => {
       return d;
     };
     const read = async (): Promise<{ config: string; sets: string[] }> => {
-      const t = await dump(server.remote, ['Logical_Switch', 'Address_Set']);
+      const t = await dump(fx.server.remote, ['Logical_Switch', 'Address_Set']);
       const sws = t.get('Logical_Switch')!.rows.filter((r) => ownerOfWire(r) === owner);
       expect(sws.length).toBe(1);
       return {
@@ -273,15 +254,15 @@ describe.each(KINDS)('desired state under concurrency on %s', (kind) => {
           .sort(),
       };
     };
-    await applyDesired(c1, mk('base', ['dj_base']));
+    await applyDesired(fx.c1, mk('base', ['dj_base']));
     let conflicts = 0;
     for (let i = 0; i < 8; i++) {
       const now = await read();
       // x only adds an address set; y only changes the switch: no row both write.
       const x = { config: now.config, sets: [...now.sets, `dj_${i}_x`].sort() };
       const y = { config: `y${i}`, sets: now.sets };
-      await settle(c1);
-      await settle(c2);
+      await settle(fx.c1);
+      await settle(fx.c2);
       const finished: (typeof x)[] = [];
       const run = async (c: DatabaseClient<NBTables>, w: typeof x): Promise<ApplyResult> => {
         const r = await applyDesired(c, mk(w.config, w.sets), { guardReads: true });
@@ -290,8 +271,8 @@ describe.each(KINDS)('desired state under concurrency on %s', (kind) => {
       };
       const results =
         i % 2 === 0
-          ? await Promise.all([run(c1, x), run(c2, y)])
-          : await Promise.all([run(c2, y), run(c1, x)]);
+          ? await Promise.all([run(fx.c1, x), run(fx.c2, y)])
+          : await Promise.all([run(fx.c2, y), run(fx.c1, x)]);
       for (const r of results) checkResult(r);
       conflicts += results.reduce((n, r) => n + r.conflicts, 0);
       expect(await read()).toEqual(finished[1]);
@@ -308,14 +289,14 @@ describe.each(KINDS)('desired state under concurrency on %s', (kind) => {
       d.add('Logical_Switch_Port', { name: 'guard-p1', addresses }, { in: sw });
       return d;
     };
-    await applyDesired(c1, mk(['unknown'], 'a'));
-    await settle(c2);
-    const sw = c2.find('Logical_Switch', (r) => r.name === 'guard-sw')!;
-    const port = c2.lookup('Logical_Switch_Port', { name: 'guard-p1' })!;
+    await applyDesired(fx.c1, mk(['unknown'], 'a'));
+    await settle(fx.c2);
+    const sw = fx.c2.find('Logical_Switch', (r) => r.name === 'guard-sw')!;
+    const port = fx.c2.lookup('Logical_Switch_Port', { name: 'guard-p1' })!;
     // Before the first transaction of the apply: another client writes columns the desired
     // state leaves out (the switch's external_ids, the port's options) and one it declares.
-    const racing = countingClient(c1, async () => {
-      await c2.transact([
+    const racing = countingClient(fx.c1, async () => {
+      await fx.c2.transact([
         {
           op: 'mutate',
           table: 'Logical_Switch',
@@ -338,7 +319,7 @@ describe.each(KINDS)('desired state under concurrency on %s', (kind) => {
     expect(r.conflicts).toBeGreaterThanOrEqual(1);
     expect(r.attempts).toBe(r.conflicts + 1);
     expect(racing.count()).toBe(r.attempts);
-    const t = await dump(server.remote, ['Logical_Switch', 'Logical_Switch_Port']);
+    const t = await dump(fx.server.remote, ['Logical_Switch', 'Logical_Switch_Port']);
     const swRow = t.get('Logical_Switch')!.rows.find((x) => x['name'] === 'guard-sw')!;
     const pRow = t.get('Logical_Switch_Port')!.rows.find((x) => x['name'] === 'guard-p1')!;
     expect(wireMap(swRow['other_config'])).toEqual({ mode: 'b' });

@@ -10,8 +10,10 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { afterAll, beforeAll } from 'vitest';
 import { connectDatabase, type DatabaseClient } from '../../../src/client/index.js';
 import { NB, type NBTables } from '../../../src/nb/generated/index.js';
+import type { Operation } from '../../../src/ovsdb/wire/wire.js';
 import { requireOvsdbServer } from '../../../src/testing/index.js';
 import { runTool } from '../../../src/testing/processes.js';
 import { type FileServer, type Kind, startFileServer } from '../../server/file-servers.js';
@@ -51,6 +53,33 @@ export async function startNbServer(kind: Kind): Promise<NbServer> {
   };
 }
 
+/** A server and two clients on it: {@link useNbServer}'s fixture. */
+export interface NbFixture {
+  readonly server: NbServer;
+  readonly c1: DatabaseClient<NBTables>;
+  readonly c2: DatabaseClient<NBTables>;
+}
+
+/**
+ * A server of `kind` on a fresh NB database and two synced clients on it,
+ * started in `beforeAll` and stopped in `afterAll` (use inside tests).
+ */
+export function useNbServer(kind: Kind): NbFixture {
+  const fx: { server?: NbServer; c1?: DatabaseClient<NBTables>; c2?: DatabaseClient<NBTables> } =
+    {};
+  beforeAll(async () => {
+    fx.server = await startNbServer(kind);
+    fx.c1 = await connectNb(fx.server.remote);
+    fx.c2 = await connectNb(fx.server.remote);
+  }, 60_000);
+  afterAll(async () => {
+    await fx.c1?.close();
+    await fx.c2?.close();
+    await fx.server?.stop();
+  });
+  return fx as NbFixture;
+}
+
 /** An NB client on `remote`, synced. */
 export async function connectNb(remote: string): Promise<DatabaseClient<NBTables>> {
   const client = connectDatabase({ remotes: remote, model: NB, backoff: BACKOFF });
@@ -69,26 +98,30 @@ export interface CountingClient {
   readonly client: DatabaseClient<NBTables>;
   /** Calls of `transact` so far. */
   readonly count: () => number;
+  /** The operations of each call, in order. */
+  readonly sent: readonly (readonly Operation[])[];
 }
 
 /**
- * Wrap `client` so that its `transact` calls are counted; `before`, when
- * given, runs (and is awaited) before the first call is passed on.
+ * Wrap `client` so that its `transact` calls are counted and their
+ * operations kept; `before`, when given, runs (and is awaited) before the
+ * first call is passed on.
  */
 export function countingClient(
   client: DatabaseClient<NBTables>,
   before?: () => Promise<void>,
 ): CountingClient {
-  let n = 0;
+  const sent: (readonly Operation[])[] = [];
   const wrapped = Object.create(client, {
     transact: {
       value: async (...args: Parameters<DatabaseClient<NBTables>['transact']>) => {
-        if (n++ === 0 && before !== undefined) await before();
+        sent.push(args[0]);
+        if (sent.length === 1 && before !== undefined) await before();
         return client.transact(...args);
       },
     },
   }) as DatabaseClient<NBTables>;
-  return { client: wrapped, count: () => n };
+  return { client: wrapped, count: () => sent.length, sent };
 }
 
 /** One table as `ovsdb-client -f json dump` prints it. */
@@ -158,6 +191,23 @@ export function wireMap(v: unknown): Record<string, unknown> {
     out[String(k)] = wireAtom(x);
   }
   return out;
+}
+
+/**
+ * The names of the ports in port group `name`, sorted, as `ovsdb-client dump`
+ * shows them; the group must exist once and carry no `external_ids`.
+ */
+export async function groupPorts(remote: string, name: string): Promise<string[]> {
+  const tables = await dump(remote, ['Port_Group', 'Logical_Switch_Port']);
+  const groups = tables.get('Port_Group')!.rows.filter((r) => r['name'] === name);
+  if (groups.length !== 1) throw new Error(`${groups.length} port groups named ${name}`);
+  const ext = wireMap(groups[0]!['external_ids']);
+  if (Object.keys(ext).length > 0)
+    throw new Error(`${name} has external_ids ${JSON.stringify(ext)}`);
+  const names = new Map(
+    tables.get('Logical_Switch_Port')!.rows.map((r) => [wireAtom(r['_uuid']), r['name']]),
+  );
+  return (wireSet(groups[0]!['ports']) as string[]).map((u) => String(names.get(u))).sort();
 }
 
 /** The owner mark of a dumped row. */

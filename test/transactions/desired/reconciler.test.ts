@@ -41,10 +41,17 @@ function comparable(plan: Plan, client: DatabaseClient<NBTables>): unknown {
     ) ||
     client.get('Logical_Router', u) !== undefined ||
     client.get('Logical_Router_Static_Route', u) !== undefined;
+  const isNew = (x: unknown): boolean =>
+    typeof x === 'string' && /^[0-9a-f]{8}-[0-9a-f]{4}-/.test(x) && !known(x);
+  // New rows' UUIDs differ between two plans, as values and as keys (of a change's `refs`).
   const mask = (v: unknown): unknown =>
     JSON.parse(
       JSON.stringify(v, (_k, x) =>
-        typeof x === 'string' && /^[0-9a-f]{8}-[0-9a-f]{4}-/.test(x) && !known(x) ? 'new' : x,
+        isNew(x)
+          ? 'new'
+          : x !== null && typeof x === 'object' && !Array.isArray(x)
+            ? Object.fromEntries(Object.entries(x).map(([k, y]) => [isNew(k) ? 'new' : k, y]))
+            : x,
       ),
     );
   const edits = [...plan.edits.values()]
