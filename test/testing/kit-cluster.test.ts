@@ -7,21 +7,18 @@
  * member refused.
  */
 
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   connectDatabase,
   type DatabaseClient,
   type DatabaseClientOptions,
-  type StatusEvent,
 } from '../../src/client/index.js';
 import { NB, type NBTables } from '../../src/nb/index.js';
 import { createTestCluster, type TestClusterOptions } from '../../src/testing/index.js';
 import '../../src/testing/vitest.js';
+import { closeAfterEach, nextStatus } from './kit-helpers.js';
 
-const open: { close(): Promise<void> }[] = [];
-afterEach(async () => {
-  for (const x of open.splice(0).reverse()) await x.close();
-});
+const track = closeAfterEach();
 
 async function rig(options: TestClusterOptions = {}) {
   const cluster = await createTestCluster(
@@ -32,7 +29,7 @@ async function rig(options: TestClusterOptions = {}) {
     },
     options,
   );
-  open.push(cluster);
+  track(cluster);
   return cluster;
 }
 
@@ -46,18 +43,8 @@ function client(
     model: NB,
     ...more,
   });
-  open.push(c);
+  track(c);
   return c;
-}
-
-function next(c: DatabaseClient<NBTables>, type: StatusEvent['type']): Promise<StatusEvent> {
-  return new Promise((resolve) => {
-    const off = c.onStatus((e) => {
-      if (e.type !== type) return;
-      off();
-      resolve(e);
-    });
-  });
 }
 
 describe('createTestCluster', () => {
@@ -67,8 +54,8 @@ describe('createTestCluster', () => {
     await c.ready;
     expect(c.status.remote).toBe('unix:m0');
     await c.transact([{ op: 'insert', table: 'Logical_Switch', row: { name: 'sw1' } }]);
-    const changed = next(c, 'leader-changed');
-    const resynced = next(c, 'resynced');
+    const changed = nextStatus(c, 'leader-changed');
+    const resynced = nextStatus(c, 'resynced');
     cluster.setLeader(1);
     expect((await changed).reason).toBe('the server is not the OVN_Northbound cluster leader');
     const event = await resynced;
@@ -93,7 +80,7 @@ describe('createTestCluster', () => {
     c.on('Logical_Switch', 'update', (row) => {
       updates.push(`update ${row.name}`);
     });
-    const resynced = next(c, 'resynced');
+    const resynced = nextStatus(c, 'resynced');
     // The leader goes; a write the client misses; the history goes (the
     // members restarted from a snapshot); m2 leads.
     cluster.members[0]?.stop();
@@ -120,7 +107,7 @@ describe('createTestCluster', () => {
     const c = client(cluster, { leaderOnly: false });
     await c.ready;
     expect(c.status.remote).toBe('unix:m0');
-    const resynced = next(c, 'resynced');
+    const resynced = nextStatus(c, 'resynced');
     cluster.members[0]?.stop();
     const event = await resynced;
     expect(c.status.remote).toBe('unix:m2');
@@ -133,8 +120,8 @@ describe('createTestCluster', () => {
     const c = client(cluster);
     await c.ready;
     expect(c.status.remote).toBe('unix:m0');
-    const disconnected = next(c, 'disconnected');
-    const resynced = next(c, 'resynced');
+    const disconnected = nextStatus(c, 'disconnected');
+    const resynced = nextStatus(c, 'resynced');
     cluster.members[0]?.set({ model: 'clustered', connected: false });
     expect((await disconnected).reason).toMatch(/not connected to the OVN_Northbound cluster/);
     await resynced;

@@ -8,23 +8,21 @@
  * held by someone else.
  */
 
-import { afterEach, describe, expect, it } from 'vitest';
-import { connectDatabase, type DatabaseClient, type StatusEvent } from '../../src/client/index.js';
+import { describe, expect, it } from 'vitest';
+import { connectDatabase, type DatabaseClient } from '../../src/client/index.js';
 import { NB, type NBTables } from '../../src/nb/index.js';
 import { TransactionError } from '../../src/ovsdb/wire/errors.js';
 import type { Operation } from '../../src/ovsdb/wire/wire.js';
 import { seedDatabase } from '../../src/testing/index.js';
 import { openDatabase, TransactionOutcomeError } from '../../src/transactions/index.js';
 import '../../src/testing/vitest.js';
+import { closeAfterEach, nextStatus } from './kit-helpers.js';
 
-const open: { close(): Promise<void> }[] = [];
-afterEach(async () => {
-  for (const x of open.splice(0).reverse()) await x.close();
-});
+const track = closeAfterEach();
 
 async function rig() {
   const db = await seedDatabase(NB, { Logical_Switch: { sw0: { name: 'sw0' } } });
-  open.push(db);
+  track(db);
   return db;
 }
 
@@ -34,19 +32,8 @@ function client(
   more: { probeIntervalMs?: number } = {},
 ): DatabaseClient<NBTables> {
   const c = connectDatabase({ remotes: db.remote(label), dial: db.dial, model: NB, ...more });
-  open.push(c);
+  track(c);
   return c;
-}
-
-/** The next status event of `type`. */
-function next(c: DatabaseClient<NBTables>, type: StatusEvent['type']): Promise<StatusEvent> {
-  return new Promise((resolve) => {
-    const off = c.onStatus((e) => {
-      if (e.type !== type) return;
-      off();
-      resolve(e);
-    });
-  });
 }
 
 const addSwitch = (name: string): Operation => ({
@@ -62,7 +49,7 @@ describe('a dropped connection', () => {
     await c.ready;
     await c.transact([addSwitch('before')]);
     const first = db.session('controller');
-    const resynced = next(c, 'resynced');
+    const resynced = nextStatus(c, 'resynced');
     first.drop();
     // Written while the client is away.
     const conn = db.connection('other');
@@ -85,12 +72,9 @@ describe('a dropped connection', () => {
 describe('a lost reply', () => {
   it('the transaction ran and its reply was lost: the typed transaction ends committed', async () => {
     const db = await rig();
-    const handle = await openDatabase({
-      remotes: db.remote('controller'),
-      dial: db.dial,
-      model: NB,
-    });
-    open.push(handle);
+    const handle = track(
+      await openDatabase({ remotes: db.remote('controller'), dial: db.dial, model: NB }),
+    );
     const rec = db.record();
     db.session('controller').dropAfter(1, { method: 'transact' });
     const r = await handle.transact((tx) => tx.insert('Logical_Switch', { name: 'lost-reply' }));
@@ -102,12 +86,9 @@ describe('a lost reply', () => {
 
   it('the request was lost before the server read it: the typed transaction ends not committed', async () => {
     const db = await rig();
-    const handle = await openDatabase({
-      remotes: db.remote('controller'),
-      dial: db.dial,
-      model: NB,
-    });
-    open.push(handle);
+    const handle = track(
+      await openDatabase({ remotes: db.remote('controller'), dial: db.dial, model: NB }),
+    );
     db.session('controller').dropAfter(1, { method: 'transact', handle: false });
     const e = await handle
       .transact((tx) => tx.insert('Logical_Switch', { name: 'lost-request' }))
@@ -127,8 +108,8 @@ describe('a half-open connection', () => {
     const c = client(db, 'controller', { probeIntervalMs: 100 });
     await c.ready;
     const held = db.session('controller');
-    const disconnected = next(c, 'disconnected');
-    const resynced = next(c, 'resynced');
+    const disconnected = nextStatus(c, 'disconnected');
+    const resynced = nextStatus(c, 'resynced');
     held.halfOpen();
     const event = await disconnected;
     expect(event.reason).toMatch(/^inactivity probe: nothing received from the server for \d+ ms$/);
@@ -196,7 +177,7 @@ describe('a lock held by the test', () => {
     const db = await rig();
     const held = await db.holdLock('ovn_northd');
     const conn = db.connection('controller');
-    open.push({ close: async () => conn.close() });
+    track({ close: async () => conn.close() });
     const granted = new Promise<string>((resolve) => conn.on('locked', resolve));
     expect(await conn.lock('ovn_northd')).toBe(false);
     await held.release();

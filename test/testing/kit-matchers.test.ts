@@ -9,7 +9,7 @@
  */
 
 import { AssertionError } from 'node:assert';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { connectDatabase } from '../../src/client/index.js';
 import { NB, type NBTables } from '../../src/nb/index.js';
 import type { Operation } from '../../src/ovsdb/wire/wire.js';
@@ -21,13 +21,11 @@ import {
   stateSnapshot,
 } from '../../src/testing/index.js';
 import '../../src/testing/vitest.js';
+import { closeAfterEach } from './kit-helpers.js';
 
 const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/;
 
-const open: { close(): Promise<void> }[] = [];
-afterEach(async () => {
-  for (const x of open.splice(0).reverse()) await x.close();
-});
+const track = closeAfterEach();
 
 /** A switch with two ports, one with a DHCP options row. */
 async function network() {
@@ -43,7 +41,7 @@ async function network() {
       d4: { cidr: '10.0.0.0/24', options: { lease_time: '3600', router: '10.0.0.254' } },
     },
   });
-  open.push(db);
+  track(db);
   return db;
 }
 
@@ -183,7 +181,7 @@ describe('toHaveDataExact, toHaveDataSubset, toHaveEmptyData', () => {
     const db = await seedDatabase(NB, {
       Logical_Switch: { sw0: { name: 'sw0', other_config: { a: 'b' } } },
     });
-    open.push(db);
+    track(db);
     await expect(db).toHaveDataExact({
       Logical_Switch: { sw0: { name: 'sw0', other_config: { a: 'b' } } },
     });
@@ -230,7 +228,7 @@ describe('toHaveDataExact, toHaveDataSubset, toHaveEmptyData', () => {
 
   it('empty: every table, with what is there listed', async () => {
     const empty = await seedDatabase(NB);
-    open.push(empty);
+    track(empty);
     await expect(empty).toHaveEmptyData();
     await assertEmptyData(empty);
     const db = await network();
@@ -256,7 +254,7 @@ describe('on a client replica', () => {
   it('waits until the replica has caught up with the server: a slow client does not race the assertion', async () => {
     const db = await network();
     const client = connectDatabase({ remotes: db.remote('controller'), dial: db.dial, model: NB });
-    open.push(client);
+    track(client);
     await client.ready;
     // Everything the server sends this client now arrives 100 ms late.
     db.session('controller').delayReplies(100);
@@ -274,7 +272,7 @@ describe('on a client replica', () => {
   it('reads the same state from the replica as from the server, seed names included', async () => {
     const db = await network();
     const client = connectDatabase({ remotes: db.remote(), dial: db.dial, model: NB });
-    open.push(client);
+    track(client);
     await client.ready;
     const expected = {
       Logical_Switch: { sw0: { ports: ['p1', 'p2'] } },

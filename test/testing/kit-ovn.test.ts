@@ -10,7 +10,7 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { connectDatabase } from '../../src/client/index.js';
 import { NB } from '../../src/nb/index.js';
 import { connect } from '../../src/ovsdb/connection/connect.js';
@@ -25,11 +25,9 @@ import {
   requireOvsdbServer,
 } from '../../src/testing/index.js';
 import { startOvnOrSkip } from '../../src/testing/vitest.js';
+import { closeAfterEach } from './kit-helpers.js';
 
-const open: { close(): Promise<void> }[] = [];
-afterEach(async () => {
-  for (const x of open.splice(0).reverse()) await x.close();
-});
+const track = closeAfterEach();
 
 /** The SB schema installed with ovn-northd (the fixture's default). */
 const SB_SCHEMA = '/usr/share/ovn/ovn-sb.ovsschema';
@@ -63,7 +61,7 @@ describe.each(['memory', 'ovsdb-server'] as const)('startOvn on %s', (server) =>
   it('northd turns the seeded NB into SB bindings and flows; waitForSb follows later NB writes', async (ctx) => {
     if (server === 'ovsdb-server') requireOvsdbServer();
     const ovn = await startOvnOrSkip(ctx, { server, nbSeed: NB_SEED });
-    open.push({ close: () => ovn.stop() });
+    track({ close: () => ovn.stop() });
     await ovn.waitForSb();
     const first = await sbView(ovn);
     expect(first.ports).toEqual(['p1', 'p2']);
@@ -71,7 +69,7 @@ describe.each(['memory', 'ovsdb-server'] as const)('startOvn on %s', (server) =>
 
     // A controller adds a port through its own client.
     const client = connectDatabase({ remotes: ovn.nb.remote, model: NB });
-    open.push(client);
+    track(client);
     await client.ready;
     await client.transact([
       { op: 'insert', table: 'Logical_Switch_Port', row: { name: 'p3' }, 'uuid-name': 'p3' },
@@ -94,7 +92,7 @@ describe.each(['memory', 'ovsdb-server'] as const)('startOvn on %s', (server) =>
       // On ovsdb-server, a client's replica of SB, once caught up.
       const sbModel = defineModel(parseSchemaText(readFileSync(SB_SCHEMA, 'utf8')));
       const sb = connectDatabase({ remotes: ovn.sb.remote, model: sbModel });
-      open.push(sb);
+      track(sb);
       await sb.ready;
       await assertDataSubset(sb, {
         Port_Binding: [{ logical_port: 'p1' }, { logical_port: 'p2' }, { logical_port: 'p3' }],

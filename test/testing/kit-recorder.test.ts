@@ -7,7 +7,7 @@
  */
 
 import { AssertionError } from 'node:assert';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { connectDatabase } from '../../src/client/index.js';
 import { createNb, lspAdd, NB } from '../../src/nb/index.js';
 import type { Operation } from '../../src/ovsdb/wire/wire.js';
@@ -18,11 +18,9 @@ import {
   seedDatabase,
 } from '../../src/testing/index.js';
 import '../../src/testing/vitest.js';
+import { closeAfterEach } from './kit-helpers.js';
 
-const open: { close(): Promise<void> }[] = [];
-afterEach(async () => {
-  for (const x of open.splice(0).reverse()) await x.close();
-});
+const track = closeAfterEach();
 
 async function rig() {
   const db = await seedDatabase(
@@ -30,9 +28,9 @@ async function rig() {
     { Logical_Switch: { sw0: { name: 'sw0' } } },
     { uuids: 'deterministic' },
   );
-  open.push(db);
+  track(db);
   const client = connectDatabase({ remotes: db.remote('controller'), dial: db.dial, model: NB });
-  open.push(client);
+  track(client);
   await client.ready;
   return { db, client };
 }

@@ -6,7 +6,7 @@
  * given, which the server then treats as its commit checks say.
  */
 
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { SB } from '../../examples/sb-agent/model/index.js';
 import { connectDatabase } from '../../src/client/index.js';
 import { NB } from '../../src/nb/index.js';
@@ -14,15 +14,13 @@ import type { OvsdbConnection } from '../../src/ovsdb/connection/connection.js';
 import type { Operation } from '../../src/ovsdb/wire/wire.js';
 import type { OvsdbServer } from '../../src/server/index.js';
 import { invalidRow, seedDatabase } from '../../src/testing/index.js';
+import { closeAfterEach } from './kit-helpers.js';
 
-const open: { close(): Promise<void> }[] = [];
-afterEach(async () => {
-  for (const x of open.splice(0).reverse()) await x.close();
-});
+const track = closeAfterEach();
 
 async function seeded<T extends { close(): Promise<void> }>(p: Promise<T>): Promise<T> {
   const db = await p;
-  open.push(db);
+  track(db);
   return db;
 }
 
@@ -61,7 +59,7 @@ describe('seedDatabase', () => {
     );
     // A client sees exactly that.
     const client = connectDatabase({ remotes: db.remote(), dial: db.dial, model: NB });
-    open.push(client);
+    track(client);
     await client.ready;
     const p1 = client.lookup('Logical_Switch_Port', { name: 'p1' });
     expect(p1?._uuid).toBe(db.uuid('Logical_Switch_Port', 'p1'));
@@ -161,14 +159,14 @@ describe('invalid rows', () => {
       }),
     );
     const conn = db.connection();
-    open.push({ close: async () => conn.close() });
+    track({ close: async () => conn.close() });
     return { db, conn };
   }
 
   it('are stored as given, and a client reads them as stored', async () => {
     const { db } = await repairRig();
     const client = connectDatabase({ remotes: db.remote(), dial: db.dial, model: NB });
-    open.push(client);
+    track(client);
     await client.ready;
     expect([...client.rows('Logical_Switch_Port')].map((p) => p.name).sort()).toEqual([
       'orphan',

@@ -93,6 +93,8 @@ class Comparison {
   /** Name key → UUID, and back. */
   readonly binding = new Map<string, string>();
   private readonly boundBy = new Map<string, string>();
+  /** The names bound by the seed, before any search. */
+  private readonly seedBinding = new Map<string, string>();
   private steps = 0;
 
   constructor(
@@ -171,6 +173,7 @@ class Comparison {
     }
     for (const [k, uuid] of seedBound) {
       if (!this.used.has(k)) continue;
+      this.seedBinding.set(k, uuid);
       this.binding.set(k, uuid);
       this.boundBy.set(uuid, k);
     }
@@ -304,6 +307,13 @@ class Comparison {
    * shares its natural key, or else holds most of its columns.
    */
   pairing(): Map<ExpRow, string> {
+    // Start again from the seed's names (a search that gave up may leave others bound).
+    this.binding.clear();
+    this.boundBy.clear();
+    for (const [k, uuid] of this.seedBinding) {
+      this.binding.set(k, uuid);
+      this.boundBy.set(uuid, k);
+    }
     const pairs = new Map<ExpRow, string>();
     const used = new Set<string>();
     const take = (r: ExpRow, uuid: string): void => {
