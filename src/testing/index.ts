@@ -66,6 +66,7 @@ export {
   ovnNorthdMissing,
   type StartOvnOptions,
   startOvn,
+  startOvnOrSkip,
 } from './kit/ovn.js';
 export { type OpPattern, TransactionRecorder } from './kit/recorder.js';
 export {

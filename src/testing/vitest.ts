@@ -17,16 +17,15 @@
  * has caught up): `await` them. Each has a plain-function twin in
  * `ovnkit/testing` (`assertData`, `assertSent`, …) for other runners.
  * This module imports `vitest`; nothing else of `ovnkit/testing` does.
+ * (`startOvnOrSkip` in `ovnkit/testing` skips a vitest test through its
+ * context.)
  * @module
  */
 
 import { expect } from 'vitest';
-import type { NBTables } from '../nb/generated/model.js';
 import type { DatabaseModel, TableMap } from '../ovsdb/schema/model.js';
 import { checkData, checkEmptyData, type ExpectedState } from './kit/assert.js';
 import type { CompareResult } from './kit/compare.js';
-import type { OvnFixture, StartOvnOptions } from './kit/ovn.js';
-import { ovnNorthdMissing, startOvn } from './kit/ovn.js';
 import {
   checkSent,
   checkSentAtMost,
@@ -34,7 +33,6 @@ import {
   type OpPattern,
   TransactionRecorder,
 } from './kit/recorder.js';
-import type { CheckedSeed, NamesOf, SeedShape } from './kit/seed.js';
 import { isStateSource, type StateSource } from './kit/state.js';
 
 /** The expected state a matcher takes for a value of type `T` (a test database or a replica). */
@@ -110,24 +108,3 @@ expect.extend({
     return verdict(checkSentAtMost(recorder(received, 'toHaveSentAtMost'), max));
   },
 });
-
-/**
- * {@link startOvn} for a vitest test: when `ovn-northd` is not installed,
- * prints a loud notice and skips the test with the reason (under
- * `CI=true` it throws: a missing program fails CI).
- *
- * ```ts
- * it('northd makes flows', async (ctx) => {
- *   await using ovn = await startOvnOrSkip(ctx);
- *   // …
- * });
- * ```
- */
-export async function startOvnOrSkip<const S extends SeedShape<NBTables> = Record<never, never>>(
-  ctx: { skip(note?: string): never },
-  options: StartOvnOptions & { readonly nbSeed?: S & CheckedSeed<NBTables, S> } = {},
-): Promise<OvnFixture<NamesOf<S>>> {
-  const missing = ovnNorthdMissing();
-  if (missing !== undefined) ctx.skip(missing);
-  return startOvn<S>(options);
-}

@@ -14,7 +14,7 @@ import {
   type DatabaseClientOptions,
 } from '../../src/client/index.js';
 import { NB, type NBTables } from '../../src/nb/index.js';
-import { createTestCluster, type TestClusterOptions } from '../../src/testing/index.js';
+import { createTestCluster, type TestClusterOptions } from '../../src/testing/kit/cluster.js';
 import '../../src/testing/vitest.js';
 import { closeAfterEach, nextStatus } from './kit-helpers.js';
 

@@ -13,7 +13,7 @@ import { connectDatabase, type DatabaseClient } from '../../src/client/index.js'
 import { NB, type NBTables } from '../../src/nb/index.js';
 import { TransactionError } from '../../src/ovsdb/wire/errors.js';
 import type { Operation } from '../../src/ovsdb/wire/wire.js';
-import { seedDatabase } from '../../src/testing/index.js';
+import { seedDatabase } from '../../src/testing/kit/database.js';
 import { openDatabase, TransactionOutcomeError } from '../../src/transactions/index.js';
 import '../../src/testing/vitest.js';
 import { closeAfterEach, nextStatus } from './kit-helpers.js';

@@ -13,13 +13,8 @@ import { describe, expect, it } from 'vitest';
 import { connectDatabase } from '../../src/client/index.js';
 import { NB, type NBTables } from '../../src/nb/index.js';
 import type { Operation } from '../../src/ovsdb/wire/wire.js';
-import {
-  assertData,
-  assertEmptyData,
-  type SeededDatabase,
-  seedDatabase,
-  stateSnapshot,
-} from '../../src/testing/index.js';
+import { assertData, assertEmptyData, stateSnapshot } from '../../src/testing/kit/assert.js';
+import { type SeededDatabase, seedDatabase } from '../../src/testing/kit/database.js';
 import '../../src/testing/vitest.js';
 import { closeAfterEach } from './kit-helpers.js';
 

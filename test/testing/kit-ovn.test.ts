@@ -23,8 +23,9 @@ import {
   OvnNorthdMissingError,
   ovnNorthdMissing,
   requireOvsdbServer,
+  startOvnOrSkip,
 } from '../../src/testing/index.js';
-import { startOvnOrSkip } from '../../src/testing/vitest.js';
+import '../../src/testing/vitest.js';
 import { closeAfterEach } from './kit-helpers.js';
 
 const track = closeAfterEach();

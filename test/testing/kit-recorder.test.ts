@@ -11,12 +11,8 @@ import { describe, expect, it } from 'vitest';
 import { connectDatabase } from '../../src/client/index.js';
 import { createNb, lspAdd, NB } from '../../src/nb/index.js';
 import type { Operation } from '../../src/ovsdb/wire/wire.js';
-import {
-  assertSent,
-  assertSentAtMost,
-  assertSentNothing,
-  seedDatabase,
-} from '../../src/testing/index.js';
+import { assertSent, assertSentAtMost, assertSentNothing } from '../../src/testing/kit/assert.js';
+import { seedDatabase } from '../../src/testing/kit/database.js';
 import '../../src/testing/vitest.js';
 import { closeAfterEach } from './kit-helpers.js';
 

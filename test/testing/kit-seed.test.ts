@@ -13,7 +13,8 @@ import { NB } from '../../src/nb/index.js';
 import type { OvsdbConnection } from '../../src/ovsdb/connection/connection.js';
 import type { Operation } from '../../src/ovsdb/wire/wire.js';
 import type { OvsdbServer } from '../../src/server/index.js';
-import { invalidRow, seedDatabase } from '../../src/testing/index.js';
+import { seedDatabase } from '../../src/testing/kit/database.js';
+import { invalidRow } from '../../src/testing/kit/seed.js';
 import { closeAfterEach } from './kit-helpers.js';
 
 const track = closeAfterEach();

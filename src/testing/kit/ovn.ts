@@ -294,3 +294,28 @@ export async function startOvn<const S extends SeedShape<NBTables> = Record<neve
     throw e;
   }
 }
+
+/**
+ * {@link startOvn} for a test whose runner skips through its context
+ * (vitest's `ctx.skip`): when `ovn-northd` is not installed, prints a loud
+ * notice and skips the test with the reason (under `CI=true` it throws: a
+ * missing program fails CI).
+ * @example
+ * ```ts
+ * import { it } from 'vitest';
+ * import { startOvnOrSkip } from 'ovnkit/testing';
+ *
+ * it('northd makes flows', async (ctx) => {
+ *   await using ovn = await startOvnOrSkip(ctx, { nbSeed: { Logical_Switch: { sw0: { name: 'sw0' } } } });
+ *   await ovn.waitForSb();
+ * });
+ * ```
+ */
+export async function startOvnOrSkip<const S extends SeedShape<NBTables> = Record<never, never>>(
+  ctx: { skip(note?: string): never },
+  options: StartOvnOptions & { readonly nbSeed?: S & CheckedSeed<NBTables, S> } = {},
+): Promise<OvnFixture<NamesOf<S>>> {
+  const missing = ovnNorthdMissing();
+  if (missing !== undefined) ctx.skip(missing);
+  return startOvn<S>(options);
+}

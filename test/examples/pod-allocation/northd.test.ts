@@ -13,8 +13,7 @@ import {
   portName,
 } from '../../../examples/pod-allocation/controller/index.js';
 import { connect } from '../../../src/ovsdb/connection/connect.js';
-import type { OvnFixture } from '../../../src/testing/index.js';
-import { startOvnOrSkip } from '../../../src/testing/vitest.js';
+import { type OvnFixture, startOvnOrSkip } from '../../../src/testing/index.js';
 import { type Rig, rig } from './helpers.js';
 
 describe.each(['ovsdb-server', 'memory'] as const)(
