@@ -93,6 +93,7 @@ import {
   type CompatTables,
 } from '../ovsdb/schema/compat.js';
 import type { ColumnOf, DatabaseModel, RowOf, TableMap, TableName } from '../ovsdb/schema/model.js';
+import type { MonitorCondition } from '../ovsdb/values/conditions.js';
 import { ConnectionClosedError, OvsdbError } from '../ovsdb/wire/errors.js';
 import type { Condition, Operation, OperationResult } from '../ovsdb/wire/wire.js';
 import { ClientClosedError } from './errors.js';
@@ -206,6 +207,7 @@ export class DatabaseClient<
       this.stats,
       log,
       observe,
+      options.absentColumnConditions,
     );
     this.connection = new Reconnector<DB>({
       config,
@@ -273,6 +275,15 @@ export class DatabaseClient<
     const schema = this.model.schema.tables[table];
     if (schema?.columns[column] === undefined) return false;
     return !absentColumns(compat, this.model.schema, table).includes(column);
+  }
+
+  /**
+   * The clauses of the monitor condition of `table` that the current server
+   * was not sent because its schema lacks their columns (with
+   * `absentColumnConditions: 'drop'`), in wire form; empty when none.
+   */
+  droppedConditions(table: TableName<DB>): readonly Condition[] {
+    return this.groups.droppedConditions(table);
   }
 
   /**
@@ -417,18 +428,27 @@ export class DatabaseClient<
   }
 
   /**
-   * Change what is monitored of `table` at run time. A new `where` is sent
-   * with `monitor_cond_change` (the server sends the rows that start or stop
-   * matching, applied with events, before its reply); new `columns` restart
-   * the table's monitor with a full dump (applied as a replace: events only
-   * for rows that differ). Resolves once the replica reflects the change;
-   * while disconnected, once the next sync is done.
+   * Change what is monitored of `table` at run time. A new `where` (typed
+   * clauses, checked as a transaction's conditions are; a row is monitored
+   * when any holds) is sent with `monitor_cond_change` (the server sends the
+   * rows that start or stop matching, applied with events, before its
+   * reply); new `columns` restart the table's monitor with a full dump
+   * (applied as a replace: events only for rows that differ). Resolves once
+   * the replica reflects the change; while disconnected, once the next sync
+   * is done.
+   *
+   * ```ts
+   * await client.setMonitor('Logical_Switch_Port', { where: [['external_ids', 'includes', { node: 'n1' }]] });
+   * ```
+   * @throws DatumError (synchronously rejected) for a clause that does not
+   *   fit its column; SchemaDriftError for a column the server lacks (see
+   *   `absentColumnConditions`) or a value its type does not admit.
    */
   async setMonitor<T extends TableName<DB>>(
     table: T,
     change: {
       readonly columns?: readonly ColumnOf<DB, T>[];
-      readonly where?: readonly Condition[];
+      readonly where?: readonly MonitorCondition<RowOf<DB, T>>[];
     },
   ): Promise<void> {
     const pending = this.groups.change(table, change, this.connection.compat);
