@@ -94,6 +94,7 @@ export type CompatTables<DB extends TableMap, C> = [C] extends [false | undefine
             readonly row: WithAbsent<DB[T]['row'], AbsentKeys<C, T, DB[T]['row']>>;
             readonly insert: DB[T]['insert'];
             readonly update: DB[T]['update'];
+            readonly schema?: NonNullable<DB[T]['schema']>;
           };
     };
 
