@@ -38,9 +38,13 @@
  * the server does not hold ({@link DatabaseClient.absentColumns},
  * {@link DatabaseClient.hasColumn}). The `compat` option types those
  * columns `T | undefined` (`compat: NB_COMPAT` for the bundled NB model). A
- * write or a monitor condition that names one fails with `SchemaDriftError`
- * before anything is sent; a client index on one throws `IndexError` naming
- * it when used.
+ * write that names one fails with `SchemaDriftError` before anything is
+ * sent, and so does a monitor condition unless `absentColumnConditions` is
+ * `'drop'`; a client index on one throws `IndexError` naming it when used.
+ * A column typed otherwise on the server (scalar or optional, other enum
+ * values, set sizes or ranges) is read in the model's form, a row whose
+ * value has none lacking it, and written only with values the server's type
+ * admits (see `ovsdb/schema/compat.ts`).
  *
  * ## Monitors and resuming
  *
