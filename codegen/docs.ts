@@ -122,8 +122,7 @@ function readTable(table: XmlElement, schema: TableSchema | undefined): TableDoc
       if (child.name === 'group') {
         const named = columnsIn(child);
         // A group of columns the schema lacks describes none of the model's.
-        const prose =
-          named.length > 0 && !named.some(has) ? [] : toBlocks(proseOf(child));
+        const prose = named.length > 0 && !named.some(has) ? [] : toBlocks(proseOf(child));
         const title = child.attrs['title'];
         if (prose.length > 0) {
           const [first, ...rest] = prose;

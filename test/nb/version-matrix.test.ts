@@ -23,7 +23,7 @@ import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generate, writeGenerated } from '../../codegen/index.js';
 import { connectDatabase } from '../../src/client/client.js';
-import { createNb, NB, type NBTables } from '../../src/nb/index.js';
+import { createNb, NB, NB_COMPAT_SCHEMAS, type NBTables } from '../../src/nb/index.js';
 import { SchemaDriftError } from '../../src/ovsdb/schema/compat.js';
 import type { DatabaseModel } from '../../src/ovsdb/schema/model.js';
 import { parseSchemaText } from '../../src/ovsdb/schema/schema.js';
@@ -42,18 +42,8 @@ import {
 } from './helpers/matrix-program.js';
 import { buildTopology } from './helpers/matrix-topology.js';
 
-const VERSIONS = [
-  '6.1.0',
-  '6.3.0',
-  '7.0.0',
-  '7.1.0',
-  '7.3.0',
-  '7.6.0',
-  '7.11.0',
-  '7.12.0',
-  '7.18.0',
-  '7.19.0',
-] as const;
+/** Every NB schema of the fixtures, 6.1.0 to 7.19.0 (the ones `NB_COMPAT` covers). */
+const VERSIONS = NB_COMPAT_SCHEMAS;
 type Version = (typeof VERSIONS)[number];
 
 const schemaPath = (v: Version) => join(ROOT, `test/fixtures/schemas/ovn-nb-${v}.ovsschema`);

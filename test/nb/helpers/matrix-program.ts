@@ -207,10 +207,8 @@ export interface Summary {
   mirrors: string[];
 }
 
-/** The summary of {@link TOPOLOGY}. */
-export function expectedSummary(): Summary {
-  const T = TOPOLOGY;
-  const s: Summary = {
+function emptySummary(): Summary {
+  return {
     switches: {},
     ports: {},
     portGroups: {},
@@ -223,6 +221,12 @@ export function expectedSummary(): Summary {
     dhcp: {},
     mirrors: [],
   };
+}
+
+/** The summary of {@link TOPOLOGY}. */
+export function expectedSummary(): Summary {
+  const T = TOPOLOGY;
+  const s = emptySummary();
   const dhcpPorts = new Set<string>(T.dhcp.ports);
   for (const [sw, ports] of Object.entries(T.switches)) {
     s.switches[sw] = { ports: Object.keys(ports), lbs: T.lb.switch === sw ? [T.lb.name] : [] };
@@ -330,19 +334,7 @@ export async function summarize(
   const byUuid = new Map<string, WireRow>();
   for (const list of Object.values(rows)) for (const r of list) byUuid.set(uuid(r['_uuid']), r);
   const nameOf = (v: Wire) => String(byUuid.get(uuid(v))?.['name'] ?? uuid(v));
-  const s: Summary = {
-    switches: {},
-    ports: {},
-    portGroups: {},
-    acls: [],
-    routers: {},
-    routerPorts: {},
-    nat: [],
-    routes: [],
-    lbs: {},
-    dhcp: {},
-    mirrors: [],
-  };
+  const s = emptySummary();
   for (const r of rows['Logical_Switch'] ?? []) {
     s.switches[String(r['name'])] = {
       ports: atoms(r['ports']).map(nameOf),
