@@ -446,7 +446,7 @@ async function synced(...cs: DatabaseClient<AnyTables>[]): Promise<void> {
   await Promise.all(cs.map((c) => c.transact([{ op: 'comment', comment: 'sync' }])));
 }
 
-describe.each(CASES)('$table.$column between $older and $newer', (c) => {
+describe.each(CASES)('column $column of $table, between $older and $newer', (c) => {
   // Both directions: the model on one side, the server on the other.
   describe.each([
     { model: c.newer, server: c.older, modelExtra: c.onlyNewer, serverExtra: c.onlyOlder ?? [] },
