@@ -37,11 +37,7 @@ const columnOrderCache = new WeakMap<TableSchema, ColumnOrders>();
  * column name), so that a new database of a schema (one per test) does not
  * compute them again.
  */
-function columnOrders(
-  table: TableSchema,
-  file: readonly string[],
-  stored: boolean,
-): ColumnOrders {
+function columnOrders(table: TableSchema, file: readonly string[], stored: boolean): ColumnOrders {
   const cached = columnOrderCache.get(table);
   if (
     cached !== undefined &&
