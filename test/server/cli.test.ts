@@ -92,13 +92,28 @@ describe('startCli', () => {
     ],
     [['--schema', NB, '--listen', 'ptcp:0', '--private-key', 'k.pem'], /go together/, 2],
     [['--bogus'], /unrecognized option '--bogus'/, 2],
-    [['--monitor', 'x.db'], /option '--monitor' is not supported by ovnkit-server/, 2],
+    [
+      ['--sync-from=tcp:127.0.0.1:6641', 'x.db'],
+      /option '--sync-from' is not supported by ovnkit-server/,
+      2,
+    ],
+    [['--active', 'x.db'], /option '--active' is not supported by ovnkit-server/, 2],
     [['--detach=yes'], /option '--detach' doesn't allow an argument/, 2],
     [['-x'], /invalid option -- 'x'/, 2],
     [['--unixctl'], /option '--unixctl' requires an argument/, 2],
     [
-      ['--remote=db:OVN_Northbound,NB_Global,connections', 'x.db'],
-      /--remote=db:OVN_Northbound,NB_Global,connections: values read from a database \(db:\) are not supported/,
+      ['--config-file=/tmp/never.json', '--remote=db:OVN_Northbound,NB_Global,connections'],
+      /--config-file is mutually exclusive with --remote/,
+      2,
+    ],
+    [
+      ['--config-file=/tmp/never.json', 'x.db'],
+      /Databases should be specified in a config file/,
+      2,
+    ],
+    [
+      ['--ssl-protocols=SSLv2', '--remote=ptcp:0', 'x.db'],
+      /--ssl-protocols=SSLv2: SSL protocol not recognized/,
       2,
     ],
     [['-vconsole:file'], /processing "console:file": cannot specify multiple destinations/, 2],
@@ -172,7 +187,7 @@ describe('startCli', () => {
     await conn.monitor('OVN_Northbound', 'm', { Logical_Switch: { columns: ['name'] } });
     // NB has 13 columns in Logical_Switch, _uuid and _version included.
     expect(await appctl(ctl, 'memory/show')).toMatch(
-      /^atoms:\d+ cells:13 monitors:1 sessions:1\n$/,
+      /^atoms:\d+ cells:13 monitors:1 n-weak-refs:0 sessions:1\n$/,
     );
     await appctl(ctl, 'ovsdb-server/add-remote', 'ptcp:0:127.0.0.1');
     expect(await appctl(ctl, 'ovsdb-server/list-remotes')).toBe(

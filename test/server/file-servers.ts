@@ -49,7 +49,12 @@ export function serverArgs(dir: string, db: string): string[] {
 export function command(kind: Kind, args: readonly string[]): [string, string[]] {
   if (kind === 'ovsdb-server')
     return [requireOvsdbServer(false).ovsdbServer, [...args, '-vconsole:off']];
-  return [process.execPath, ['--conditions=ovnkit-source', '--import', 'tsx', CLI, ...args]];
+  // Extra node flags for the server process (e.g. `--cpu-prof`, which NODE_OPTIONS refuses).
+  const flags = (process.env.OVNKIT_SERVER_NODE_FLAGS ?? '').split(' ').filter((f) => f !== '');
+  return [
+    process.execPath,
+    [...flags, '--conditions=ovnkit-source', '--import', 'tsx', CLI, ...args],
+  ];
 }
 
 /** Whether the unix socket at `path` accepts a connection. */
