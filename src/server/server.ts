@@ -505,8 +505,8 @@ export class OvsdbServer implements SessionHost {
     let cells = 0;
     let atoms = 0;
     let weakRefs = 0;
+    // Every database, _Server included, as ovsdb-server counts them.
     for (const served of this.databases.all()) {
-      if (served.reserved) continue;
       for (const store of served.db.tables.values()) {
         const columns = Object.keys(store.schema.columns);
         const weak = columns.filter((c) => {

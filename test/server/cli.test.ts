@@ -185,9 +185,9 @@ describe('startCli', () => {
       { op: 'insert', table: 'Logical_Switch', row: { name: 'sw0' } },
     ]);
     await conn.monitor('OVN_Northbound', 'm', { Logical_Switch: { columns: ['name'] } });
-    // NB has 13 columns in Logical_Switch, _uuid and _version included.
+    // 13 cells: one Logical_Switch (13 columns, _uuid and _version included); 20: _Server's two Database rows.
     expect(await appctl(ctl, 'memory/show')).toMatch(
-      /^atoms:\d+ cells:13 monitors:1 n-weak-refs:0 sessions:1\n$/,
+      /^atoms:\d+ cells:33 monitors:1 n-weak-refs:0 sessions:1\n$/,
     );
     await appctl(ctl, 'ovsdb-server/add-remote', 'ptcp:0:127.0.0.1');
     expect(await appctl(ctl, 'ovsdb-server/list-remotes')).toBe(
