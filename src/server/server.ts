@@ -231,7 +231,7 @@ export class OvsdbServer implements SessionHost {
       limits: new ConnectionLimits(options),
       allowOrigins: options.allowOrigins,
       closing: () => this.closing,
-      startSession: (channel) => this.startSession(channel),
+      startSession: (channel, start) => this.startSession(channel, start),
     });
     const databases = (options.databases ?? []).map(asDatabase);
     try {
