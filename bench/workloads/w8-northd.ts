@@ -2,8 +2,10 @@
  * W8: `ovn-northd` (OVN 23.03) on NB+SB served by `ovnkit-server` against
  * the same on the real `ovsdb-server`: NB 7.0.0 and SB 20.27.0 from the
  * installed OVN, each server on a database file made by `ovsdb-tool
- * create`, started with ovsdb-server's command line (`ovnkit-server`
- * through tsx), a fresh pair and northd per sample (the helpers of
+ * create`, started with ovsdb-server's command line (`ovnkit-server` as
+ * it ships: the run's compiled copy of the sources, see
+ * `bench/lib/compiled.mjs`; through tsx with `OVNKIT_BENCH_SOURCE=1`), a
+ * fresh pair and northd per sample (the helpers of
  * `test/server/northd-pair.ts`, which the drop-in test uses too).
  *
  * The topology: 20 switches × 25 ports (MAC and IP addresses), each switch
@@ -35,6 +37,7 @@ import { readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import type { Kind } from '../../test/server/file-servers.js';
 import { type OvnPair, startOvnPair, tool } from '../../test/server/northd-pair.js';
+import { ovnkitEntry } from '../lib/child.js';
 import { emptyResult, figure, ratio } from '../lib/results.js';
 import { median } from '../lib/stats.js';
 import type { BenchContext, Workload, WorkloadResult } from '../lib/types.js';
@@ -169,6 +172,20 @@ async function sample(
 export const w8: Workload = {
   id: 'W8',
   async run(ctx: BenchContext): Promise<WorkloadResult> {
+    const cli = ovnkitEntry(ctx.root, 'server/cli');
+    const before = process.env.OVNKIT_SERVER_CLI;
+    if (cli.flags.length === 0) process.env.OVNKIT_SERVER_CLI = cli.file;
+    try {
+      return await measure(ctx);
+    } finally {
+      if (before === undefined) delete process.env.OVNKIT_SERVER_CLI;
+      else process.env.OVNKIT_SERVER_CLI = before;
+    }
+  },
+};
+
+async function measure(ctx: BenchContext): Promise<WorkloadResult> {
+  {
     const [switches, ports] = ctx.quick ? [3, 5] : [20, 25];
     const recomputes = ctx.quick ? 1 : 5;
     const result = emptyResult(
@@ -246,5 +263,5 @@ export const w8: Workload = {
       ratio('time ovsdb-server/ovnkit-server', realRe, oursRe, '>=', 0.9, cpuNote(false)),
     );
     return result;
-  },
-};
+  }
+}

@@ -51,6 +51,11 @@ export function command(kind: Kind, args: readonly string[]): [string, string[]]
     return [requireOvsdbServer(false).ovsdbServer, [...args, '-vconsole:off']];
   // Extra node flags for the server process (e.g. `--cpu-prof`, which NODE_OPTIONS refuses).
   const flags = (process.env.OVNKIT_SERVER_NODE_FLAGS ?? '').split(' ').filter((f) => f !== '');
+  // The compiled program (the benchmarks run it as it ships), or the sources through tsx.
+  const compiled = process.env.OVNKIT_SERVER_CLI;
+  if (compiled !== undefined && compiled !== '') {
+    return [process.execPath, [...flags, compiled, ...args]];
+  }
   return [
     process.execPath,
     [...flags, '--conditions=ovnkit-source', '--import', 'tsx', CLI, ...args],
