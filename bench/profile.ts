@@ -16,7 +16,7 @@
 
 import { existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { benchNodeFlags, runJson } from './lib/child.js';
+import { benchNodeFlags, ovnkitEntry, runJson } from './lib/child.js';
 import { topFrames } from './lib/cpu-profile.js';
 import { populatePorts } from './lib/nb-data.js';
 import { RawClient } from './lib/raw-client.js';
@@ -91,8 +91,12 @@ if (wanted.includes('W8A')) {
   rmSync(profDir, { recursive: true, force: true });
   mkdirSync(profDir, { recursive: true });
   process.env.OVNKIT_SERVER_NODE_FLAGS = `--cpu-prof --cpu-prof-dir=${profDir} --cpu-prof-interval=250`;
+  // As the W8 bench runs it: the compiled program.
+  const cli = ovnkitEntry(ROOT, 'server/cli');
+  if (cli.flags.length === 0) process.env.OVNKIT_SERVER_CLI = cli.file;
   const pair = await startOvnPair('ovnkit-server');
   delete process.env.OVNKIT_SERVER_NODE_FLAGS;
+  delete process.env.OVNKIT_SERVER_CLI;
   const servers = { NB: pair.nb.child.pid, SB: pair.sb.child.pid };
   let window: { fromUs: number; toUs: number };
   try {
