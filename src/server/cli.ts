@@ -218,10 +218,7 @@ function registerCommands(
         throw new Error(`"${remote}": table "${table}" has no column "${column}"`);
       }
     }
-    if (!config.configured.has(remote)) {
-      config.configured.set(remote, {});
-      await config.reconfigure();
-    }
+    await config.addRemote(remote);
     return '';
   });
   ctl.register('ovsdb-server/remove-remote', 'REMOTE', 1, 1, async (args) => {

@@ -201,6 +201,24 @@ export class RemoteConfig {
     }
   }
 
+  /**
+   * `ovsdb-server/add-remote`: a `db:` reference is followed from now on; a
+   * remote is opened at once.
+   * @throws Error when the remote cannot be opened (it is then not added).
+   */
+  async addRemote(name: string): Promise<void> {
+    if (this.configured.has(name)) return;
+    if (!name.startsWith('db:')) {
+      const remote = absRemote(name);
+      if (!this.open.has(remote)) {
+        await this.server.listen(remote, {});
+        this.open.set(remote, {});
+      }
+    }
+    this.configured.set(name, {});
+    await this.reconfigure();
+  }
+
   /** Log an error about `remote` once (until it changes or is resolved), as ovsdb-server rate-limits it. */
   private report(remote: string, text: string): void {
     if (this.lastErrors.get(remote) === text) return;
