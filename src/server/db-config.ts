@@ -146,8 +146,13 @@ export class RemoteConfig {
    */
   async start(): Promise<void> {
     await this.reconfigure();
-    this.server.onCommit(() => this.schedule());
-    this.timer = setInterval(() => this.schedule(true), STATUS_INTERVAL_MS);
+    // Only a configuration read from a database changes with it (add-remote of a db: reference starts following).
+    this.server.onCommit(() => {
+      if (this.followsDatabases) this.schedule();
+    });
+    this.timer = setInterval(() => {
+      if (this.followsDatabases) this.schedule(true);
+    }, STATUS_INTERVAL_MS);
     this.timer.unref();
   }
 
