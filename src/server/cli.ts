@@ -32,6 +32,7 @@
 import { readFileSync, realpathSync } from 'node:fs';
 import { basename, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { setFlagsFromString } from 'node:v8';
 import { parseSchemaText } from '../ovsdb/schema/schema.js';
 import type { DatabaseSchema } from '../ovsdb/schema/schema-types.js';
 import { SchemaError } from '../ovsdb/wire/errors.js';
@@ -539,7 +540,22 @@ function isMain(): boolean {
 
 const SIGNALS = { SIGINT: 2, SIGTERM: 15, SIGHUP: 1 } as const;
 
+/**
+ * V8's tier-up budget for the program: ten times the default (1,000,000
+ * instead of ~68,000 bytecode units), so that a function is compiled by
+ * TurboFan only once it has run for a while. A server's start and its first
+ * large transactions (`ovn-northd`'s full Southbound write) otherwise
+ * spend more CPU compiling functions that are about to go cold than running
+ * them (W8a in the bench: the servers' CPU 440 ms against 250 with this
+ * budget); functions that stay hot are optimized all the same. A budget
+ * given on the command line (`node --interrupt-budget=N`) is kept.
+ */
+const INTERRUPT_BUDGET = 1_000_000;
+
 async function main(): Promise<void> {
+  if (!process.execArgv.some((a) => a.startsWith('--interrupt-budget'))) {
+    setFlagsFromString(`--interrupt-budget=${INTERRUPT_BUDGET}`);
+  }
   const io: CliIo = {
     stdout: (t) => process.stdout.write(t),
     stderr: (t) => process.stderr.write(t),
