@@ -13,11 +13,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connect } from '../../src/ovsdb/connection/connect.js';
-import { type CliIo, type CliServer, startCli } from '../../src/server/cli.js';
+import { type CliServer, startCli } from '../../src/server/cli.js';
 import { OvsdbServer } from '../../src/server/core-index.js';
 import { requireOvsdbServer } from '../../src/testing/index.js';
 import { runTool } from '../../src/testing/processes.js';
-import { accepts, command, type Kind, ROOT } from './file-servers.js';
+import { accepts, captureIo, command, type Kind, ROOT } from './file-servers.js';
 
 const NB = join(ROOT, 'schema/ovn-nb-7.18.0.ovsschema');
 const tools = requireOvsdbServer(false);
@@ -32,19 +32,7 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-function io(): CliIo & { out: string; err: string } {
-  const o = {
-    out: '',
-    err: '',
-    stdout: (t: string) => {
-      o.out += t;
-    },
-    stderr: (t: string) => {
-      o.err += t;
-    },
-  };
-  return o;
-}
+const io = captureIo;
 
 async function started(args: string[]): Promise<CliServer> {
   const out = io();

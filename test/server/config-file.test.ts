@@ -12,9 +12,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connect } from '../../src/ovsdb/connection/connect.js';
-import { type CliIo, type CliServer, startCli } from '../../src/server/cli.js';
+import { type CliServer, startCli } from '../../src/server/cli.js';
 import { requireOvsdbServer } from '../../src/testing/index.js';
 import { runTool } from '../../src/testing/processes.js';
+import { captureIo } from './file-servers.js';
 import { NB_SCHEMA, SB_SCHEMA } from './northd-pair.js';
 
 const tools = requireOvsdbServer();
@@ -34,19 +35,7 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-function io(): CliIo & { out: string; err: string } {
-  const o = {
-    out: '',
-    err: '',
-    stdout: (t: string) => {
-      o.out += t;
-    },
-    stderr: (t: string) => {
-      o.err += t;
-    },
-  };
-  return o;
-}
+const io = captureIo;
 
 async function config(name: string, json: unknown): Promise<string> {
   const path = join(dir, name);

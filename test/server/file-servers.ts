@@ -62,6 +62,29 @@ export function command(kind: Kind, args: readonly string[]): [string, string[]]
   ];
 }
 
+/** Where `startCli` writes, kept for the test to read. */
+export interface CapturedIo {
+  out: string;
+  err: string;
+  stdout(t: string): void;
+  stderr(t: string): void;
+}
+
+/** A `CliIo` that keeps what is written. */
+export function captureIo(): CapturedIo {
+  const o: CapturedIo = {
+    out: '',
+    err: '',
+    stdout: (t) => {
+      o.out += t;
+    },
+    stderr: (t) => {
+      o.err += t;
+    },
+  };
+  return o;
+}
+
 /** Whether the unix socket at `path` accepts a connection. */
 export function accepts(path: string): Promise<boolean> {
   return socketAccepts({ path });

@@ -9,12 +9,11 @@ import { execFile, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import { requireOvsdbServer } from '../../src/testing/index.js';
 import { accepts, command, type Kind, serverArgs } from './file-servers.js';
-import { NB_SCHEMA } from './northd-pair.js';
+import { NB_SCHEMA, until } from './northd-pair.js';
 
 const run = promisify(execFile);
 const tools = requireOvsdbServer();
@@ -39,14 +38,13 @@ function ppid(pid: number): number {
   return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
 }
 
-async function until(check: () => boolean | Promise<boolean>, ms = 20_000): Promise<boolean> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    if (await check()) return true;
-    if (Date.now() > deadline) return false;
-    await sleep(50);
-  }
-}
+/** Whether `check` holds within `ms` (polled every 100 ms). */
+const holds = (check: () => boolean | Promise<boolean>, ms = 20_000): Promise<boolean> =>
+  until(
+    async () => await check(),
+    (v) => v,
+    ms,
+  );
 
 /** Start `kind` with --detach --monitor on a new NB file; the server's and the monitor's pids. */
 async function startMonitored(kind: Kind): Promise<{ dir: string; pid: number; monitor: number }> {
@@ -84,7 +82,7 @@ describe('--monitor', () => {
     process.kill(pid, 'SIGKILL');
     let next = pid;
     expect(
-      await until(() => {
+      await holds(() => {
         try {
           next = Number.parseInt(readFileSync(join(dir, 'x.pid'), 'utf8'), 10);
         } catch {
@@ -95,7 +93,7 @@ describe('--monitor', () => {
     ).toBe(true);
     pids.push(next);
     expect(ppid(next)).toBe(monitor);
-    expect(await until(() => accepts(join(dir, 'db.sock')))).toBe(true);
+    expect(await holds(() => accepts(join(dir, 'db.sock')))).toBe(true);
     const listed = (await nbctl(dir, 'ls-list')).stdout;
     for (const n of names) expect(listed).toContain(`(${n})`);
     expect(readFileSync(join(dir, 'x.log'), 'utf8')).toMatch(
@@ -104,7 +102,7 @@ describe('--monitor', () => {
       ),
     );
     await run(tools.ovsAppctl, ['-t', join(dir, 'x.ctl'), 'exit']);
-    expect(await until(() => !alive(next) && !alive(monitor))).toBe(true);
+    expect(await holds(() => !alive(next) && !alive(monitor))).toBe(true);
   }, 60_000);
 
   it.each(['ovsdb-server', 'ovnkit-server'] as const)(
@@ -112,7 +110,7 @@ describe('--monitor', () => {
     async (kind) => {
       const { dir, pid, monitor } = await startMonitored(kind);
       await run(tools.ovsAppctl, ['-t', join(dir, 'x.ctl'), 'exit']);
-      expect(await until(() => !alive(pid) && !alive(monitor))).toBe(true);
+      expect(await holds(() => !alive(pid) && !alive(monitor))).toBe(true);
     },
     60_000,
   );

@@ -22,15 +22,15 @@ import {
   rmSync,
   writeFileSync,
 } from 'node:fs';
-import * as net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPki, type Pki, requireOvsdbServer } from '../../src/testing/index.js';
 import { socketAccepts } from '../../src/testing/processes.js';
+import { freePort } from '../hostile/helpers.js';
 import { CLI, type Kind } from './file-servers.js';
+import { until } from './northd-pair.js';
 
 const OVN_CTL = '/usr/share/ovn/scripts/ovn-ctl';
 const run = promisify(execFile);
@@ -40,27 +40,16 @@ if (!existsSync(OVN_CTL)) {
   throw new Error(`${OVN_CTL} is not installed (apt-get install ovn-central)${ci}`);
 }
 
-/** A free TCP port on 127.0.0.1. */
-async function freePort(): Promise<number> {
-  const s = net.createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
-  const port = (s.address() as net.AddressInfo).port;
-  await new Promise((r) => s.close(r));
-  return port;
-}
-
 const tcpAccepts = (port: number) => socketAccepts({ host: '127.0.0.1', port });
 const unixAccepts = (remote: string) => socketAccepts({ path: remote.slice('unix:'.length) });
 
-/** Poll `check` every 100 ms until it holds, for `ms` at most. */
-async function until(check: () => Promise<boolean> | boolean, ms = 15_000): Promise<boolean> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    if (await check()) return true;
-    if (Date.now() > deadline) return false;
-    await sleep(100);
-  }
-}
+/** Whether `check` holds within `ms` (polled every 100 ms). */
+const holds = (check: () => Promise<boolean> | boolean, ms = 15_000): Promise<boolean> =>
+  until(
+    async () => await check(),
+    (v) => v,
+    ms,
+  );
 
 /** The directories and environment of one ovn-ctl installation. */
 interface Setup {
@@ -189,7 +178,7 @@ describe.each(['ovsdb-server', 'ovnkit-server'] as const)('ovn-ctl with %s', (ki
     const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
     try {
       expect(
-        await until(() => existsSync(join(s.run, 'ovnnb_db.ctl')) && unixAccepts(nbSock(s))),
+        await holds(() => existsSync(join(s.run, 'ovnnb_db.ctl')) && unixAccepts(nbSock(s))),
       ).toBe(true);
       expect(await ovnCtl(s, 'status_ovnnb')).toBe('running/active\n');
       await run('ovs-appctl', ['-t', join(s.run, 'ovnnb_db.ctl'), 'exit'], { timeout: 10_000 });
@@ -277,17 +266,17 @@ describe.each(['ovsdb-server', 'ovnkit-server'] as const)('ovn-ctl with %s', (ki
     const port = await freePort();
     await ctl(s, 'ovn-nbctl', nbSock(s), 'set-connection', `ptcp:${port}:127.0.0.1`);
     const tcp = `tcp:127.0.0.1:${port}`;
-    expect(await until(() => tcpAccepts(port))).toBe(true);
+    expect(await holds(() => tcpAccepts(port))).toBe(true);
     expect(await ctl(s, 'ovn-nbctl', tcp, 'ls-list')).toMatch(/sw0/);
     // Status is written every 2.5 s: bound_port and the zero times of a passive remote.
     const status = async () =>
       (
         await ctl(s, 'ovn-nbctl', nbSock(s), '--bare', '--columns=status', 'list', 'Connection')
       ).trim();
-    expect(await until(async () => (await status()).includes('bound_port'), 8000)).toBe(true);
+    expect(await holds(async () => (await status()).includes('bound_port'), 8000)).toBe(true);
     record.status = (await status()).replace(String(port), 'PORT');
     await ctl(s, 'ovn-nbctl', nbSock(s), 'del-connection');
-    expect(await until(async () => !(await tcpAccepts(port)))).toBe(true);
+    expect(await holds(async () => !(await tcpAccepts(port)))).toBe(true);
   }, 60_000);
 
   it('TLS from ovn-nbctl set-ssl serves a pssl remote from set-connection', async () => {
@@ -302,7 +291,7 @@ describe.each(['ovsdb-server', 'ovnkit-server'] as const)('ovn-ctl with %s', (ki
       pki.caCert,
     );
     await ctl(s, 'ovn-nbctl', nbSock(s), 'set-connection', `pssl:${port}:127.0.0.1`);
-    expect(await until(() => tcpAccepts(port))).toBe(true);
+    expect(await holds(() => tcpAccepts(port))).toBe(true);
     const tls = ['-p', pki.client.privateKey, '-c', pki.client.certificate, '-C', pki.caCert];
     expect(await ctl(s, 'ovn-nbctl', `ssl:127.0.0.1:${port}`, ...tls, 'ls-list')).toMatch(/sw0/);
     await ctl(s, 'ovn-nbctl', nbSock(s), 'del-connection');
@@ -315,7 +304,7 @@ describe.each(['ovsdb-server', 'ovnkit-server'] as const)('ovn-ctl with %s', (ki
     await ovnCtl(s, 'stop_nb_ovsdb');
     await ovnCtl(s, 'stop_sb_ovsdb');
     expect(
-      await until(() =>
+      await holds(() =>
         [...pids, ...monitors].every((p) => p === undefined || p <= 1 || !alive(p)),
       ),
     ).toBe(true);

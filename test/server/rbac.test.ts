@@ -20,6 +20,8 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPki, type Pki, requireOvsdbServer } from '../../src/testing/index.js';
 import { socketAccepts } from '../../src/testing/processes.js';
+import { cutJsonTexts } from '../helpers/server.js';
+import { freePort } from '../hostile/helpers.js';
 import { type FileServer, type Kind, startFileServer } from './file-servers.js';
 import { SB_SCHEMA } from './northd-pair.js';
 
@@ -31,14 +33,6 @@ const DB = 'OVN_Southbound';
 let dir: string;
 let pki: Pki;
 const servers = new Map<Kind, { server: FileServer; pssl: number; ptcp: number }>();
-
-async function freePort(): Promise<number> {
-  const s = net.createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
-  const port = (s.address() as net.AddressInfo).port;
-  await new Promise((r) => s.close(r));
-  return port;
-}
 
 /** The RBAC rows `ovn-northd` 23.03 writes for `ovn-controller` (the tables this test uses). */
 function rbacRows(): unknown[] {
@@ -243,29 +237,11 @@ class RawText {
     socket.on('error', () => {});
   }
 
-  /** Cut complete JSON texts off the buffer (strings and escapes respected). */
+  /** Cut complete JSON texts off the buffer. */
   private split(): void {
-    let depth = 0;
-    let inString = false;
-    let escaped = false;
-    let start = 0;
-    for (let i = 0; i < this.buffer.length; i++) {
-      const c = this.buffer[i];
-      if (inString) {
-        if (escaped) escaped = false;
-        else if (c === '\\') escaped = true;
-        else if (c === '"') inString = false;
-      } else if (c === '"') inString = true;
-      else if (c === '{' || c === '[') depth++;
-      else if (c === '}' || c === ']') {
-        depth--;
-        if (depth === 0) {
-          this.messages.push(this.buffer.slice(start, i + 1).trim());
-          start = i + 1;
-        }
-      }
-    }
-    this.buffer = this.buffer.slice(start);
+    const [texts, rest] = cutJsonTexts(this.buffer);
+    this.messages.push(...texts);
+    this.buffer = rest;
   }
 
   /** Send `transact` with `ops`; the reply's text. */
