@@ -49,6 +49,7 @@ export {
   createServer,
   type ListenAddress,
   OvsdbServer,
+  type RemoteOptions,
   type ServerTlsOptions,
 } from './server.js';
 export type { CompactionOptions } from './storage/db-file.js';
