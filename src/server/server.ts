@@ -46,6 +46,15 @@
  * - Databases can be added and removed at run time ({@link OvsdbServer.addDatabase},
  *   {@link OvsdbServer.removeDatabase}) as with `ovsdb-server/add-db` and
  *   `ovsdb-server/remove-db`, with the same effect on sessions.
+ * - A commit is made only once its file record and its reply are made:
+ *   when one cannot be, the transaction is refused with "resources
+ *   exhausted" before anything changes. Records, replies and monitor
+ *   updates longer than the longest string (about 512 MiB, as the 6 KB
+ *   written to each of 100,000 rows makes) are made and written in pieces,
+ *   as ovsdb-server writes them whole; a session that cannot be sent an
+ *   update is disconnected with a log line (its client resumes), never left
+ *   behind. An in-process connection carries each message as one string:
+ *   one that needs a longer message is closed with an error.
  * - When a database file cannot be written (a full disk, an I/O error), the
  *   server stops at once, as if killed: no reply is sent for a transaction
  *   whose record is not in the file, so nothing acknowledged is lost.
@@ -235,7 +244,8 @@ export class OvsdbServer implements SessionHost {
     this.transactions = new Transactions({
       locks: this.locks,
       sessions: () => [...this.sessions],
-      committed: (served, changes, durable) => this.committed(served, changes, durable),
+      record: (served, changes, durable) => this.record(served, changes, durable),
+      committed: (served, changes, fileId) => this.committed(served, changes, fileId),
       service: (s) => this.service(s),
       transacted: metered?.transacted,
     });
@@ -355,10 +365,16 @@ export class OvsdbServer implements SessionHost {
   transactInternal(name: string, ops: readonly unknown[]): unknown[] | undefined {
     const served = this.databases.get(name);
     if (served === undefined || served.reserved || this.closing) return undefined;
-    const out = served.db.transact(ops, { canBlock: false });
+    let fileId: string | undefined;
+    const out = served.db.transact(ops, {
+      canBlock: false,
+      beforeCommit: (changes, durable) => {
+        fileId = this.record(served, changes, durable);
+      },
+    });
     if (out.blocked === true) return undefined;
     if (out.changes !== null) {
-      this.committed(served, out.changes, out.durable);
+      this.committed(served, out.changes, fileId);
       this.flushAll();
     }
     return out.results;
@@ -428,7 +444,7 @@ export class OvsdbServer implements SessionHost {
       set: (name, change) => {
         const c = rows.set(name, change);
         if (c === undefined) return;
-        this.committed(served, c, false);
+        this.committed(served, c);
         this.flushAll();
       },
       close: () => this.databases.removeView(served),
@@ -487,7 +503,7 @@ export class OvsdbServer implements SessionHost {
     }
     const change = this.databases.remove(name);
     if (change !== undefined) {
-      this.committed(this.databases.get('_Server') as Served, change, false);
+      this.committed(this.databases.get('_Server') as Served, change);
     }
     this.flushAll();
     return served.db;
@@ -750,22 +766,39 @@ export class OvsdbServer implements SessionHost {
   private addServed(db: Database): void {
     const change = this.databases.add(db);
     const serverServed = this.databases.get('_Server');
-    if (serverServed !== undefined) this.committed(serverServed, change, false);
+    if (serverServed !== undefined) this.committed(serverServed, change);
+  }
+
+  /**
+   * Before a commit to `served` changes anything: queue its record for the
+   * database's file, when it has one. Returns the transaction id the record
+   * gives it (see `storage/db-file.ts`), if any.
+   * @throws OpError "resources exhausted" when the record cannot be made:
+   *   the commit is refused, and nothing was queued.
+   */
+  private record(served: Served, changes: TxnChanges, durable: boolean): string | undefined {
+    const storage = served.reserved ? undefined : this.storages.get(served.name);
+    if (storage === undefined || storage.db !== served.db) return undefined;
+    let fileId: string | undefined;
+    try {
+      fileId = storage.record(changes, durable);
+    } catch (e) {
+      throw new OpError(
+        'resources exhausted',
+        `the record of this transaction for ${storage.path} cannot be made: ${(e as Error).message}`,
+      );
+    }
+    if (storage.dirty) this.markDirty();
+    return fileId;
   }
 
   /**
    * After a commit: record it in the history and queue it for every monitor
    * of the database. The updates go out when the monitor's session is next
-   * flushed (see {@link OvsdbServer.flush}).
+   * flushed (see {@link OvsdbServer.flush}). `fileId`: the transaction id
+   * its record gave it ({@link OvsdbServer.record}), if any.
    */
-  private committed(served: Served, changes: TxnChanges, durable: boolean): void {
-    const storage = served.reserved ? undefined : this.storages.get(served.name);
-    let fileId: string | undefined;
-    if (storage !== undefined && storage.db === served.db) {
-      // A file's record names the transaction (see `storage/db-file.ts`).
-      fileId = storage.record(changes, durable);
-      if (storage.dirty) this.markDirty();
-    }
+  private committed(served: Served, changes: TxnChanges, fileId?: string): void {
     const id = served.history.add(changes, fileId);
     this.monitors.queue(served, id, changes);
     for (const watch of this.commitWatchers) watch(served.name);

@@ -24,7 +24,10 @@
  * delete unreferenced rows of non-root tables (recursively); check `maxRows`;
  * remove weak references to deleted rows and newly added weak references to
  * rows that do not exist (rejecting a column left smaller than its `min`);
- * check unique indexes; give every changed row a new `_version`.
+ * check unique indexes; give every changed row a new `_version`. Then, before
+ * anything is changed, the caller's `beforeCommit` gets what will change (the
+ * server makes the commit's file record and reply there); an {@link OpError}
+ * it throws refuses the transaction, appended as the commit's error.
  *
  * Weak references follow ovsdb-server's row-by-row pass exactly, including its
  * quirk: a row changed by the transaction in a table touched before the table
@@ -54,7 +57,7 @@
  * @module
  */
 
-import { commit, precommit } from './commit.js';
+import { applyTxn, precommit, txnChanges } from './commit.js';
 import type { Database } from './database.js';
 import { OpError, type OpErrorJson } from './op-error.js';
 import { OP_ID, OpParser } from './op-parser.js';
@@ -84,6 +87,17 @@ export interface EngineTransactOptions {
   readonly role?: string | undefined;
   /** The client's identity for RBAC (its TLS certificate's common name); none: every write is refused. */
   readonly peerId?: string | undefined;
+  /**
+   * Called once the transaction passed every check and before it changes
+   * anything, with what it will change, whether it is durable, and the
+   * reply's results: what must be ready before the commit is made there
+   * (its record in a database file, its reply). An {@link OpError} it
+   * throws refuses the transaction instead (appended to the results as a
+   * commit error); the database is then unchanged.
+   */
+  readonly beforeCommit?:
+    | ((changes: TxnChanges, durable: boolean, results: readonly unknown[]) => void)
+    | undefined;
 }
 
 /** One committed row change: an insert (`old` null), a delete (`new` null) or a modification. */
@@ -200,5 +214,16 @@ export function executeTransaction(
     return { results, changes: null, durable: x.durable };
   }
   const comment = x.comments.length > 0 ? x.comments.join('\n') : undefined;
-  return { results, changes: commit(x.txn, comment), durable: x.durable };
+  const changes = txnChanges(x.txn, comment);
+  if (changes !== null && options.beforeCommit !== undefined) {
+    try {
+      options.beforeCommit(changes, x.durable, results);
+    } catch (e) {
+      if (!(e instanceof OpError)) throw e;
+      results.push(e.toJson());
+      return { results, changes: null, durable: x.durable };
+    }
+  }
+  applyTxn(x.txn);
+  return { results, changes, durable: x.durable };
 }

@@ -13,7 +13,7 @@
  */
 
 import type { DialedTransport } from '../../ovsdb/transport/dial.js';
-import { parseJsonMessage, stringifyJson } from '../../ovsdb/wire/json-text.js';
+import { joinPieces, parseJsonMessage, stringifyJson } from '../../ovsdb/wire/json-text.js';
 import type { Transport } from '../../ovsdb/wire/transport.js';
 import type { InProcessTransport } from '../../server/listeners/in-process-transport.js';
 import type { ChannelHandlers, SessionChannel } from '../../server/rpc/channel.js';
@@ -139,7 +139,17 @@ export class TestSession {
           },
         });
       },
-      write: (text) => self.toClient(text),
+      write: (text) => {
+        let whole: string;
+        try {
+          whole = joinPieces(text);
+        } catch {
+          // Longer than one string: the in-process end closes the connection for it.
+          server.write(text);
+          return;
+        }
+        self.toClient(whole);
+      },
       close: () => server.close(),
       abort: () => server.abort(),
     };
