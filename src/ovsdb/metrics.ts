@@ -58,7 +58,9 @@ export type RpcErrorKind =
 /**
  * Why a connection in sync was lost (the client then reconnects), as a
  * metric label: `requested` (`client.reconnect()`), `closed_by_server`,
- * `probe` (the inactivity probe gave up), `leader_changed` (the server lost
+ * `probe` (the inactivity probe gave up), `path_lost` (the server's host
+ * left the client's bytes or TCP probes unanswered while a reply was owed:
+ * a lost host or network path), `leader_changed` (the server lost
  * its cluster's leadership or its cluster), `server_unusable` (the server's
  * `_Server.Database` row no longer allows using it), `monitor_canceled` (the
  * database was removed or converted), `out_of_sync` (an update could not be
@@ -69,6 +71,7 @@ export type ReconnectReason =
   | 'requested'
   | 'closed_by_server'
   | 'probe'
+  | 'path_lost'
   | 'leader_changed'
   | 'server_unusable'
   | 'monitor_canceled'
