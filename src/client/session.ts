@@ -303,7 +303,9 @@ function onServerUpdate<DB extends TableMap>(
   }
   const verdict = host.servers.judge(s.serverRow);
   if (verdict.ok) return;
-  const leader = verdict.code === 'not-leader' || verdict.code === 'disconnected';
+  const leader =
+    s.serverRow?.model === 'clustered' &&
+    (verdict.code === 'not-leader' || verdict.code === 'disconnected');
   if (leader) {
     host.status.emit({ type: 'leader-changed', reason: verdict.reason, remote: s.remote });
   }
