@@ -89,6 +89,24 @@ export interface ClientMetricsTarget {
   queueLength(): number;
   /** The OVSDB locks the client asked for, now, and whether it holds each. */
   locks?(): readonly { readonly name: string; readonly held: boolean }[];
+  /** The client's health, now (see the client's `ClientHealth`). */
+  health?(): ClientHealthSample;
+}
+
+/** What the metrics read of a client's health at each scrape (the client's `ClientHealth`). */
+export interface ClientHealthSample {
+  /** A connection to a server is open. */
+  readonly connected: boolean;
+  /** Every monitor is in sync on it. */
+  readonly inSync: boolean;
+  /** The server connected to. */
+  readonly remote: string | undefined;
+  /** Its role: `leader`, `follower`, `relay` or `standalone` (undefined: unknown). */
+  readonly role: string | undefined;
+  /** Ms since the last bytes from a server (undefined: none yet). */
+  readonly lastMessageAgeMs: number | undefined;
+  /** Ms since the replica last applied an update or a sync (undefined: none yet). */
+  readonly lastUpdateAgeMs: number | undefined;
 }
 
 /**

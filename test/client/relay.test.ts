@@ -90,6 +90,7 @@ describe.concurrent('relays', () => {
       await source.ovsdbClient('transact', JSON.stringify([DB, ...insert('from-source')]));
       await client.ready;
       expect(client.status.remote).toBe(relay.unixRemote);
+      expect(client.health).toMatchObject({ remote: relay.unixRemote, role: 'relay' });
       await client.waitFor('Item', (r) => r.name === 'from-source', { timeout: 10_000 });
       // A write through the relay is forwarded to the source and commits there.
       await client.transact(insert('through-relay'));
