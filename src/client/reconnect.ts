@@ -12,6 +12,7 @@ import type { CompatReport } from '../ovsdb/schema/compat.js';
 import type { DatabaseModel, TableMap } from '../ovsdb/schema/model.js';
 import { OvsdbError, RequestTimeoutError } from '../ovsdb/wire/errors.js';
 import { Backoff } from './backoff.js';
+import type { ServerDatabaseRow } from './cluster.js';
 import { ClientClosedError, ServerSkippedError } from './errors.js';
 import { ClientLocks } from './locks.js';
 import { errorText, type Log } from './log.js';
@@ -28,7 +29,6 @@ import type {
   ServerRole,
   StatusReporter,
 } from './status.js';
-import type { ServerDatabaseRow } from './cluster.js';
 
 /** The parts of the client the loop works with. */
 export interface ReconnectorParts<DB extends TableMap> {
