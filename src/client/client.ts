@@ -38,9 +38,13 @@
  * the server does not hold ({@link DatabaseClient.absentColumns},
  * {@link DatabaseClient.hasColumn}). The `compat` option types those
  * columns `T | undefined` (`compat: NB_COMPAT` for the bundled NB model). A
- * write or a monitor condition that names one fails with `SchemaDriftError`
- * before anything is sent; a client index on one throws `IndexError` naming
- * it when used.
+ * write that names one fails with `SchemaDriftError` before anything is
+ * sent, and so does a monitor condition unless `absentColumnConditions` is
+ * `'drop'`; a client index on one throws `IndexError` naming it when used.
+ * A column typed otherwise on the server (scalar or optional, other enum
+ * values, set sizes or ranges) is read in the model's form, a row whose
+ * value has none lacking it, and written only with values the server's type
+ * admits (see `ovsdb/schema/compat.ts`).
  *
  * ## Monitors and resuming
  *
@@ -94,6 +98,7 @@ import {
   type CompatTables,
 } from '../ovsdb/schema/compat.js';
 import type { ColumnOf, DatabaseModel, RowOf, TableMap, TableName } from '../ovsdb/schema/model.js';
+import type { MonitorCondition } from '../ovsdb/values/conditions.js';
 import { ConnectionClosedError, OvsdbError } from '../ovsdb/wire/errors.js';
 import type { Condition, Operation, OperationResult } from '../ovsdb/wire/wire.js';
 import { ClientClosedError } from './errors.js';
@@ -221,6 +226,7 @@ export class DatabaseClient<
       this.stats,
       log,
       observe,
+      options.absentColumnConditions,
     );
     this.connection = new Reconnector<DB>({
       config,
@@ -315,6 +321,15 @@ export class DatabaseClient<
     const schema = this.model.schema.tables[table];
     if (schema?.columns[column] === undefined) return false;
     return !absentColumns(compat, this.model.schema, table).includes(column);
+  }
+
+  /**
+   * The clauses of the monitor condition of `table` that the current server
+   * was not sent because its schema lacks their columns (with
+   * `absentColumnConditions: 'drop'`), in wire form; empty when none.
+   */
+  droppedConditions(table: TableName<DB>): readonly Condition[] {
+    return this.groups.droppedConditions(table);
   }
 
   /**
@@ -499,18 +514,27 @@ export class DatabaseClient<
   }
 
   /**
-   * Change what is monitored of `table` at run time. A new `where` is sent
-   * with `monitor_cond_change` (the server sends the rows that start or stop
-   * matching, applied with events, before its reply); new `columns` restart
-   * the table's monitor with a full dump (applied as a replace: events only
-   * for rows that differ). Resolves once the replica reflects the change;
-   * while disconnected, once the next sync is done.
+   * Change what is monitored of `table` at run time. A new `where` (typed
+   * clauses, checked as a transaction's conditions are; a row is monitored
+   * when any holds) is sent with `monitor_cond_change` (the server sends the
+   * rows that start or stop matching, applied with events, before its
+   * reply); new `columns` restart the table's monitor with a full dump
+   * (applied as a replace: events only for rows that differ). Resolves once
+   * the replica reflects the change; while disconnected, once the next sync
+   * is done.
+   *
+   * ```ts
+   * await client.setMonitor('Logical_Switch_Port', { where: [['external_ids', 'includes', { node: 'n1' }]] });
+   * ```
+   * @throws DatumError (synchronously rejected) for a clause that does not
+   *   fit its column; SchemaDriftError for a column the server lacks (see
+   *   `absentColumnConditions`) or a value its type does not admit.
    */
   async setMonitor<T extends TableName<DB>>(
     table: T,
     change: {
       readonly columns?: readonly ColumnOf<DB, T>[];
-      readonly where?: readonly Condition[];
+      readonly where?: readonly MonitorCondition<RowOf<DB, T>>[];
     },
   ): Promise<void> {
     const pending = this.groups.change(table, change, this.connection.compat);

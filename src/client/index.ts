@@ -17,11 +17,14 @@
 
 export * from '../ovsdb/observability.js';
 export type {
+  AbsentConditionPolicy,
+  ColumnTypeDifference,
   CompatOption,
   CompatReport,
   CompatSpec,
   CompatTables,
 } from '../ovsdb/schema/compat.js';
+export type { MonitorCondition, RowCondition } from '../ovsdb/values/conditions.js';
 export { type RefusedBy, TransactionRefusedError } from '../ovsdb/wire/errors.js';
 export type { BackoffOptions } from './backoff.js';
 export {

@@ -4,7 +4,7 @@
  */
 
 import type { ClientMetrics } from '../ovsdb/metrics.js';
-import type { CompatOption, CompatTables } from '../ovsdb/schema/compat.js';
+import type { AbsentConditionPolicy, CompatOption, CompatTables } from '../ovsdb/schema/compat.js';
 import type { DatabaseModel, RowOf, TableMap, TableName } from '../ovsdb/schema/model.js';
 import type { Tracer } from '../ovsdb/tracing.js';
 import { type Dialer, dialRemote } from '../ovsdb/transport/dial.js';
@@ -16,9 +16,9 @@ import {
 } from '../ovsdb/transport/remote.js';
 import { DEFAULT_KEEPALIVE_MS, type TlsOptions } from '../ovsdb/transport/socket-transport.js';
 import { checkTlsOptions } from '../ovsdb/transport/tls-files.js';
+import type { MonitorCondition } from '../ovsdb/values/conditions.js';
 import { OvsdbError } from '../ovsdb/wire/errors.js';
 import { DEFAULT_MAX_REPLY_BYTES, DEFAULT_MAX_UNSOLICITED_BYTES } from '../ovsdb/wire/limits.js';
-import type { Condition } from '../ovsdb/wire/wire.js';
 import { Backoff, type BackoffOptions } from './backoff.js';
 import { shuffle } from './cluster.js';
 import type { Logger } from './log.js';
@@ -30,12 +30,14 @@ export interface TableMonitorOptions<R = Record<string, unknown>> {
   /** The columns to monitor (default: every column the server has). */
   readonly columns?: readonly Extract<keyof R, string>[] | undefined;
   /**
-   * `monitor_cond` conditions in wire form; a row is monitored when **any**
-   * condition holds (ovsdb-server ORs them). Default: every row. A server
-   * that only knows plain `monitor` cannot filter: there, every row is
-   * monitored.
+   * The `monitor_cond` condition: a list of clauses typed by the model, as a
+   * transaction's conditions are (`['name', '==', 'sw0']`, `['external_ids',
+   * 'includes', { owner: 'me' }]`, `true`, `false`), and checked the same
+   * way when the client is created; a row is monitored when **any** clause
+   * holds (ovsdb-server ORs them). Default: every row. A server that only
+   * knows plain `monitor` cannot filter: there, every row is monitored.
    */
-  readonly where?: readonly Condition[] | undefined;
+  readonly where?: readonly MonitorCondition<R>[] | undefined;
   /** The monitor (by name) this table belongs to; tables sharing a name share one monitor. */
   readonly monitor?: string | undefined;
 }
@@ -88,6 +90,24 @@ export interface DatabaseClientOptions<
    * names are checked against the model.
    */
   readonly compat?: C | undefined;
+  /**
+   * What a monitor condition (`where` of `tables`, or of `setMonitor`) on a
+   * column the server's schema lacks does:
+   * - `'refuse'` (the default): it is a `SchemaDriftError` naming the table
+   *   and column; at connection the server cannot be used (the status
+   *   reason and the give-up carry the error), and `setMonitor` rejects.
+   * - `'drop'`: the clauses on such columns are not sent (a condition left
+   *   with none becomes `[false]`: no row), as Open vSwitch's C IDL does;
+   *   each is reported with a `warn` log line and
+   *   `client.droppedConditions(table)`.
+   *
+   * Refusing is the default because a dropped clause changes which rows the
+   * replica holds, and a program acting on the replica (a controller
+   * reconciling what it sees) must not act on a different set of rows than
+   * it asked for without knowing; `'drop'` suits conditions that only limit
+   * what is received, as OVN's controllers use them.
+   */
+  readonly absentColumnConditions?: AbsentConditionPolicy | undefined;
   /**
    * TLS settings for `ssl:` remotes: the client's key and certificate and the
    * CA, as PEM text (`key`, `cert`, `ca`) or as file paths (`keyFile`,

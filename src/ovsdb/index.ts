@@ -34,6 +34,7 @@ export {
 } from './connection/connection.js';
 export * from './observability.js';
 export {
+  type AbsentConditionPolicy,
   absentColumns,
   type ColumnTypeDifference,
   type CompatOption,
@@ -41,6 +42,7 @@ export {
   type CompatSpec,
   type CompatTables,
   compareSchemas,
+  type DriftedValue,
   SchemaDriftError,
 } from './schema/compat.js';
 export {
@@ -48,6 +50,8 @@ export {
   type DatabaseModel,
   defineModel,
   type InsertOf,
+  type ModelSchemaName,
+  type NotInModel,
   type RowOf,
   type TableMap,
   type TableName,

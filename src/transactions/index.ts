@@ -27,6 +27,17 @@
  */
 
 export { LockNotHeldError } from '../client/errors.js';
+export type {
+  Atomic,
+  ComparisonFunction,
+  ConditionFor,
+  ConditionOf,
+  EqualityFunction,
+  InclusionFunction,
+  IndexKey,
+  IsCollection,
+  Where,
+} from '../ovsdb/values/conditions.js';
 export { type RefusedBy, TransactionRefusedError } from '../ovsdb/wire/errors.js';
 export { BatchError, type BatchOptions, type BatchProgress, type BatchResult } from './batches.js';
 export {
@@ -44,17 +55,6 @@ export {
   type TransactingClient,
 } from './client-executor.js';
 export type { TransactionCallback } from './compile.js';
-export type {
-  Atomic,
-  ComparisonFunction,
-  ConditionFor,
-  ConditionOf,
-  EqualityFunction,
-  InclusionFunction,
-  IndexKey,
-  IsCollection,
-  Where,
-} from './conditions.js';
 export { connectionExecutor } from './connection-executor.js';
 export { DatabaseHandle, openDatabase } from './database.js';
 export * from './desired/index.js';
