@@ -13,8 +13,8 @@
 import type * as PromClient from 'prom-client';
 import { expect, it } from 'vitest';
 import { connectDatabase, type StatusEvent } from '../../src/client/client.js';
-import { prometheusMetrics } from '../../src/ovsdb/metrics-prometheus.js';
 import { serveMetricsRegistry } from '../../src/net/metrics-endpoint.js';
+import { prometheusMetrics } from '../../src/ovsdb/metrics-prometheus.js';
 import { startOvsdbServer } from '../../src/testing/index.js';
 import { DB, TEST_SCHEMA } from '../helpers/server.js';
 import { TEST_MODEL, until } from './helpers/fixtures.js';

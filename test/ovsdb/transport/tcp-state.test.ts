@@ -3,18 +3,24 @@
  * as `/proc/net/tcp` writes them, the state parsed from a table line
  * (`TIME_WAIT` entries skipped), and, on Linux, a real loopback connection
  * over IPv4 and IPv6 found in the kernel's table, with bytes the peer has
- * acknowledged (nothing unacknowledged, no retransmission).
+ * acknowledged (nothing unacknowledged, no retransmission), and an `ssl:`
+ * connection to ovsdb-server: its socket transport reads the state of the
+ * TCP connection under TLS.
  */
 
+import { mkdtempSync, rmSync } from 'node:fs';
 import * as net from 'node:net';
 import { endianness, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { openSocketTransport } from '../../../src/ovsdb/transport/socket-transport.js';
 import {
   findState,
   kernelAddress,
   tcpStateReader,
 } from '../../../src/ovsdb/transport/tcp-state.js';
+import { createPki, readClientTls, startOvsdbServer } from '../../../src/testing/index.js';
+import { TEST_SCHEMA } from '../../helpers/server.js';
 
 const LE = endianness() === 'LE';
 
@@ -117,6 +123,21 @@ describe.runIf(process.platform === 'linux')('tcpStateReader on Linux', () => {
       });
     },
   );
+
+  it('reads the TCP connection under an ssl: transport', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ovnkit-tcp-state-'));
+    const pki = await createPki(join(dir, 'pki'), { unrelatedCa: false });
+    const server = await startOvsdbServer({ schema: TEST_SCHEMA, remotes: ['ssl'], pki });
+    try {
+      const t = await openSocketTransport(server.remotes.ssl!, { tls: await readClientTls(pki) });
+      closers.push(() => t.close());
+      expect(t.tcpState).toBeDefined();
+      expect(await t.tcpState!()).toMatchObject({ retransmits: 0, unansweredProbes: 0 });
+    } finally {
+      await server.stop();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
 
   it('has nothing to read for a unix socket', async () => {
     const dir = join(tmpdir(), `ovnkit-tcp-state-${process.pid}.sock`);
