@@ -353,7 +353,7 @@ function clientMetricSet<R extends PromRegistryLike>(
     ),
     connected: f.gauge(
       'client_connected',
-      '1 while a connection to a server is open, 0 while the client is (re)connecting or closed.',
+      '1 while a connection to a server is open, 0 while the client is (re)connecting.',
       CLIENT,
     ),
     inSync: f.gauge(

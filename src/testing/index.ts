@@ -11,6 +11,7 @@
  */
 
 export {
+  type ClusterHost,
   type ClusterMember,
   type OvsdbClusterHandle,
   type StartOvsdbClusterOptions,
