@@ -21,6 +21,7 @@ import type {
 } from '../../src/ovsdb/index.js';
 
 declare const remotes: string;
+declare const other: ClientHealth;
 const nb = connectDatabase({ remotes, model: NB });
 
 describe('health', () => {
@@ -37,7 +38,7 @@ describe('health', () => {
     // @ts-expect-error: read-only
     nb.health.inSync = true;
     // @ts-expect-error: a getter, not a settable property
-    nb.health = nb.health;
+    nb.health = other;
   });
 
   it('status events carry the health; the metrics sample it', () => {
