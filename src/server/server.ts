@@ -81,12 +81,31 @@ import { dispatchNotification, dispatchRequest, type MethodContext } from './rpc
 import { ServerLog } from './rpc/server-log.js';
 import { Session, type SessionHost } from './rpc/session.js';
 import { Transactions } from './rpc/transact.js';
+import type { ServerRowChange } from './server-db.js';
 import { type CompactionOptions, DbStorage } from './storage/db-file.js';
 import { DbFileError } from './storage/log.js';
 import { conversionError, convertDatabase, ovsReserialized } from './storage/records.js';
 
 export type { ConnectionLimitStats } from './listeners/limits.js';
 export type { ListenAddress, ServerTlsOptions } from './listeners/listen.js';
+export type { ChannelHandlers, SessionChannel } from './rpc/channel.js';
+export type { ServerRowChange } from './server-db.js';
+
+/**
+ * The server as one member of a simulated cluster sees it (see
+ * {@link OvsdbServer.serverView}): its own `_Server` database.
+ */
+export interface ServerView {
+  /**
+   * Change this member's `_Server` row of database `name` (model, leader,
+   * connected, Raft index, cluster and server ids); the `_Server` monitors
+   * of its sessions get the change at once.
+   * @throws Error when the view has no row for `name`.
+   */
+  set(name: string, change: ServerRowChange): void;
+  /** Forget the view (its sessions keep reading it until they close). */
+  close(): void;
+}
 
 /** Options of {@link createServer}. */
 export interface CreateServerOptions {
@@ -191,6 +210,9 @@ export class OvsdbServer implements SessionHost {
   private closing = false;
   private fatal: Error | undefined;
   private readonly metrics: ServerMetricsRecorder | undefined;
+  /** The `_Server` database of each view, and the view of each session that has one. */
+  private readonly views = new WeakMap<ServerView, Served>();
+  private readonly sessionViews = new WeakMap<Session, Served>();
 
   /** @internal Use {@link createServer}. */
   constructor(private readonly options: CreateServerOptions) {
@@ -217,6 +239,7 @@ export class OvsdbServer implements SessionHost {
       monitors: this.monitors,
       locks: this.locks,
       convert: (served, schema, json) => this.convert(served, schema, json),
+      serverViewOf: (s) => this.sessionViews.get(s),
     };
     this.listeners = new Listeners({
       tls: options.tls,
@@ -315,6 +338,52 @@ export class OvsdbServer implements SessionHost {
     const { client, server } = createInProcessPair();
     this.startSession(server);
     return client;
+  }
+
+  /**
+   * Serve a connection made by the caller: `channel` is its server end (an
+   * in-process pair's, see `createInProcessPair`), which the caller may wrap
+   * to watch or alter what passes (tests: recording, fault injection). With
+   * `view` (from {@link OvsdbServer.serverView}), the session reads that
+   * view's `_Server` database instead of the server's.
+   */
+  accept(channel: SessionChannel, view?: ServerView): void {
+    this.startSession(channel, view === undefined ? undefined : this.views.get(view));
+  }
+
+  /**
+   * A view of this server as one member of a cluster, for tests that
+   * simulate a cluster without starting processes: sessions accepted with
+   * it ({@link OvsdbServer.accept}) read a `_Server` database of their own,
+   * whose row of each database starts as the server's (`standalone`,
+   * leader) and changes with {@link ServerView.set}. Every other database
+   * is this server's, so all members share one state and one transaction
+   * history, as a cluster's members share one log. Databases added or
+   * removed later do not show in the view.
+   */
+  serverView(): ServerView {
+    const { served, rows } = this.databases.addView();
+    const view: ServerView = {
+      set: (name, change) => {
+        const c = rows.set(name, change);
+        if (c === undefined) return;
+        this.committed(served, c, false);
+        this.flushAll();
+      },
+      close: () => this.databases.removeView(served),
+    };
+    this.views.set(view, served);
+    return view;
+  }
+
+  /**
+   * Forget the transaction history of database `name`, as a server that
+   * restarted (or a cluster member that loaded a snapshot) has none: the
+   * next `monitor_cond_since` from an earlier transaction answers
+   * `found: false` with the whole contents. For tests of a client's resume.
+   */
+  forgetHistory(name: string): void {
+    this.databases.get(name)?.history.seed([]);
   }
 
   /**
@@ -665,8 +734,9 @@ export class OvsdbServer implements SessionHost {
     for (const s of [...this.sessions]) this.service(s);
   }
 
-  private startSession(channel: SessionChannel): void {
+  private startSession(channel: SessionChannel, view?: Served): void {
     const s = new Session(channel, this, this.probeIntervalMs);
+    if (view !== undefined) this.sessionViews.set(s, view);
     if (!s.closed) this.sessions.add(s);
   }
 
