@@ -19,7 +19,7 @@
  *   cluster, with and without bytes in flight.)
  */
 
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
@@ -34,6 +34,7 @@ import type { Operation } from '../../src/ovsdb/wire/wire.js';
 import { type OvsdbServerHandle, startOvsdbServer } from '../../src/testing/index.js';
 import { TEST_SCHEMA } from '../helpers/server.js';
 import { TEST_MODEL, type TestTables } from './helpers/fixtures.js';
+import { lastJsonLine, runChild } from './helpers/run-child.js';
 import { FreezableTcpProxy } from './helpers/tcp-proxy.js';
 
 const cleanups: (() => Promise<void> | void)[] = [];
@@ -153,37 +154,17 @@ describe('a lost path while a reply is owed', () => {
     'unanswered keepalive probes find it within the idle time plus 5 probes (needs unshare -n and ip)',
     async () => {
       const child = join(import.meta.dirname, 'helpers/netns-keepalive-child.ts');
-      const out = await new Promise<string>((resolve, reject) => {
-        const p = spawn(
-          'unshare',
-          [
-            '-n',
-            'sh',
-            '-c',
-            `ip link set lo up && exec "${process.execPath}" --conditions=ovnkit-source --import tsx "${child}"`,
-          ],
-          { stdio: ['ignore', 'pipe', 'pipe'] },
-        );
-        let stdout = '';
-        let stderr = '';
-        p.stdout.on('data', (d: Buffer) => {
-          stdout += d;
-        });
-        p.stderr.on('data', (d: Buffer) => {
-          stderr += d;
-        });
-        const timer = setTimeout(() => p.kill('SIGKILL'), 100_000);
-        p.on('close', (code) => {
-          clearTimeout(timer);
-          if (code === 0) resolve(stdout);
-          else reject(new Error(`the namespace child exited with ${code}: ${stderr}`));
-        });
-      });
-      const r = JSON.parse(out.trim().split('\n').pop()!) as {
-        ms: number;
-        reason: string;
-        methods: string[];
-      };
+      const out = await runChild(
+        'unshare',
+        [
+          '-n',
+          'sh',
+          '-c',
+          `ip link set lo up && exec "${process.execPath}" --conditions=ovnkit-source --import tsx "${child}"`,
+        ],
+        100_000,
+      );
+      const r = lastJsonLine<{ ms: number; reason: string; methods: string[] }>(out);
       expect(r.methods).toContain('monitor_cond_since');
       expect(r.reason).toMatch(
         /the server's host answers nothing: \d+ TCP probes without an answer/,

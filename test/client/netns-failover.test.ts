@@ -27,13 +27,13 @@
  * Needs root, `ip` and `iptables`; fails under CI=true without them.
  */
 
-import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { requireOvsdbServer, startOvsdbCluster } from '../../src/testing/index.js';
 import { DB, TEST_SCHEMA } from '../helpers/server.js';
 import type { ChildArgs, ChildReport } from './helpers/failover-child.js';
 import { canMakeNamespaces, NetLab } from './helpers/netns.js';
+import { lastJsonLine, runChild } from './helpers/run-child.js';
 
 requireOvsdbServer();
 
@@ -54,39 +54,23 @@ const BOUND_MS = 60_000;
 
 const CHILD = join(import.meta.dirname, 'helpers/failover-child.ts');
 
-function runChild(router: string, args: ChildArgs): Promise<ChildReport> {
-  return new Promise((resolve, reject) => {
-    const p = spawn(
-      'ip',
-      [
-        'netns',
-        'exec',
-        router,
-        process.execPath,
-        '--conditions=ovnkit-source',
-        '--import',
-        'tsx',
-        CHILD,
-        JSON.stringify(args),
-      ],
-      { stdio: ['ignore', 'pipe', 'pipe'] },
-    );
-    let stdout = '';
-    let stderr = '';
-    p.stdout.on('data', (d: Buffer) => {
-      stdout += d;
-    });
-    p.stderr.on('data', (d: Buffer) => {
-      stderr += d;
-    });
-    const timer = setTimeout(() => p.kill('SIGKILL'), STOP_MS + BOUND_MS + 30_000);
-    p.on('close', (code) => {
-      clearTimeout(timer);
-      const last = stdout.trim().split('\n').pop() ?? '';
-      if (code === 0 && last.startsWith('{')) resolve(JSON.parse(last) as ChildReport);
-      else reject(new Error(`the client exited with ${code}: ${stderr.slice(-3000)}`));
-    });
-  });
+async function runClient(router: string, args: ChildArgs): Promise<ChildReport> {
+  const out = await runChild(
+    'ip',
+    [
+      'netns',
+      'exec',
+      router,
+      process.execPath,
+      '--conditions=ovnkit-source',
+      '--import',
+      'tsx',
+      CHILD,
+      JSON.stringify(args),
+    ],
+    STOP_MS + BOUND_MS + 30_000,
+  );
+  return lastJsonLine<ChildReport>(out);
 }
 
 const CASES = [
@@ -104,7 +88,7 @@ describe.runIf(namespaces).concurrent('failover with default options over TCP', 
       let cluster: Awaited<ReturnType<typeof startOvsdbCluster>> | undefined;
       try {
         cluster = await startOvsdbCluster({ schema: TEST_SCHEMA, size: 3, hosts: lab.hosts });
-        const r = await runChild(lab.router, {
+        const r = await runClient(lab.router, {
           case: which,
           remotes: cluster.members.map((m) => m.tcpRemote!),
           drop: lab.hosts.map((_, i) => ({
