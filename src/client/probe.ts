@@ -47,8 +47,16 @@ export const UNANSWERED_LIMIT = 5;
 
 /** Records when bytes last arrived. */
 export class MeteredTransport implements Transport {
+  /** The probe's clock: when bytes last arrived, or the connection opened, or reads resumed. */
   lastRx = Date.now();
-  constructor(private readonly inner: Transport) {}
+  /**
+   * @param received - where the time bytes last arrived is also written
+   *   (shared by a client's connections: its health's message age).
+   */
+  constructor(
+    private readonly inner: Transport,
+    private readonly received: { at: number } = { at: 0 },
+  ) {}
   get kind(): 'stream' | 'message' {
     return this.inner.kind;
   }
@@ -58,16 +66,21 @@ export class MeteredTransport implements Transport {
   attach(handlers: TransportHandlers): void {
     this.inner.attach({
       data: (chunk) => {
-        this.lastRx = Date.now();
+        this.arrived();
         handlers.data(chunk);
       },
       message: (text) => {
-        this.lastRx = Date.now();
+        this.arrived();
         handlers.message(text);
       },
       drain: () => handlers.drain(),
       close: (error) => handlers.close(error),
     });
+  }
+  private arrived(): void {
+    const now = Date.now();
+    this.lastRx = now;
+    this.received.at = now;
   }
   write(text: string): boolean {
     return this.inner.write(text);

@@ -73,8 +73,8 @@ export class Reconnector<DB extends TableMap> implements SessionHost<DB> {
   private loop: Promise<void> = Promise.resolve();
   /** The servers of the current round that could not be used, so far. */
   private roundAttempts: readonly ServerAttempt[] = [];
-  /** When bytes last came from a server of an ended session (0: never). */
-  private lastRxBefore = 0;
+  /** When bytes last came from a server (0: never). */
+  readonly received = { at: 0 };
 
   constructor(parts: ReconnectorParts<DB>) {
     this.config = parts.config;
@@ -106,7 +106,7 @@ export class Reconnector<DB extends TableMap> implements SessionHost<DB> {
     const now = Date.now();
     const s = this.session;
     const open = s !== undefined && s.endReason === undefined && this.closed === undefined;
-    const lastRx = Math.max(this.lastRxBefore, s?.metered.lastRx ?? 0);
+    const lastRx = this.received.at;
     const applied = this.groups.lastAppliedAt;
     return {
       connected: open,
@@ -228,7 +228,6 @@ export class Reconnector<DB extends TableMap> implements SessionHost<DB> {
   }
 
   private afterSession(session: Session): void {
-    this.lastRxBefore = Math.max(this.lastRxBefore, session.metered.lastRx);
     if (this.session === session) this.session = undefined;
     if (session.probe) clearInterval(session.probe);
     if (this.closed) return;
