@@ -56,12 +56,19 @@ export {
 export type { ChannelHandlers, SessionChannel } from './rpc/channel.js';
 export { type LockMode, type LockOutcome, LockTable } from './rpc/locks.js';
 export { type LogLevel, ServerLog, type ServerLogOptions } from './rpc/server-log.js';
-export { jsonKey, type PendingTransaction, Session, type SessionHost } from './rpc/session.js';
+export {
+  jsonKey,
+  type PendingTransaction,
+  Session,
+  type SessionAccess,
+  type SessionHost,
+} from './rpc/session.js';
 export {
   type CreateServerOptions,
   createServer,
   type ListenAddress,
   OvsdbServer,
+  type RemoteOptions,
   type ServerTlsOptions,
 } from './server.js';
 export { ServerDatabase } from './server-db.js';

@@ -58,6 +58,7 @@ export {
   createServer,
   type ListenAddress,
   OvsdbServer,
+  type RemoteOptions,
   type ServerRowChange,
   type ServerTlsOptions,
   type ServerView,

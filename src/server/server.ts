@@ -71,7 +71,13 @@ import type { TxnChanges } from './engine/executor.js';
 import { OpError } from './engine/op-error.js';
 import { createInProcessPair, type InProcessTransport } from './listeners/in-process-transport.js';
 import { type ConnectionLimitStats, ConnectionLimits } from './listeners/limits.js';
-import { type ListenAddress, Listeners, type ServerTlsOptions } from './listeners/listen.js';
+import {
+  type ListenAddress,
+  Listeners,
+  type RemoteOptions,
+  type ServerTlsOptions,
+  type SessionStart,
+} from './listeners/listen.js';
 import { serverMetrics } from './metrics.js';
 import { MonitorHub } from './monitor/monitor-hub.js';
 import { asDatabase, DatabaseRegistry, type Served, type Trigger } from './registry.js';
@@ -87,7 +93,7 @@ import { DbFileError } from './storage/log.js';
 import { conversionError, convertDatabase, ovsReserialized } from './storage/records.js';
 
 export type { ConnectionLimitStats } from './listeners/limits.js';
-export type { ListenAddress, ServerTlsOptions } from './listeners/listen.js';
+export type { ListenAddress, RemoteOptions, ServerTlsOptions } from './listeners/listen.js';
 export type { ChannelHandlers, SessionChannel } from './rpc/channel.js';
 export type { ServerRowChange } from './server-db.js';
 
@@ -213,6 +219,7 @@ export class OvsdbServer implements SessionHost {
   /** The `_Server` database of each view, and the view of each session that has one. */
   private readonly views = new WeakMap<ServerView, Served>();
   private readonly sessionViews = new WeakMap<Session, Served>();
+  private readonly commitWatchers: ((database: string) => void)[] = [];
 
   /** @internal Use {@link createServer}. */
   constructor(private readonly options: CreateServerOptions) {
@@ -247,7 +254,7 @@ export class OvsdbServer implements SessionHost {
       limits: new ConnectionLimits(options),
       allowOrigins: options.allowOrigins,
       closing: () => this.closing,
-      startSession: (channel) => this.startSession(channel),
+      startSession: (channel, start) => this.startSession(channel, start),
     });
     const databases = (options.databases ?? []).map(asDatabase);
     try {
@@ -312,16 +319,70 @@ export class OvsdbServer implements SessionHost {
    *   `wss:` without the tls option and for a WebSocket listener on a
    *   non-loopback address; the socket error when listening fails.
    */
-  listen(remote: string): Promise<ListenAddress> {
-    return this.listeners.listen(remote);
+  listen(remote: string, options?: RemoteOptions): Promise<ListenAddress> {
+    return this.listeners.listen(remote, options);
+  }
+
+  /**
+   * Use `tls` (key, certificate, CA, versions, ciphers) for `pssl:`
+   * listeners from now on: those opened later, and the new connections of
+   * those open.
+   */
+  setTls(tls: ServerTlsOptions | undefined): void {
+    this.listeners.setTls(tls);
+  }
+
+  /** The sessions open on the listener of `remote` (undefined: no such listener). */
+  sessionsOn(remote: string): number | undefined {
+    return this.listeners.sessionsOf(remote);
+  }
+
+  /**
+   * Call `watch` with a database's name after each commit to it (clients'
+   * transactions and {@link OvsdbServer.transactInternal} alike), once the
+   * commit is recorded.
+   */
+  onCommit(watch: (database: string) => void): void {
+    this.commitWatchers.push(watch);
+  }
+
+  /**
+   * Run `ops` on database `name` as the server itself (no session, no
+   * RBAC), as ovsdb-server writes a `Connection` row's status: committed,
+   * recorded, written to the file and sent to monitors like any other.
+   * Returns the results, or undefined when there is no such database.
+   */
+  transactInternal(name: string, ops: readonly unknown[]): unknown[] | undefined {
+    const served = this.databases.get(name);
+    if (served === undefined || served.reserved || this.closing) return undefined;
+    const out = served.db.transact(ops, { canBlock: false });
+    if (out.blocked === true) return undefined;
+    if (out.changes !== null) {
+      this.committed(served, out.changes, out.durable);
+      this.flushAll();
+    }
+    return out.results;
+  }
+
+  /**
+   * Drop every client connection, as `ovsdb-server/reconnect` does: clients
+   * reconnect.
+   */
+  reconnectAll(reason: string): void {
+    for (const s of [...this.sessions]) {
+      this.log.write('ovsdb_jsonrpc_server', 'INFO', `${s.name}: disconnecting (${reason})`);
+      s.close();
+    }
   }
 
   /**
    * Stop listening on `remote` (as given to {@link OvsdbServer.listen}), as
-   * `ovsdb-server/remove-remote` does. Resolves false when no listener has it.
+   * `ovsdb-server/remove-remote` does; with `closeSessions`, the sessions
+   * it accepted are dropped too (as when a remote is deconfigured).
+   * Resolves false when no listener has it.
    */
-  unlisten(remote: string): Promise<boolean> {
-    return this.listeners.unlisten(remote);
+  unlisten(remote: string, closeSessions = false): Promise<boolean> {
+    return this.listeners.unlisten(remote, closeSessions);
   }
 
   /**
@@ -348,7 +409,7 @@ export class OvsdbServer implements SessionHost {
    * view's `_Server` database instead of the server's.
    */
   accept(channel: SessionChannel, view?: ServerView): void {
-    this.startSession(channel, view === undefined ? undefined : this.views.get(view));
+    this.startSession(channel, undefined, view === undefined ? undefined : this.views.get(view));
   }
 
   /**
@@ -505,23 +566,39 @@ export class OvsdbServer implements SessionHost {
   }
 
   /**
-   * Figures that track memory use, as `ovs-appctl memory/show` reports them:
-   * `atoms`, `cells` (rows × columns), `monitors` and `sessions`.
+   * Figures that track memory use, as `ovs-appctl memory/show` reports
+   * them: `atoms`, `cells` (rows × columns), `monitors`, `n-weak-refs`
+   * (weak references held) and `sessions`.
    */
   memoryUsage(): Record<string, number> {
     let cells = 0;
     let atoms = 0;
+    let weakRefs = 0;
+    // Every database, _Server included, as ovsdb-server counts them.
     for (const served of this.databases.all()) {
-      if (served.reserved) continue;
       for (const store of served.db.tables.values()) {
         const columns = Object.keys(store.schema.columns);
+        const weak = columns.filter((c) => {
+          const t = store.schema.columns[c]?.type;
+          return (
+            (t?.key.type === 'uuid' && t.key.refType === 'weak') ||
+            (t?.value?.type === 'uuid' && t.value.refType === 'weak')
+          );
+        });
         cells += store.rows.size * columns.length;
         for (const row of store.rows.values()) {
           for (const c of columns) atoms += row.fields[c]?.keys.length ?? 0;
+          for (const c of weak) weakRefs += row.fields[c]?.keys.length ?? 0;
         }
       }
     }
-    return { atoms, cells, monitors: this.monitorCount(), sessions: this.sessions.size };
+    return {
+      atoms,
+      cells,
+      monitors: this.monitorCount(),
+      'n-weak-refs': weakRefs,
+      sessions: this.sessions.size,
+    };
   }
 
   /** The monitors of every session. */
@@ -691,6 +768,7 @@ export class OvsdbServer implements SessionHost {
     }
     const id = served.history.add(changes, fileId);
     this.monitors.queue(served, id, changes);
+    for (const watch of this.commitWatchers) watch(served.name);
   }
 
   /** Records wait: write them before anything is sent, and soon in any case. */
@@ -734,8 +812,12 @@ export class OvsdbServer implements SessionHost {
     for (const s of [...this.sessions]) this.service(s);
   }
 
-  private startSession(channel: SessionChannel, view?: Served): void {
-    const s = new Session(channel, this, this.probeIntervalMs);
+  private startSession(channel: SessionChannel, start?: SessionStart, view?: Served): void {
+    const s = new Session(channel, this, start?.probeIntervalMs ?? this.probeIntervalMs, {
+      role: start?.role,
+      readOnly: start?.readOnly,
+      peerId: start?.peerId,
+    });
     if (view !== undefined) this.sessionViews.set(s, view);
     if (!s.closed) this.sessions.add(s);
   }

@@ -49,7 +49,40 @@ export function serverArgs(dir: string, db: string): string[] {
 export function command(kind: Kind, args: readonly string[]): [string, string[]] {
   if (kind === 'ovsdb-server')
     return [requireOvsdbServer(false).ovsdbServer, [...args, '-vconsole:off']];
-  return [process.execPath, ['--conditions=ovnkit-source', '--import', 'tsx', CLI, ...args]];
+  // Extra node flags for the server process (e.g. `--cpu-prof`, which NODE_OPTIONS refuses).
+  const flags = (process.env.OVNKIT_SERVER_NODE_FLAGS ?? '').split(' ').filter((f) => f !== '');
+  // The compiled program (the benchmarks run it as it ships), or the sources through tsx.
+  const compiled = process.env.OVNKIT_SERVER_CLI;
+  if (compiled !== undefined && compiled !== '') {
+    return [process.execPath, [...flags, compiled, ...args]];
+  }
+  return [
+    process.execPath,
+    [...flags, '--conditions=ovnkit-source', '--import', 'tsx', CLI, ...args],
+  ];
+}
+
+/** Where `startCli` writes, kept for the test to read. */
+export interface CapturedIo {
+  out: string;
+  err: string;
+  stdout(t: string): void;
+  stderr(t: string): void;
+}
+
+/** A `CliIo` that keeps what is written. */
+export function captureIo(): CapturedIo {
+  const o: CapturedIo = {
+    out: '',
+    err: '',
+    stdout: (t) => {
+      o.out += t;
+    },
+    stderr: (t) => {
+      o.err += t;
+    },
+  };
+  return o;
 }
 
 /** Whether the unix socket at `path` accepts a connection. */

@@ -75,6 +75,15 @@ export interface EngineTransactOptions {
    * cannot wait. Defaults to true.
    */
   readonly canBlock?: boolean | undefined;
+  /**
+   * Only read-only operations: others fail with "not allowed", as on an
+   * ovsdb-server connection whose remote is `read_only`.
+   */
+  readonly readOnly?: boolean | undefined;
+  /** The RBAC role of the client (see `rbac.ts`); none or empty: no restriction. */
+  readonly role?: string | undefined;
+  /** The client's identity for RBAC (its TLS certificate's common name); none: every write is refused. */
+  readonly peerId?: string | undefined;
 }
 
 /** One committed row change: an insert (`old` null), a delete (`new` null) or a modification. */
@@ -158,16 +167,18 @@ export function executeTransaction(
     }
     const parseError = p.finish();
     if (parseError !== undefined) error = parseError;
-    if (
-      error === undefined &&
-      op !== undefined &&
-      !READ_ONLY.has(op) &&
-      db.schema.name[0] === '_'
-    ) {
-      error = new OpError(
-        'not allowed',
-        `${op} operation not allowed on table in reserved database ${db.schema.name}`,
-      );
+    if (error === undefined && op !== undefined && !READ_ONLY.has(op)) {
+      if (options.readOnly === true) {
+        error = new OpError(
+          'not allowed',
+          `${op} operation not allowed when database server is in read only mode`,
+        );
+      } else if (db.schema.name[0] === '_') {
+        error = new OpError(
+          'not allowed',
+          `${op} operation not allowed on table in reserved database ${db.schema.name}`,
+        );
+      }
     }
     if (error !== undefined) {
       if (error.error === 'not supported' && options.canBlock !== false) {

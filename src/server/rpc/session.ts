@@ -127,6 +127,19 @@ function checkMessage(
   return { type, m };
 }
 
+/**
+ * What a connection may do, from the remote it came through (a `Connection`
+ * row's `role` and `read_only`, or a config file's options) and its peer.
+ */
+export interface SessionAccess {
+  /** The RBAC role (see `engine/rbac.ts`); none or empty: no restriction. */
+  readonly role?: string | undefined;
+  /** Only read-only operations are allowed. */
+  readonly readOnly?: boolean | undefined;
+  /** The peer's identity for RBAC: the common name of its TLS certificate, if any. */
+  readonly peerId?: string | undefined;
+}
+
 /** One connected client. */
 export class Session {
   /** Set by `set_db_change_aware`. */
@@ -149,6 +162,8 @@ export class Session {
     private readonly channel: SessionChannel,
     private readonly host: SessionHost,
     private readonly probeIntervalMs: number,
+    /** What the session may do (see {@link SessionAccess}). */
+    readonly access: SessionAccess = {},
   ) {
     this.framer = channel.kind === 'stream' ? new JsonStreamFramer() : undefined;
     if (channel.probes && probeIntervalMs > 0) {

@@ -77,9 +77,13 @@ export class Transactions {
     elapsedOverride: number | undefined,
   ): { results: unknown[]; committed: boolean } | undefined {
     const elapsed = elapsedOverride ?? Math.floor(performance.now() - t.created);
+    const access = t.session.access;
     const out = t.served.db.transact(t.ops, {
       ownsLock: (name) => this.host.locks.owns(t.session, name),
       elapsedMs: elapsed,
+      readOnly: access.readOnly,
+      role: access.role,
+      peerId: access.peerId,
     });
     if (out.blocked === true) {
       if (!t.session.pending.has(t.idKey)) {
