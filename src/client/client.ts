@@ -123,6 +123,7 @@ import {
 } from './replica/replica.js';
 import { transactOn } from './session.js';
 import {
+  type ClientHealth,
   type ClientStats,
   type ClientStatus,
   createStats,
@@ -135,10 +136,12 @@ export type { DatabaseLock, LockOptions, LockState, LockStatus } from './locks.j
 export type { Logger } from './log.js';
 export type { DatabaseClientOptions, RawTransactOptions, TableMonitorOptions } from './options.js';
 export type {
+  ClientHealth,
   ClientState,
   ClientStats,
   ClientStatus,
   MonitorSyncInfo,
+  ServerRole,
   StatusEvent,
   StatusEventType,
 } from './status.js';
@@ -188,6 +191,7 @@ export class DatabaseClient<
       queueLength: () => this.replica.queueLength,
       locks: () =>
         this.connection.locks.statuses().map((l) => ({ name: l.name, held: l.state === 'held' })),
+      health: () => this.connection.health(),
     });
     this.observability = observe;
     const config = connectionConfig(options, observe);
@@ -260,6 +264,24 @@ export class DatabaseClient<
   /** The current state, server and reason, and the state of each lock. */
   get status(): ClientStatus {
     return { ...this.statusReporter.status, locks: this.connection.locks.statuses() };
+  }
+
+  /**
+   * Whether the client is healthy, now: connected, in sync, the server and
+   * its role, the age of the last message from a server and of the last
+   * update applied, whether a lock is held. Each status event carries it
+   * too, and the Prometheus adapter exports it as gauges. See
+   * `docs/liveness.md#health`.
+   *
+   * ```ts
+   * // A Kubernetes readiness probe: ready while the replica is current.
+   * http.createServer((req, res) => {
+   *   res.writeHead(client.health.inSync ? 200 : 503).end();
+   * });
+   * ```
+   */
+  get health(): ClientHealth {
+    return this.connection.health();
   }
 
   /** How the model differs from the server's schema (undefined until a schema was read). */

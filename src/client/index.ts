@@ -29,6 +29,7 @@ export { type RefusedBy, TransactionRefusedError } from '../ovsdb/wire/errors.js
 export type { BackoffOptions } from './backoff.js';
 export {
   ClientClosedError,
+  type ClientHealth,
   type ClientState,
   type ClientStats,
   type ClientStatus,
@@ -43,6 +44,7 @@ export {
   type Logger,
   type MonitorSyncInfo,
   type RawTransactOptions,
+  type ServerRole,
   type StatusEvent,
   type StatusEventType,
   type TableMonitorOptions,

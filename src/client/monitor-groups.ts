@@ -129,6 +129,8 @@ export class MonitorGroups<DB extends TableMap> {
   private readonly groups: MonitorGroup[] = [];
   private readonly groupsById = new Map<string, MonitorGroup>();
   private readonly tableConfig = new Map<string, TableConfig>();
+  /** When the replica last applied an update or a sync (0: never). */
+  lastAppliedAt = 0;
 
   /**
    * @param tables - the `tables` option (undefined: every table of the model).
@@ -201,6 +203,7 @@ export class MonitorGroups<DB extends TableMap> {
   async syncAll(s: MonitorSession): Promise<MonitorSyncInfo[]> {
     const infos: MonitorSyncInfo[] = [];
     for (const g of this.groups) infos.push(await this.syncTraced(s, g));
+    this.lastAppliedAt = Date.now();
     return infos;
   }
 
@@ -594,6 +597,7 @@ export class MonitorGroups<DB extends TableMap> {
         g.idFlush = s.flushSeq;
       }
       this.stats.updates++;
+      this.lastAppliedAt = Date.now();
       const m = this.observe?.metrics;
       if (m !== undefined) m.monitorUpdate(countRows(message.updates, g.active));
     } catch (e) {

@@ -134,23 +134,32 @@ export interface DatabaseClientOptions<
    * owes the client a reply (the initial monitor reply, a transaction), it
    * may be busy building it (ovsdb-server writes nothing for some 20 s while
    * it builds the initial reply of a 500k-port Northbound database): silence
-   * is then no verdict, no `echo` is sent, and the connection is dropped
-   * only when TCP keepalive fails (see {@link DatabaseClientOptions.keepAliveMs})
-   * or the silence reaches {@link DatabaseClientOptions.replySilenceTimeoutMs}.
+   * is then no verdict and no `echo` is sent. After P ms of silence the
+   * client asks its kernel (Linux) whether the server's host still
+   * acknowledges its bytes and answers TCP probes, which a busy server's
+   * host does, and drops the connection when 5 retransmissions or probes in
+   * a row went unanswered (a lost host or path); otherwise when TCP
+   * keepalive fails (see {@link DatabaseClientOptions.keepAliveMs}) or the
+   * silence reaches {@link DatabaseClientOptions.replySilenceTimeoutMs}.
    * While reads are paused (backpressure) the probe never drops the
    * connection.
    *
    * So, with the defaults, over TCP: a killed server is noticed at once (its
-   * kernel closes the connection); a lost host or network path within 15 s
-   * (keepalive: 5 s idle, then 10 probes a second apart), or 10 s (2P) when
-   * nothing is owed; a stuck server process within 10 s when nothing is
-   * owed, and within `replySilenceTimeoutMs` (300 s) while a reply is.
+   * kernel closes the connection); a lost host or network path within 10 s
+   * (2P) when nothing is owed, and while a reply is owed about 6 s after a
+   * request its host never acknowledged, or 10 s after the last
+   * acknowledgement (keepalive's 5 s, then 5 unanswered probes); a stuck
+   * server process (alive kernel) within 10 s when nothing is owed, and
+   * within `replySilenceTimeoutMs` (300 s) while a reply is. Where the
+   * kernel cannot be asked (not Linux; `ws:`, `wss:`), a host lost while a
+   * reply is owed is found by keepalive (15 s) once the request was
+   * acknowledged, else after `replySilenceTimeoutMs`. See `docs/liveness.md`.
    */
   readonly probeIntervalMs?: number | undefined;
   /**
    * While a request of the client's is outstanding, the longest silence from
    * the server before the client gives up on it (a server process that is
-   * stuck rather than busy), in ms; 0: no limit. At least twice the probe
+   * stuck rather than busy, whose host still answers), in ms; 0: no limit. At least twice the probe
    * interval; only applies when the probe is on. Default
    * `DEFAULT_REPLY_SILENCE_TIMEOUT_MS` (300,000: five minutes, room for
    * the initial reply of a database several times 1M ports on a loaded
@@ -165,7 +174,7 @@ export interface DatabaseClientOptions<
    * they find a lost host or path without mistaking a busy server for a
    * dead one. (A request written after the path was lost stays
    * unacknowledged, and the kernel sends no keepalive while data is in
-   * flight: then the probe's rules above decide.) Default
+   * flight: it retransmits the data, which the probe's rules above watch.) Default
    * `DEFAULT_KEEPALIVE_MS` (5,000); 0 disables. Not used for `unix:`.
    */
   readonly keepAliveMs?: number | undefined;

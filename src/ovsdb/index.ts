@@ -99,6 +99,11 @@ export {
   type TlsOptions,
 } from './transport/socket-transport.js';
 export {
+  type TcpKernelState,
+  type TcpStateReader,
+  tcpStateReader,
+} from './transport/tcp-state.js';
+export {
   type OpenWebSocketOptions,
   openWebSocketTransport,
   WebSocketClosedError,

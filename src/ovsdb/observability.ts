@@ -6,6 +6,7 @@
  */
 
 export type {
+  ClientHealthSample,
   ClientMetrics,
   ClientMetricsRecorder,
   ClientMetricsTarget,

@@ -26,6 +26,7 @@
  */
 
 export {
+  type ClusterHost,
   type ClusterMember,
   type OvsdbClusterHandle,
   type StartOvsdbClusterOptions,

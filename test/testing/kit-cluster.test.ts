@@ -3,8 +3,8 @@
  * through what a Raft cluster's `_Server` rows tell it: leader-only
  * failover (resuming on the new leader with `found: true`), a resume with
  * `found: false` after the history went, a stale member skipped, a
- * disconnected member left, a relay accepted under leader-only, a stopped
- * member refused.
+ * disconnected member left, a relay skipped under leader-only and used
+ * without it until it loses its source, a stopped member refused.
  */
 
 import { describe, expect, it } from 'vitest';
@@ -114,16 +114,39 @@ describe('createTestCluster', () => {
     expect(event.servers?.map((s) => [s.remote, s.code])).toEqual([['unix:m1', 'stale']]);
   });
 
-  it('a member that loses its cluster is left; a relay is accepted even under leader-only', async () => {
-    const cluster = await rig({ leader: 1 });
-    cluster.members[0]?.set({ model: 'relay' });
-    const c = client(cluster);
+  it('a member that loses its cluster is left', async () => {
+    const cluster = await rig();
+    const c = client(cluster, { leaderOnly: false });
     await c.ready;
     expect(c.status.remote).toBe('unix:m0');
     const disconnected = nextStatus(c, 'disconnected');
     const resynced = nextStatus(c, 'resynced');
-    cluster.members[0]?.set({ model: 'clustered', connected: false });
+    cluster.members[0]?.set({ connected: false });
     expect((await disconnected).reason).toMatch(/not connected to the OVN_Northbound cluster/);
+    await resynced;
+    expect(c.status.remote).toBe('unix:m1');
+  });
+
+  it('a relay is skipped under leader-only, and used without it until it loses its source', async () => {
+    const cluster = await rig({ leader: 1 });
+    cluster.members[0]?.set({ model: 'relay' });
+    const leaderOnly = client(cluster);
+    const connected = nextStatus(leaderOnly, 'connected');
+    await leaderOnly.ready;
+    expect(leaderOnly.status.remote).toBe('unix:m1');
+    expect((await connected).servers?.map((s) => [s.remote, s.code])).toEqual([
+      ['unix:m0', 'not-leader'],
+    ]);
+    const c = client(cluster, { leaderOnly: false });
+    await c.ready;
+    expect(c.status.remote).toBe('unix:m0');
+    expect(c.health.role).toBe('relay');
+    const disconnected = nextStatus(c, 'disconnected');
+    const resynced = nextStatus(c, 'resynced');
+    cluster.members[0]?.set({ connected: false });
+    expect((await disconnected).reason).toBe(
+      'the relay is not connected to its source of OVN_Northbound',
+    );
     await resynced;
     expect(c.status.remote).toBe('unix:m1');
   });
