@@ -5,9 +5,18 @@
  * definition lists and preformatted blocks with inline `<code>`, `<ref>`,
  * `<var>` and emphasis. References and code become backticked names; other
  * markup is dropped; paragraphs are kept and lines wrapped.
+ *
+ * Read against the model's schema, the docs of what that schema does not
+ * have are left out: the prose of a group whose every column it lacks, and
+ * in the docs of a column with an enum, the list items and definitions of
+ * values outside it (`<li><code>pass</code>: …</li>`, `<dt><code>vtap</code></dt>`),
+ * as of a map's keys outside its key enum. (The documentation XML is the
+ * newest OVN's; a model of an older schema must not describe what its own
+ * types forbid.)
  * @module
  */
 
+import type { DatabaseSchema, TableSchema } from 'ovnkit/ovsdb';
 import { parseXml, textContent, type XmlElement, type XmlNode } from './xml.js';
 
 /** A block of documentation text. */
@@ -59,31 +68,61 @@ const BLOCK_ELEMENTS = new Set([
 ]);
 
 /**
- * Read a schema documentation XML document.
+ * Read a schema documentation XML document; with `schema` (the model's),
+ * leave out the docs of groups, enum values and map keys it does not have
+ * (see the module documentation).
  * @throws XmlError when the text is not well-formed XML.
  */
-export function parseDocs(xml: string): DatabaseDocs {
+export function parseDocs(xml: string, schema?: DatabaseSchema): DatabaseDocs {
   const root = parseXml(xml);
   const tables = new Map<string, TableDoc>();
   for (const child of root.children) {
     if (typeof child === 'string' || child.name !== 'table') continue;
     const name = child.attrs['name'];
     if (name === undefined) continue;
-    tables.set(name, readTable(child));
+    tables.set(name, readTable(child, schema?.tables[name]));
   }
   return { tables };
 }
 
-function readTable(table: XmlElement): TableDoc {
+/** Which list items to keep: those whose term (a leading code span) passes. */
+type Keep = (term: string) => boolean;
+
+const KEEP_ALL: Keep = () => true;
+
+/** The terms a column's docs may describe, by the schema: its (key) enum's values, or any. */
+function enumTerms(schema: TableSchema | undefined, column: string): Keep {
+  const values = schema?.columns[column]?.type.key.enum;
+  if (values === undefined) return KEEP_ALL;
+  const allowed = new Set(values.map((v) => String(v)));
+  return (term) => allowed.has(term);
+}
+
+/** The columns named in `element` and its groups. */
+function columnsIn(element: XmlElement): string[] {
+  const out: string[] = [];
+  for (const child of element.children) {
+    if (typeof child === 'string') continue;
+    if (child.name === 'column' && child.attrs['name'] !== undefined) out.push(child.attrs['name']);
+    else if (child.name === 'group') out.push(...columnsIn(child));
+  }
+  return out;
+}
+
+function readTable(table: XmlElement, schema: TableSchema | undefined): TableDoc {
   const columns = new Map<string, DocBlock[]>();
   const keys = new Map<string, KeyDoc[]>();
   const blocks: DocBlock[] = [...toBlocks(proseOf(table))];
+  // Without the schema's table (or without a schema), every group is described.
+  const has = (column: string): boolean => schema === undefined || column in schema.columns;
 
   const visit = (container: XmlElement): void => {
     for (const child of container.children) {
       if (typeof child === 'string') continue;
       if (child.name === 'group') {
-        const prose = toBlocks(proseOf(child));
+        const named = columnsIn(child);
+        // A group of columns the schema lacks describes none of the model's.
+        const prose = named.length > 0 && !named.some(has) ? [] : toBlocks(proseOf(child));
         const title = child.attrs['title'];
         if (prose.length > 0) {
           const [first, ...rest] = prose;
@@ -98,9 +137,11 @@ function readTable(table: XmlElement): TableDoc {
       } else if (child.name === 'column') {
         const name = child.attrs['name'];
         if (name === undefined) continue;
-        const content = toBlocks(child.children);
+        const keep = enumTerms(schema, name);
+        const content = toBlocks(child.children, keep);
         const key = child.attrs['key'];
         if (key !== undefined) {
+          if (!keep(key)) continue;
           const list = keys.get(name) ?? [];
           list.push({ key, blocks: content });
           keys.set(name, list);
@@ -121,8 +162,11 @@ function proseOf(element: XmlElement): XmlNode[] {
   );
 }
 
-/** Convert mixed content into blocks: loose inline runs become paragraphs. */
-function toBlocks(nodes: readonly XmlNode[]): DocBlock[] {
+/**
+ * Convert mixed content into blocks: loose inline runs become paragraphs.
+ * List items and definitions whose term `keep` refuses are left out.
+ */
+function toBlocks(nodes: readonly XmlNode[], keep: Keep = KEEP_ALL): DocBlock[] {
   const blocks: DocBlock[] = [];
   let inline: XmlNode[] = [];
   const flush = (): void => {
@@ -133,7 +177,7 @@ function toBlocks(nodes: readonly XmlNode[]): DocBlock[] {
   for (const node of nodes) {
     if (typeof node !== 'string' && BLOCK_ELEMENTS.has(node.name)) {
       flush();
-      blocks.push(...blockOf(node));
+      blocks.push(...blockOf(node, keep));
     } else {
       inline.push(node);
     }
@@ -142,25 +186,44 @@ function toBlocks(nodes: readonly XmlNode[]): DocBlock[] {
   return blocks;
 }
 
-function blockOf(el: XmlElement): DocBlock[] {
+/**
+ * The term an item describes: the text of the code span it starts with, when
+ * that is one word (as an enum value is; not `value: bool`).
+ */
+function termOf(nodes: readonly XmlNode[]): string | undefined {
+  const first = nodes.find((n) => typeof n !== 'string' || n.trim() !== '');
+  if (first === undefined || typeof first === 'string') return undefined;
+  if (first.name === 'code') {
+    const term = textContent(first).trim();
+    return /\s/.test(term) ? undefined : term;
+  }
+  // `<li><p><code>x</code>: …</p></li>`
+  return first.name === 'p' ? termOf(first.children) : undefined;
+}
+
+function kept(keep: Keep, nodes: readonly XmlNode[]): boolean {
+  const term = termOf(nodes);
+  return term === undefined || keep(term);
+}
+
+function blockOf(el: XmlElement, keep: Keep): DocBlock[] {
   switch (el.name) {
     case 'p':
     case 'div':
     case 'blockquote':
-      return toBlocks(el.children);
+      return toBlocks(el.children, keep);
     case 'ul':
-    case 'ol':
-      return [
-        {
-          kind: 'list',
-          ordered: el.name === 'ol',
-          items: el.children
-            .filter((c): c is XmlElement => typeof c !== 'string' && c.name === 'li')
-            .map((li) => toBlocks(li.children)),
-        },
-      ];
-    case 'dl':
-      return [{ kind: 'list', ordered: false, items: definitionItems(el) }];
+    case 'ol': {
+      const items = el.children
+        .filter((c): c is XmlElement => typeof c !== 'string' && c.name === 'li')
+        .filter((li) => kept(keep, li.children))
+        .map((li) => toBlocks(li.children, keep));
+      return items.length === 0 ? [] : [{ kind: 'list', ordered: el.name === 'ol', items }];
+    }
+    case 'dl': {
+      const items = definitionItems(el, keep);
+      return items.length === 0 ? [] : [{ kind: 'list', ordered: false, items }];
+    }
     case 'pre':
       return [{ kind: 'code', lines: dedent(textContent(el)) }];
     default: {
@@ -170,17 +233,26 @@ function blockOf(el: XmlElement): DocBlock[] {
   }
 }
 
-/** `<dt>term</dt><dd>definition</dd>` pairs as list items `term: definition`. */
-function definitionItems(dl: XmlElement): DocItem[] {
+/**
+ * `<dt>term</dt><dd>definition</dd>` pairs as list items `term: definition`;
+ * a definition whose terms `keep` all refuses is left out.
+ */
+function definitionItems(dl: XmlElement, keep: Keep): DocItem[] {
   const items: DocItem[] = [];
   let terms: string[] = [];
+  let refused = 0;
   for (const child of dl.children) {
     if (typeof child === 'string') continue;
-    if (child.name === 'dt') terms.push(inlineText(child.children));
-    else if (child.name === 'dd') {
+    if (child.name === 'dt') {
+      if (kept(keep, child.children)) terms.push(inlineText(child.children));
+      else refused++;
+    } else if (child.name === 'dd') {
       const label = terms.join(', ');
+      const skip = terms.length === 0 && refused > 0;
       terms = [];
-      const body = toBlocks(child.children);
+      refused = 0;
+      if (skip) continue;
+      const body = toBlocks(child.children, keep);
       const [first, ...rest] = body;
       if (label === '') items.push(body);
       else if (first?.kind === 'paragraph') {

@@ -22,7 +22,12 @@ export interface GenerateOptions {
    * `get_schema` returned), or a `DatabaseSchema` from `parseSchema`.
    */
   readonly schema: unknown;
-  /** OVN's documentation XML for the database (e.g. `ovn-nb.xml`), for TSDoc. */
+  /**
+   * OVN's documentation XML for the database (e.g. `ovn-nb.xml`), for TSDoc.
+   * What the schema does not have (a group of columns it lacks, enum values
+   * and map keys outside its enums) is left out of the docs, so an older
+   * schema's model does not describe what its types forbid.
+   */
   readonly docsXml?: string | undefined;
   /** The model's name (default: `NB`, `SB`, `OpenVSwitch`, `Server`, else PascalCase). */
   readonly name?: string | undefined;
@@ -85,7 +90,7 @@ export function generate(options: GenerateOptions): Map<string, string> {
     }
   }
   const docs: DatabaseDocs | undefined =
-    options.docsXml === undefined ? undefined : parseDocs(options.docsXml);
+    options.docsXml === undefined ? undefined : parseDocs(options.docsXml, schema);
   if (docs !== undefined && !Object.keys(schema.tables).some((t) => docs.tables.has(t))) {
     options.warn?.(
       `the docs XML describes none of the tables of ${schema.name}; no OVN docs added`,

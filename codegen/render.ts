@@ -343,12 +343,19 @@ function siblingModule(file: string): string {
   return `./${file.replace(/\.ts$/, '.js')}`;
 }
 
-/** `{ readonly Table: TableTypes<Row, Insert, Update>; … }` */
+/**
+ * `{ readonly Table: TableTypes<Row, Insert, Update, 'Name version'>; … }`: the
+ * schema's name and version in each table, for the compiler's messages on a
+ * column the model lacks.
+ */
 function tableMapType(plan: ModelPlan): string {
   if (plan.tables.length === 0) return '{}';
+  const { schema } = plan;
+  const label = tsString(schema.version === '' ? schema.name : `${schema.name} ${schema.version}`);
   const members = plan.tables.map((t) => {
     const head = `readonly ${propertyName(t.table.name)}: `;
-    const type = typeReference('TableTypes', [t.row, t.insert, t.update], 1, head.length, 1);
+    const args = [t.row, t.insert, t.update, label];
+    const type = typeReference('TableTypes', args, 1, head.length, 1);
     return `${INDENT}${head}${type};`;
   });
   return `{\n${members.join('\n')}\n}`;

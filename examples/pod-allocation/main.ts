@@ -5,7 +5,8 @@
  *
  * ```sh
  * node --import tsx examples/pod-allocation/main.ts --nb unix:/var/run/ovn/ovnnb_db.sock \
- *   --pods pods.yaml [--nodes nodes.yaml] [--poll-ms 250] [--lock NAME] [--status FILE]
+ *   --pods pods.yaml [--nodes nodes.yaml] [--poll-ms 250] [--lock NAME] [--status FILE] \
+ *   [--probes HOST:PORT]
  * ```
  * (inside the ovnkit repository, add `--conditions=ovnkit-source`).
  *
@@ -21,7 +22,10 @@
  * both controllers have started (their sources synced and a first GC pass
  * run), and stops on SIGTERM or SIGINT, releasing the lock (a standby takes
  * over at once). With `--status FILE` the active replica writes its pods'
- * and pools' status there as JSON every 200 ms. Replace the files
+ * and pools' status there as JSON every 200 ms. With `--probes HOST:PORT` it
+ * serves Kubernetes probes from the database client's health (`probes.ts`:
+ * `/healthz`, and `/readyz`, which fails while the client is not in sync),
+ * and prints `probes <url>` on stdout. Replace the files
  * atomically (write another file, then rename it over): see README.md,
  * "Node and pod files".
  * @module
@@ -35,6 +39,7 @@ import { createNb, NB } from 'ovnkit/nb';
 import { DEMO_TOPOLOGY } from './cluster.js';
 import { ActiveStandby, FilePodSource, jsonLogSink, PodController } from './controller/index.js';
 import { FileNodeSource, POOL_INDEXES, PoolReconciler } from './pools/index.js';
+import { serveProbes } from './probes.js';
 
 /** The lock the replicas of the controller compete for, by default. */
 export const DEFAULT_LOCK = 'ovnkit_pod_allocation';
@@ -50,12 +55,13 @@ export async function main(argv: readonly string[]): Promise<void> {
       'poll-ms': { type: 'string', default: '250' },
       lock: { type: 'string', default: DEFAULT_LOCK },
       status: { type: 'string' },
+      probes: { type: 'string' },
     },
     strict: true,
   });
   if (values.nb === undefined || values.pods === undefined) {
     throw new TypeError(
-      'usage: main.ts --nb REMOTE --pods FILE [--nodes FILE] [--poll-ms MS] [--lock NAME] [--status FILE]',
+      'usage: main.ts --nb REMOTE --pods FILE [--nodes FILE] [--poll-ms MS] [--lock NAME] [--status FILE] [--probes HOST:PORT]',
     );
   }
   const intervalMs = Number(values['poll-ms']);
@@ -114,6 +120,9 @@ export async function main(argv: readonly string[]): Promise<void> {
       return { stop };
     },
   });
+  // Served from the start: not ready until the first sync.
+  const probes = values.probes === undefined ? undefined : await serveProbes(client, values.probes);
+  if (probes !== undefined) process.stdout.write(`probes ${probes.url}\n`);
   try {
     replica.start();
     await new Promise<void>((resolve) => {
@@ -125,6 +134,7 @@ export async function main(argv: readonly string[]): Promise<void> {
     pods.close();
     nodes?.close();
     await client.close();
+    await probes?.close();
   }
 }
 

@@ -38,9 +38,13 @@
  * the server does not hold ({@link DatabaseClient.absentColumns},
  * {@link DatabaseClient.hasColumn}). The `compat` option types those
  * columns `T | undefined` (`compat: NB_COMPAT` for the bundled NB model). A
- * write or a monitor condition that names one fails with `SchemaDriftError`
- * before anything is sent; a client index on one throws `IndexError` naming
- * it when used.
+ * write that names one fails with `SchemaDriftError` before anything is
+ * sent, and so does a monitor condition unless `absentColumnConditions` is
+ * `'drop'`; a client index on one throws `IndexError` naming it when used.
+ * A column typed otherwise on the server (scalar or optional, other enum
+ * values, set sizes or ranges) is read in the model's form, a row whose
+ * value has none lacking it, and written only with values the server's type
+ * admits (see `ovsdb/schema/compat.ts`).
  *
  * ## Monitors and resuming
  *
@@ -94,6 +98,7 @@ import {
   type CompatTables,
 } from '../ovsdb/schema/compat.js';
 import type { ColumnOf, DatabaseModel, RowOf, TableMap, TableName } from '../ovsdb/schema/model.js';
+import type { MonitorCondition } from '../ovsdb/values/conditions.js';
 import { ConnectionClosedError, OvsdbError } from '../ovsdb/wire/errors.js';
 import type { Condition, Operation, OperationResult } from '../ovsdb/wire/wire.js';
 import type { IndexValue } from '../rows/indexes.js';
@@ -124,6 +129,7 @@ import {
   type WaitForOptions,
 } from './replica/replica.js';
 import {
+  type ClientHealth,
   type ClientStats,
   type ClientStatus,
   createStats,
@@ -136,10 +142,12 @@ export type { DatabaseLock, LockOptions, LockState, LockStatus } from './locks.j
 export type { Logger } from './log.js';
 export type { DatabaseClientOptions, TableMonitorOptions } from './options.js';
 export type {
+  ClientHealth,
   ClientState,
   ClientStats,
   ClientStatus,
   MonitorSyncInfo,
+  ServerRole,
   StatusEvent,
   StatusEventType,
 } from './status.js';
@@ -182,6 +190,7 @@ export class DatabaseClient<
       queueLength: () => this.replica.queueLength,
       locks: () =>
         this.connection.locks.statuses().map((l) => ({ name: l.name, held: l.state === 'held' })),
+      health: () => this.connection.health(),
     });
     const config = connectionConfig(options, observe);
     checkCompatOption(options.model, options.compat);
@@ -215,6 +224,7 @@ export class DatabaseClient<
       this.stats,
       log,
       observe,
+      options.absentColumnConditions,
     );
     this.connection = new Reconnector<DB>({
       config,
@@ -254,6 +264,24 @@ export class DatabaseClient<
     return { ...this.statusReporter.status, locks: this.connection.locks.statuses() };
   }
 
+  /**
+   * Whether the client is healthy, now: connected, in sync, the server and
+   * its role, the age of the last message from a server and of the last
+   * update applied, whether a lock is held. Each status event carries it
+   * too, and the Prometheus adapter exports it as gauges. See
+   * `docs/liveness.md#health`.
+   *
+   * ```ts
+   * // A Kubernetes readiness probe: ready while the replica is current.
+   * http.createServer((req, res) => {
+   *   res.writeHead(client.health.inSync ? 200 : 503).end();
+   * });
+   * ```
+   */
+  get health(): ClientHealth {
+    return this.connection.health();
+  }
+
   /** How the model differs from the server's schema (undefined until a schema was read). */
   get compat(): CompatReport | undefined {
     return this.connection.compat;
@@ -291,6 +319,15 @@ export class DatabaseClient<
     const schema = this.model.schema.tables[table];
     if (schema?.columns[column] === undefined) return false;
     return !absentColumns(compat, this.model.schema, table).includes(column);
+  }
+
+  /**
+   * The clauses of the monitor condition of `table` that the current server
+   * was not sent because its schema lacks their columns (with
+   * `absentColumnConditions: 'drop'`), in wire form; empty when none.
+   */
+  droppedConditions(table: TableName<DB>): readonly Condition[] {
+    return this.groups.droppedConditions(table);
   }
 
   /**
@@ -509,18 +546,27 @@ export class DatabaseClient<
   }
 
   /**
-   * Change what is monitored of `table` at run time. A new `where` is sent
-   * with `monitor_cond_change` (the server sends the rows that start or stop
-   * matching, applied with events, before its reply); new `columns` restart
-   * the table's monitor with a full dump (applied as a replace: events only
-   * for rows that differ). Resolves once the replica reflects the change;
-   * while disconnected, once the next sync is done.
+   * Change what is monitored of `table` at run time. A new `where` (typed
+   * clauses, checked as a transaction's conditions are; a row is monitored
+   * when any holds) is sent with `monitor_cond_change` (the server sends the
+   * rows that start or stop matching, applied with events, before its
+   * reply); new `columns` restart the table's monitor with a full dump
+   * (applied as a replace: events only for rows that differ). Resolves once
+   * the replica reflects the change; while disconnected, once the next sync
+   * is done.
+   *
+   * ```ts
+   * await client.setMonitor('Logical_Switch_Port', { where: [['external_ids', 'includes', { node: 'n1' }]] });
+   * ```
+   * @throws DatumError (synchronously rejected) for a clause that does not
+   *   fit its column; SchemaDriftError for a column the server lacks (see
+   *   `absentColumnConditions`) or a value its type does not admit.
    */
   async setMonitor<T extends TableName<DB>>(
     table: T,
     change: {
       readonly columns?: readonly ColumnOf<DB, T>[];
-      readonly where?: readonly Condition[];
+      readonly where?: readonly MonitorCondition<RowOf<DB, T>>[];
     },
   ): Promise<void> {
     const pending = this.groups.change(table, change, this.connection.compat);

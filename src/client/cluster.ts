@@ -10,9 +10,13 @@
  *   the highest one the client has seen (a lower one means a stale server,
  *   behind what the client already knows).
  *
- * Standalone databases always report `leader` true; relays are never leaders
- * and are accepted whatever leader-only says. The client re-judges the row on
- * every change, so it leaves a server that loses leadership or its cluster.
+ * A relay (`model` `relay`) is judged as ovsdb-cs judges it: never under
+ * leader-only (a relay is no cluster's leader; writes through it are
+ * forwarded), and not while it has lost its source (`connected` false,
+ * so its data is not kept current); otherwise it is used. Standalone
+ * databases always report `leader` true. The client re-judges the row on
+ * every change, so it leaves a server that loses leadership, its cluster
+ * or its relay source.
  * @module
  */
 
@@ -92,12 +96,30 @@ export function judgeServer(
   if (row === undefined) {
     return { ok: false, code: 'no-database', reason: `the server has no database ${db}` };
   }
+  const relay = row.model === 'relay';
   if (row.schema === null || row.schema === '') {
     return {
       ok: false,
       code: 'not-joined',
-      reason: `database ${db} has no schema yet (the server has not joined its cluster)`,
+      reason: `database ${db} has no schema yet (the server has not ${relay ? 'reached its relay source' : 'joined its cluster'})`,
     };
+  }
+  if (relay) {
+    if (!row.connected) {
+      return {
+        ok: false,
+        code: 'disconnected',
+        reason: `the relay is not connected to its source of ${db}`,
+      };
+    }
+    if (choice.leaderOnly) {
+      return {
+        ok: false,
+        code: 'not-leader',
+        reason: `the server is a relay of ${db}, never its cluster's leader`,
+      };
+    }
+    return { ok: true };
   }
   if (row.model !== 'clustered') return { ok: true };
   if (!row.connected) {

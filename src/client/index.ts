@@ -17,11 +17,14 @@
 
 export * from '../observability/index.js';
 export type {
+  AbsentConditionPolicy,
+  ColumnTypeDifference,
   CompatOption,
   CompatReport,
   CompatSpec,
   CompatTables,
 } from '../ovsdb/schema/compat.js';
+export type { MonitorCondition, RowCondition } from '../ovsdb/values/conditions.js';
 export { type RefusedBy, TransactionRefusedError } from '../ovsdb/wire/errors.js';
 export {
   applyRowUpdate,
@@ -37,6 +40,7 @@ export type { RawTransactOptions } from '../transactions/raw.js';
 export type { BackoffOptions } from './backoff.js';
 export {
   ClientClosedError,
+  type ClientHealth,
   type ClientState,
   type ClientStats,
   type ClientStatus,
@@ -50,6 +54,7 @@ export {
   type Logger,
   type MonitorSyncInfo,
   openDatabase,
+  type ServerRole,
   type StatusEvent,
   type StatusEventType,
   type TableMonitorOptions,

@@ -21,12 +21,16 @@ import type { ReconnectReason } from '../observability/metrics.js';
 import { inSpan, SPAN_KIND_CLIENT } from '../observability/tracing.js';
 import type { OvsdbConnection } from '../ovsdb/connection/connection.js';
 import {
+  type AbsentConditionPolicy,
   absentColumns,
   type CompatReport,
-  checkConditionColumns,
+  serverConditions,
+  serverReadColumns,
   usableColumns,
 } from '../ovsdb/schema/compat.js';
-import type { ColumnOf, DatabaseModel, TableMap, TableName } from '../ovsdb/schema/model.js';
+import type { ColumnOf, DatabaseModel, RowOf, TableMap, TableName } from '../ovsdb/schema/model.js';
+import type { DatabaseSchema } from '../ovsdb/schema/schema-types.js';
+import { compileMonitorWhere, type MonitorCondition } from '../ovsdb/values/conditions.js';
 import { ZERO_UUID } from '../ovsdb/values/uuid.js';
 import { OvsdbError, ProtocolError } from '../ovsdb/wire/errors.js';
 import type { ReplyReviver } from '../ovsdb/wire/rpc.js';
@@ -59,7 +63,10 @@ export type Buffered =
 
 interface TableConfig {
   columns: readonly string[] | undefined;
+  /** The condition, compiled (wire form). */
   where: readonly Condition[] | undefined;
+  /** The clauses of `where` not sent to the current server (it lacks their columns). */
+  dropped: readonly Condition[];
   readonly group: MonitorGroup;
 }
 
@@ -87,6 +94,8 @@ export interface MonitorSession {
   readonly conn: OvsdbConnection;
   method: Method;
   compat: CompatReport | undefined;
+  /** The server's schema (read before the monitors start). */
+  schema: DatabaseSchema | undefined;
   /** Set once the session is ending. */
   readonly endReason: string | undefined;
   end(reason: string, error?: unknown, code?: ReconnectReason): void;
@@ -104,6 +113,10 @@ export interface MonitorChange {
   readonly columnsChanged: boolean;
 }
 
+function sameConditions(a: readonly Condition[], b: readonly Condition[]): boolean {
+  return a.length === b.length && JSON.stringify(a) === JSON.stringify(b);
+}
+
 function sameList(a: readonly string[] | undefined, b: readonly string[] | undefined): boolean {
   if (a === b) return true;
   if (a === undefined || b === undefined || a.length !== b.length) return false;
@@ -116,6 +129,8 @@ export class MonitorGroups<DB extends TableMap> {
   private readonly groups: MonitorGroup[] = [];
   private readonly groupsById = new Map<string, MonitorGroup>();
   private readonly tableConfig = new Map<string, TableConfig>();
+  /** When the replica last applied an update or a sync (0: never). */
+  lastAppliedAt = 0;
 
   /**
    * @param tables - the `tables` option (undefined: every table of the model).
@@ -128,6 +143,7 @@ export class MonitorGroups<DB extends TableMap> {
     private readonly stats: ClientStats,
     private readonly log: Log,
     private readonly observe?: ClientObservability,
+    private readonly absentConditions: AbsentConditionPolicy = 'refuse',
   ) {
     this.db = model.name;
     this.configureTables(tables);
@@ -174,7 +190,8 @@ export class MonitorGroups<DB extends TableMap> {
       group.tables.push(table);
       this.tableConfig.set(table, {
         columns: o.columns ? [...o.columns] : undefined,
-        where: o.where,
+        where: o.where === undefined ? undefined : compileMonitorWhere(schema, o.where),
+        dropped: [],
         group,
       });
     }
@@ -186,6 +203,7 @@ export class MonitorGroups<DB extends TableMap> {
   async syncAll(s: MonitorSession): Promise<MonitorSyncInfo[]> {
     const infos: MonitorSyncInfo[] = [];
     for (const g of this.groups) infos.push(await this.syncTraced(s, g));
+    this.lastAppliedAt = Date.now();
     return infos;
   }
 
@@ -235,15 +253,24 @@ export class MonitorGroups<DB extends TableMap> {
         this.replica.configure(table, undefined);
         continue;
       }
-      // A condition on a column the server lacks cannot be sent: a SchemaDriftError.
-      if (s.method !== 'plain') checkConditionColumns(compat, this.model.schema, table, cfg.where);
+      // A condition on a column the server lacks is a SchemaDriftError, or dropped.
+      const where =
+        cfg.where !== undefined && s.method !== 'plain'
+          ? this.serverWhere(s, table, cfg)
+          : undefined;
       const wireColumns = cols.filter((c) => c !== '_uuid');
       if (!sameList(before, this.sortedLike(table, wireColumns))) shapeChanged = true;
-      // Columns the server lacks are absent from the rows (never filled with defaults).
-      this.replica.configure(table, wireColumns, absentColumns(compat, this.model.schema, table));
+      // Columns the server lacks are absent from the rows (never filled with defaults);
+      // those whose type differs are read by the server's type.
+      this.replica.configure(
+        table,
+        wireColumns,
+        absentColumns(compat, this.model.schema, table),
+        serverReadColumns(compat, table),
+      );
       active.push(table);
       const req: { columns: string[]; where?: readonly Condition[] } = { columns: wireColumns };
-      if (cfg.where !== undefined && s.method !== 'plain') req.where = cfg.where;
+      if (where !== undefined) req.where = where;
       requests[table] = req;
     }
     g.active = active;
@@ -321,6 +348,35 @@ export class MonitorGroups<DB extends TableMap> {
         ? this.replica.dumpReviver(table, target, format, into)
         : undefined;
     };
+  }
+
+  /**
+   * The condition of `table` as sent to the server of `s`: clauses on
+   * columns it lacks refused (a SchemaDriftError) or dropped (and reported),
+   * as the `absentColumnConditions` option says.
+   */
+  private serverWhere(s: MonitorSession, table: string, cfg: TableConfig): readonly Condition[] {
+    const { where, dropped } = serverConditions(
+      s.compat!,
+      this.model.schema,
+      table,
+      cfg.where ?? [true],
+      this.absentConditions,
+    );
+    if (dropped.length > 0 && !sameConditions(dropped, cfg.dropped)) {
+      this.log(
+        'warn',
+        `${s.remote}: the monitor condition of table ${table}: ${dropped.length} clause(s) not sent, on columns the server's schema (version ${s.compat!.serverVersion}) lacks: ${JSON.stringify(dropped)}`,
+        { table, dropped, serverVersion: s.compat!.serverVersion },
+      );
+    }
+    cfg.dropped = dropped;
+    return where;
+  }
+
+  /** The clauses of the monitor condition of `table` the current server was not sent (see `absentColumnConditions`). */
+  droppedConditions(table: string): readonly Condition[] {
+    return this.tableConfig.get(table)?.dropped ?? [];
   }
 
   /** The columns in the replica's row order, to compare with what it monitors. */
@@ -454,27 +510,33 @@ export class MonitorGroups<DB extends TableMap> {
    * Record a change of the columns or conditions of `table`; the next sync
    * (or {@link MonitorGroups.apply}) sends it.
    * @param compat - the comparison with the current server's schema, if known.
-   * @throws OvsdbError when the client does not monitor `table`;
-   *   SchemaDriftError when `where` names a column the server lacks.
+   * @throws OvsdbError when the client does not monitor `table`; DatumError
+   *   for a condition that does not fit its column; SchemaDriftError when
+   *   `where` names a column the server lacks (unless such clauses are
+   *   dropped), or a value its type does not admit.
    */
   change<T extends TableName<DB>>(
     table: T,
     change: {
       readonly columns?: readonly ColumnOf<DB, T>[];
-      readonly where?: readonly Condition[];
+      readonly where?: readonly MonitorCondition<RowOf<DB, T>>[];
     },
     compat?: CompatReport,
   ): MonitorChange {
     const cfg = this.tableConfig.get(table);
     if (cfg === undefined)
       throw new OvsdbError(`setMonitor: table ${table} is not monitored by this client`);
-    if (compat !== undefined && change.where !== undefined) {
-      checkConditionColumns(compat, this.model.schema, table, change.where);
+    const where =
+      change.where === undefined
+        ? undefined
+        : compileMonitorWhere(this.model.schema.tables[table]!, change.where);
+    if (compat !== undefined && where !== undefined) {
+      serverConditions(compat, this.model.schema, table, where, this.absentConditions);
     }
     const group = cfg.group;
     const columnsChanged = 'columns' in change && !sameList(change.columns, cfg.columns);
     if ('columns' in change) cfg.columns = change.columns;
-    if ('where' in change) cfg.where = change.where;
+    if ('where' in change) cfg.where = where;
     group.conditions++;
     if (columnsChanged) group.needFull = true;
     return { table, config: cfg, group, columnsChanged };
@@ -499,7 +561,7 @@ export class MonitorGroups<DB extends TableMap> {
     } else {
       const version = group.conditions;
       await s.conn.monitorCondChange(group.id, group.id, {
-        [table]: [{ where: config.where ?? [true] }],
+        [table]: [{ where: this.serverWhere(s, table, config) }],
       });
       if (group.conditions === version) group.syncedConditions = version;
     }
@@ -535,6 +597,7 @@ export class MonitorGroups<DB extends TableMap> {
         g.idFlush = s.flushSeq;
       }
       this.stats.updates++;
+      this.lastAppliedAt = Date.now();
       const m = this.observe?.metrics;
       if (m !== undefined) m.monitorUpdate(countRows(message.updates, g.active));
     } catch (e) {

@@ -5,7 +5,7 @@
 
 import type { ClientMetrics } from '../observability/metrics.js';
 import type { Tracer } from '../observability/tracing.js';
-import type { CompatOption, CompatTables } from '../ovsdb/schema/compat.js';
+import type { AbsentConditionPolicy, CompatOption, CompatTables } from '../ovsdb/schema/compat.js';
 import type { DatabaseModel, RowOf, TableMap, TableName } from '../ovsdb/schema/model.js';
 import { type Dialer, dialRemote } from '../ovsdb/transport/dial.js';
 import {
@@ -16,9 +16,9 @@ import {
 } from '../ovsdb/transport/remote.js';
 import { DEFAULT_KEEPALIVE_MS, type TlsOptions } from '../ovsdb/transport/socket-transport.js';
 import { checkTlsOptions } from '../ovsdb/transport/tls-files.js';
+import type { MonitorCondition } from '../ovsdb/values/conditions.js';
 import { OvsdbError } from '../ovsdb/wire/errors.js';
 import { DEFAULT_MAX_REPLY_BYTES, DEFAULT_MAX_UNSOLICITED_BYTES } from '../ovsdb/wire/limits.js';
-import type { Condition } from '../ovsdb/wire/wire.js';
 import { Backoff, type BackoffOptions } from './backoff.js';
 import { shuffle } from './cluster.js';
 import type { Logger } from './log.js';
@@ -30,12 +30,14 @@ export interface TableMonitorOptions<R = Record<string, unknown>> {
   /** The columns to monitor (default: every column the server has). */
   readonly columns?: readonly Extract<keyof R, string>[] | undefined;
   /**
-   * `monitor_cond` conditions in wire form; a row is monitored when **any**
-   * condition holds (ovsdb-server ORs them). Default: every row. A server
-   * that only knows plain `monitor` cannot filter: there, every row is
-   * monitored.
+   * The `monitor_cond` condition: a list of clauses typed by the model, as a
+   * transaction's conditions are (`['name', '==', 'sw0']`, `['external_ids',
+   * 'includes', { owner: 'me' }]`, `true`, `false`), and checked the same
+   * way when the client is created; a row is monitored when **any** clause
+   * holds (ovsdb-server ORs them). Default: every row. A server that only
+   * knows plain `monitor` cannot filter: there, every row is monitored.
    */
-  readonly where?: readonly Condition[] | undefined;
+  readonly where?: readonly MonitorCondition<R>[] | undefined;
   /** The monitor (by name) this table belongs to; tables sharing a name share one monitor. */
   readonly monitor?: string | undefined;
 }
@@ -89,6 +91,24 @@ export interface DatabaseClientOptions<
    */
   readonly compat?: C | undefined;
   /**
+   * What a monitor condition (`where` of `tables`, or of `setMonitor`) on a
+   * column the server's schema lacks does:
+   * - `'refuse'` (the default): it is a `SchemaDriftError` naming the table
+   *   and column; at connection the server cannot be used (the status
+   *   reason and the give-up carry the error), and `setMonitor` rejects.
+   * - `'drop'`: the clauses on such columns are not sent (a condition left
+   *   with none becomes `[false]`: no row), as Open vSwitch's C IDL does;
+   *   each is reported with a `warn` log line and
+   *   `client.droppedConditions(table)`.
+   *
+   * Refusing is the default because a dropped clause changes which rows the
+   * replica holds, and a program acting on the replica (a controller
+   * reconciling what it sees) must not act on a different set of rows than
+   * it asked for without knowing; `'drop'` suits conditions that only limit
+   * what is received, as OVN's controllers use them.
+   */
+  readonly absentColumnConditions?: AbsentConditionPolicy | undefined;
+  /**
    * TLS settings for `ssl:` remotes: the client's key and certificate and the
    * CA, as PEM text (`key`, `cert`, `ca`) or as file paths (`keyFile`,
    * `certFile`, `caFile`, read at each connection attempt, so that a
@@ -114,23 +134,32 @@ export interface DatabaseClientOptions<
    * owes the client a reply (the initial monitor reply, a transaction), it
    * may be busy building it (ovsdb-server writes nothing for some 20 s while
    * it builds the initial reply of a 500k-port Northbound database): silence
-   * is then no verdict, no `echo` is sent, and the connection is dropped
-   * only when TCP keepalive fails (see {@link DatabaseClientOptions.keepAliveMs})
-   * or the silence reaches {@link DatabaseClientOptions.replySilenceTimeoutMs}.
+   * is then no verdict and no `echo` is sent. After P ms of silence the
+   * client asks its kernel (Linux) whether the server's host still
+   * acknowledges its bytes and answers TCP probes, which a busy server's
+   * host does, and drops the connection when 5 retransmissions or probes in
+   * a row went unanswered (a lost host or path); otherwise when TCP
+   * keepalive fails (see {@link DatabaseClientOptions.keepAliveMs}) or the
+   * silence reaches {@link DatabaseClientOptions.replySilenceTimeoutMs}.
    * While reads are paused (backpressure) the probe never drops the
    * connection.
    *
    * So, with the defaults, over TCP: a killed server is noticed at once (its
-   * kernel closes the connection); a lost host or network path within 15 s
-   * (keepalive: 5 s idle, then 10 probes a second apart), or 10 s (2P) when
-   * nothing is owed; a stuck server process within 10 s when nothing is
-   * owed, and within `replySilenceTimeoutMs` (300 s) while a reply is.
+   * kernel closes the connection); a lost host or network path within 10 s
+   * (2P) when nothing is owed, and while a reply is owed about 6 s after a
+   * request its host never acknowledged, or 10 s after the last
+   * acknowledgement (keepalive's 5 s, then 5 unanswered probes); a stuck
+   * server process (alive kernel) within 10 s when nothing is owed, and
+   * within `replySilenceTimeoutMs` (300 s) while a reply is. Where the
+   * kernel cannot be asked (not Linux; `ws:`, `wss:`), a host lost while a
+   * reply is owed is found by keepalive (15 s) once the request was
+   * acknowledged, else after `replySilenceTimeoutMs`. See `docs/liveness.md`.
    */
   readonly probeIntervalMs?: number | undefined;
   /**
    * While a request of the client's is outstanding, the longest silence from
    * the server before the client gives up on it (a server process that is
-   * stuck rather than busy), in ms; 0: no limit. At least twice the probe
+   * stuck rather than busy, whose host still answers), in ms; 0: no limit. At least twice the probe
    * interval; only applies when the probe is on. Default
    * `DEFAULT_REPLY_SILENCE_TIMEOUT_MS` (300,000: five minutes, room for
    * the initial reply of a database several times 1M ports on a loaded
@@ -145,7 +174,7 @@ export interface DatabaseClientOptions<
    * they find a lost host or path without mistaking a busy server for a
    * dead one. (A request written after the path was lost stays
    * unacknowledged, and the kernel sends no keepalive while data is in
-   * flight: then the probe's rules above decide.) Default
+   * flight: it retransmits the data, which the probe's rules above watch.) Default
    * `DEFAULT_KEEPALIVE_MS` (5,000); 0 disables. Not used for `unix:`.
    */
   readonly keepAliveMs?: number | undefined;

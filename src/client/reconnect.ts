@@ -12,6 +12,7 @@ import type { CompatReport } from '../ovsdb/schema/compat.js';
 import type { DatabaseModel, TableMap } from '../ovsdb/schema/model.js';
 import { OvsdbError, RequestTimeoutError } from '../ovsdb/wire/errors.js';
 import { Backoff } from './backoff.js';
+import type { ServerDatabaseRow } from './cluster.js';
 import { ClientClosedError, ServerSkippedError } from './errors.js';
 import { ClientLocks } from './locks.js';
 import { errorText, type Log } from './log.js';
@@ -20,7 +21,14 @@ import type { ConnectionConfig } from './options.js';
 import type { Replica } from './replica/replica.js';
 import { ServerSelector } from './server-choice.js';
 import { openSession, type Session, type SessionHost } from './session.js';
-import type { ClientStats, MonitorSyncInfo, ServerAttempt, StatusReporter } from './status.js';
+import type {
+  ClientHealth,
+  ClientStats,
+  MonitorSyncInfo,
+  ServerAttempt,
+  ServerRole,
+  StatusReporter,
+} from './status.js';
 
 /** The parts of the client the loop works with. */
 export interface ReconnectorParts<DB extends TableMap> {
@@ -65,6 +73,8 @@ export class Reconnector<DB extends TableMap> implements SessionHost<DB> {
   private loop: Promise<void> = Promise.resolve();
   /** The servers of the current round that could not be used, so far. */
   private roundAttempts: readonly ServerAttempt[] = [];
+  /** When bytes last came from a server (0: never). */
+  readonly received = { at: 0 };
 
   constructor(parts: ReconnectorParts<DB>) {
     this.config = parts.config;
@@ -88,6 +98,25 @@ export class Reconnector<DB extends TableMap> implements SessionHost<DB> {
       this.rejectReady = reject;
     });
     this.ready.catch(() => {}); // the caller may never await it
+    this.status.health = () => this.health();
+  }
+
+  /** The client's health now. */
+  health(): ClientHealth {
+    const now = Date.now();
+    const s = this.session;
+    const open = s !== undefined && s.endReason === undefined && this.closed === undefined;
+    const lastRx = this.received.at;
+    const applied = this.groups.lastAppliedAt;
+    return {
+      connected: open,
+      inSync: open && s.synced,
+      remote: open ? s.remote : undefined,
+      role: open ? roleOf(s.serverRow) : undefined,
+      lastMessageAgeMs: lastRx === 0 ? undefined : now - lastRx,
+      lastUpdateAgeMs: applied === 0 ? undefined : now - applied,
+      lockHeld: this.locks.statuses().some((l) => l.state === 'held'),
+    };
   }
 
   /** Aborts when the client closes. */
@@ -356,4 +385,11 @@ function attemptOf(remote: string, e: unknown): ServerAttempt {
 function attemptsText(attempts: readonly ServerAttempt[]): string {
   if (attempts.length === 0) return 'no server was tried';
   return attempts.map((a) => `${a.remote}: ${a.reason}`).join('; ');
+}
+
+/** The role of a server from its `_Server.Database` row (undefined: no row read). */
+function roleOf(row: ServerDatabaseRow | undefined): ServerRole | undefined {
+  if (row === undefined) return undefined;
+  if (row.model === 'clustered') return row.leader ? 'leader' : 'follower';
+  return row.model;
 }

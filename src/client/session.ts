@@ -75,6 +75,8 @@ export interface SessionHost<DB extends TableMap> {
   readonly everSynced: boolean;
   /** True while the event queue asks not to read the socket. */
   readonly readsPaused: boolean;
+  /** When bytes last came from a server, over any connection (0: never). */
+  readonly received: { at: number };
   /** The current session: notifications of any other are ignored. */
   session: Session | undefined;
   /** The last schema comparison. */
@@ -101,7 +103,7 @@ export async function openSession<DB extends TableMap>(
     keepAliveMs: config.keepAliveMs,
     maxMessageBytes: config.maxMessageBytes,
   });
-  const metered = new MeteredTransport(flow.transport);
+  const metered = new MeteredTransport(flow.transport, host.received);
   const conn = new OvsdbConnection(metered, {
     maxMessageBytes: config.maxMessageBytes,
     maxUnsolicitedBytes: config.maxUnsolicitedBytes,
@@ -291,7 +293,9 @@ function onServerUpdate<DB extends TableMap>(
   }
   const verdict = host.servers.judge(s.serverRow);
   if (verdict.ok) return;
-  const leader = verdict.code === 'not-leader' || verdict.code === 'disconnected';
+  const leader =
+    s.serverRow?.model === 'clustered' &&
+    (verdict.code === 'not-leader' || verdict.code === 'disconnected');
   if (leader) {
     host.status.emit({ type: 'leader-changed', reason: verdict.reason, remote: s.remote });
   }

@@ -116,6 +116,52 @@ export interface StatusEvent {
   readonly servers?: readonly ServerAttempt[] | undefined;
   /** For `lock`: the lock and its new state. */
   readonly lock?: LockStatus | undefined;
+  /** The client's health just after what the event reports. */
+  readonly health?: ClientHealth | undefined;
+}
+
+/**
+ * The role of a server for the client's database, from its
+ * `_Server.Database` row: a cluster's `leader` or a `follower`, a `relay`,
+ * or a `standalone` server.
+ */
+export type ServerRole = 'leader' | 'follower' | 'relay' | 'standalone';
+
+/**
+ * Whether the client is healthy, in the terms an operator and a Kubernetes
+ * probe need ({@link DatabaseClient.health}; the `health` of each status
+ * event; the `ovnkit_client_connected`, `…_in_sync`, `…_server_role`,
+ * `…_last_message_age_seconds`, `…_last_update_age_seconds` and
+ * `…_lock_held` gauges). A readiness probe fails while `inSync` is false.
+ */
+export interface ClientHealth {
+  /** A connection to a server is open (from dialing until it is lost). */
+  readonly connected: boolean;
+  /**
+   * Every monitor is in sync on the current connection: its initial
+   * contents (a dump or a resume) applied, the connection not lost. False
+   * while connecting, reconnecting and resynchronising.
+   */
+  readonly inSync: boolean;
+  /** The server connected to (or being tried). */
+  readonly remote: string | undefined;
+  /** Its role (undefined while unknown: before its `_Server` row is read, or a server without `_Server`). */
+  readonly role: ServerRole | undefined;
+  /**
+   * Ms since the last bytes arrived from a server (a message or part of
+   * one; undefined before any). It grows while a server is silent: a
+   * server building a large reply, one whose host or path is lost, and
+   * every server while the client cannot connect.
+   */
+  readonly lastMessageAgeMs: number | undefined;
+  /**
+   * Ms since the replica last applied a monitor update or a sync
+   * (undefined before the first sync). It grows while nothing changes in
+   * the database, too.
+   */
+  readonly lastUpdateAgeMs: number | undefined;
+  /** A lock asked for with `client.lock` is held. */
+  readonly lockHeld: boolean;
 }
 
 /** The client's current status. */
@@ -173,6 +219,8 @@ export class StatusReporter {
   private reason = 'starting';
   private sealed = false;
   private readonly handlers: ((event: StatusEvent) => void | Promise<void>)[] = [];
+  /** What each event's `health` is read from. */
+  health: (() => ClientHealth) | undefined;
 
   /**
    * @param enqueue - queues a delivery behind the row events (the replica's queue).
@@ -211,9 +259,13 @@ export class StatusReporter {
     this.reason = reason;
   }
 
-  /** Queue `event` for the status handlers, called in turn at delivery (none now: nothing is queued). */
+  /**
+   * Queue `event`, with the health now, for the status handlers, called in
+   * turn at delivery (none now: nothing is queued).
+   */
   emit(event: StatusEvent): void {
     if (this.handlers.length === 0) return;
+    if (this.health !== undefined) event = { ...event, health: this.health() };
     this.enqueue(async () => {
       for (const h of this.handlers.slice()) {
         try {

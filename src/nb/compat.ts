@@ -48,8 +48,9 @@ export const NB_COMPAT_SCHEMAS = [
 
 /**
  * Per table, the columns of the bundled model that a server of one of
- * {@link NB_COMPAT_SCHEMAS} lacks (or has with a type the model cannot read,
- * like `Network_Function.outport` in 7.19.0): the `compat` option of
+ * {@link NB_COMPAT_SCHEMAS} lacks, or has with a type that may hold a value
+ * the model's type has no form for (`Network_Function.outport`, optional in
+ * 7.19.0: a row with none lacks the column): the `compat` option of
  * `connectDatabase` and `connectNb` for the bundled `NB`.
  */
 export const NB_COMPAT = {

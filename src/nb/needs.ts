@@ -22,11 +22,13 @@
  *
  * Columns a model may or may not have (`ACL.tier` from NB 7.1.0,
  * `NAT.gateway_port` from 6.3.0) are not needed: the options that write them
- * are typed `never` for a model without them ({@link IfColumn}).
+ * are typed so that nothing can be given for a model without them, the
+ * compiler's message naming the table, the column and the model's schema
+ * ({@link IfColumn}).
  * @module
  */
 
-import type { TableMap } from '../ovsdb/schema/model.js';
+import type { ModelSchemaName, NotInModel, TableMap } from '../ovsdb/schema/model.js';
 
 /** Tables and, in each, columns. */
 export type NeedSpec = { readonly [table: string]: readonly string[] };
@@ -36,12 +38,18 @@ export type NbTablesWith<R extends NeedSpec> = TableMap & {
   readonly [T in keyof R]: { readonly row: { readonly [C in R[T][number]]: unknown } };
 };
 
-/** `V` when table `T` of `DB` has column `C`, otherwise `never` (an option the model cannot take). */
+/**
+ * `V` when table `T` of `DB` has column `C`; otherwise a type nothing can be
+ * assigned to, whose name in the compiler's message says which column the
+ * model lacks: `Type 'number' is not assignable to type
+ * 'NotInModel<"ACL", "tier", "OVN_Northbound 7.0.0">'` (an option the model
+ * cannot take).
+ */
 export type IfColumn<DB, T extends string, C extends string, V> = DB extends {
   readonly [K in T]: { readonly row: { readonly [K2 in C]: unknown } };
 }
   ? V
-  : never;
+  : NotInModel<T, C, ModelSchemaName<DB>>;
 
 /** The values of column `C` of table `T` in `DB` (e.g. an enum's members), or `never`. */
 export type ColumnValue<DB, T extends string, C extends string> = DB extends {

@@ -74,7 +74,9 @@ export type RpcErrorKind =
 /**
  * Why a connection in sync was lost (the client then reconnects), as a
  * metric label: `requested` (`client.reconnect()`), `closed_by_server`,
- * `probe` (the inactivity probe gave up), `leader_changed` (the server lost
+ * `probe` (the inactivity probe gave up), `path_lost` (the server's host
+ * left the client's bytes or TCP probes unanswered while a reply was owed:
+ * a lost host or network path), `leader_changed` (the server lost
  * its cluster's leadership or its cluster), `server_unusable` (the server's
  * `_Server.Database` row no longer allows using it), `monitor_canceled` (the
  * database was removed or converted), `out_of_sync` (an update could not be
@@ -85,6 +87,7 @@ export type ReconnectReason =
   | 'requested'
   | 'closed_by_server'
   | 'probe'
+  | 'path_lost'
   | 'leader_changed'
   | 'server_unusable'
   | 'monitor_canceled'
@@ -102,6 +105,24 @@ export interface ClientMetricsTarget {
   queueLength(): number;
   /** The OVSDB locks the client asked for, now, and whether it holds each. */
   locks?(): readonly { readonly name: string; readonly held: boolean }[];
+  /** The client's health, now (see the client's `ClientHealth`). */
+  health?(): ClientHealthSample;
+}
+
+/** What the metrics read of a client's health at each scrape (the client's `ClientHealth`). */
+export interface ClientHealthSample {
+  /** A connection to a server is open. */
+  readonly connected: boolean;
+  /** Every monitor is in sync on it. */
+  readonly inSync: boolean;
+  /** The server connected to. */
+  readonly remote: string | undefined;
+  /** Its role: `leader`, `follower`, `relay` or `standalone` (undefined: unknown). */
+  readonly role: string | undefined;
+  /** Ms since the last bytes from a server (undefined: none yet). */
+  readonly lastMessageAgeMs: number | undefined;
+  /** Ms since the replica last applied an update or a sync (undefined: none yet). */
+  readonly lastUpdateAgeMs: number | undefined;
 }
 
 /**

@@ -281,6 +281,11 @@ interface ClientMetricSet {
   readonly pauses: PromCounterLike;
   readonly queue: PromGaugeLike;
   readonly locks: PromGaugeLike;
+  readonly connected: PromGaugeLike;
+  readonly inSync: PromGaugeLike;
+  readonly server: PromGaugeLike;
+  readonly messageAge: PromGaugeLike;
+  readonly updateAge: PromGaugeLike;
 }
 
 const CLIENT = ['db', 'client'];
@@ -346,14 +351,39 @@ function clientMetricSet<R extends PromRegistryLike>(
       'OVSDB locks the client asked for: 1 while it holds the lock, 0 while it does not.',
       [...CLIENT, 'lock'],
     ),
+    connected: f.gauge(
+      'client_connected',
+      '1 while a connection to a server is open, 0 while the client is (re)connecting.',
+      CLIENT,
+    ),
+    inSync: f.gauge(
+      'client_in_sync',
+      '1 while every monitor is in sync on the current connection (the replica is current), else 0.',
+      CLIENT,
+    ),
+    server: f.gauge(
+      'client_server_role',
+      'The server the client is connected to, and its role (leader, follower, relay, standalone): 1 for the current one.',
+      [...CLIENT, 'remote', 'role'],
+    ),
+    messageAge: f.gauge(
+      'client_last_message_age_seconds',
+      'Seconds since the last bytes arrived from a server.',
+      CLIENT,
+    ),
+    updateAge: f.gauge(
+      'client_last_update_age_seconds',
+      'Seconds since the replica last applied a monitor update or a sync.',
+      CLIENT,
+    ),
   };
 }
 
 class PromClientRecorder implements ClientMetricsRecorder {
   private readonly base: PromLabels;
   private readonly byValue = new Map<string, PromLabels>();
-  private readonly sampler: Sampler;
-  private readonly lockSampler: Sampler | undefined;
+  /** The gauges this client is sampled into, and how. */
+  private readonly sampled: (readonly [PromGaugeLike, Sampler])[] = [];
 
   constructor(
     private readonly set: ClientMetricSet,
@@ -362,15 +392,34 @@ class PromClientRecorder implements ClientMetricsRecorder {
   ) {
     this.base = client === undefined ? { db: target.db } : { db: target.db, client };
     const base = this.base;
-    this.sampler = (emit) => emit(base, target.queueLength());
-    gaugeSamplers(set.queue).add(this.sampler);
+    this.sample(set.queue, (emit) => emit(base, target.queueLength()));
     const locks = target.locks?.bind(target);
     if (locks !== undefined) {
-      this.lockSampler = (emit) => {
+      this.sample(set.locks, (emit) => {
         for (const l of locks()) emit({ ...base, lock: l.name }, l.held ? 1 : 0);
-      };
-      gaugeSamplers(set.locks).add(this.lockSampler);
+      });
     }
+    const health = target.health?.bind(target);
+    if (health !== undefined) {
+      const seconds = (ms: number | undefined, emit: (l: PromLabels, v: number) => void) => {
+        if (ms !== undefined) emit(base, ms / 1000);
+      };
+      this.sample(set.connected, (emit) => emit(base, health().connected ? 1 : 0));
+      this.sample(set.inSync, (emit) => emit(base, health().inSync ? 1 : 0));
+      this.sample(set.server, (emit) => {
+        const h = health();
+        if (h.connected && h.remote !== undefined) {
+          emit({ ...base, remote: h.remote, role: h.role ?? 'unknown' }, 1);
+        }
+      });
+      this.sample(set.messageAge, (emit) => seconds(health().lastMessageAgeMs, emit));
+      this.sample(set.updateAge, (emit) => seconds(health().lastUpdateAgeMs, emit));
+    }
+  }
+
+  private sample(gauge: PromGaugeLike, sampler: Sampler): void {
+    gaugeSamplers(gauge).add(sampler);
+    this.sampled.push([gauge, sampler]);
   }
 
   /** The base labels plus `name`=`value` (cached). */
@@ -416,8 +465,7 @@ class PromClientRecorder implements ClientMetricsRecorder {
   }
 
   close(): void {
-    samplers.get(this.set.queue)?.delete(this.sampler);
-    if (this.lockSampler !== undefined) samplers.get(this.set.locks)?.delete(this.lockSampler);
+    for (const [gauge, sampler] of this.sampled) samplers.get(gauge)?.delete(sampler);
   }
 }
 

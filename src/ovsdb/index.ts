@@ -33,6 +33,7 @@ export {
   OvsdbConnection,
 } from './connection/connection.js';
 export {
+  type AbsentConditionPolicy,
   absentColumns,
   type ColumnTypeDifference,
   type CompatOption,
@@ -40,6 +41,7 @@ export {
   type CompatSpec,
   type CompatTables,
   compareSchemas,
+  type DriftedValue,
   SchemaDriftError,
 } from './schema/compat.js';
 export {
@@ -47,6 +49,8 @@ export {
   type DatabaseModel,
   defineModel,
   type InsertOf,
+  type ModelSchemaName,
+  type NotInModel,
   type RowOf,
   type TableMap,
   type TableName,
@@ -93,6 +97,11 @@ export {
   type SocketTransportOptions,
   type TlsOptions,
 } from './transport/socket-transport.js';
+export {
+  type TcpKernelState,
+  type TcpStateReader,
+  tcpStateReader,
+} from './transport/tcp-state.js';
 export {
   type OpenWebSocketOptions,
   openWebSocketTransport,

@@ -28,6 +28,19 @@
  * the old one (structural sharing). Empty sets and maps are the shared frozen
  * {@link EMPTY_SET} and {@link EMPTY_MAP}.
  *
+ * ## Columns whose type differs on the server
+ *
+ * A column the server's schema types otherwise (see `ovsdb/schema/compat.ts`:
+ * scalar against optional, other set sizes) is decoded by the server's type,
+ * whose default the server leaves out of its updates and whose diffs it
+ * sends, then takes the model's form: a scalar as an optional or a
+ * one-element set, an optional holding a value as a scalar, a set of one
+ * element as an optional. A value the model's type has no form for (no
+ * value for a scalar, several for a scalar or an optional) leaves the column
+ * out of that row: it is not a property of it, as a column the server lacks;
+ * the server's value is kept aside, since a later change of a set arrives
+ * as a diff from it.
+ *
  * ## `update2` diff semantics (ovsdb-server(7) §4.1.14)
  *
  * - `initial`/`insert` rows omit columns whose value is the column default;
@@ -47,7 +60,7 @@
  * @module
  */
 
-import type { Atom, ColumnSchema, TableSchema } from '../ovsdb/schema/schema-types.js';
+import type { Atom, ColumnSchema, ColumnType, TableSchema } from '../ovsdb/schema/schema-types.js';
 import { compileColumnCodec, defaultValue } from '../ovsdb/values/datum.js';
 import { sortedDistinct } from '../ovsdb/values/order.js';
 import { applyMapDiff, EMPTY_MAP, EMPTY_SET } from '../ovsdb/values/set-map.js';
@@ -82,7 +95,27 @@ export class ReplicaInconsistencyError extends OvsdbError {
 }
 
 type ValueDecoder = (json: unknown) => unknown;
-type DiffApplier = (current: unknown, diff: unknown) => unknown;
+/** Current value + wire diff → new value; `row` is the current row (for a value kept aside). */
+type DiffApplier = (current: unknown, diff: unknown, row?: Row) => unknown;
+
+/**
+ * A value the server holds that the model's type has no form for: the
+ * column is left out of the row, the value kept in {@link asideValues}.
+ */
+class NoModelForm {
+  constructor(readonly server: unknown) {}
+}
+
+/** Per row, the server's values of the columns it lacks for want of a form in the model's type. */
+const asideValues = new WeakMap<Row, Readonly<Record<string, unknown>>>();
+
+/**
+ * The server's value of `column` that row `row` lacks because the model's
+ * type has no form for it (see the module documentation), or undefined.
+ */
+export function valueAside(row: Row, column: string): unknown {
+  return asideValues.get(row)?.[column];
+}
 
 /** How one monitored column is decoded, diffed and compared. */
 interface ColumnOps {
@@ -94,6 +127,8 @@ interface ColumnOps {
   readonly applyDiff: DiffApplier;
   /** JS value equality. */
   readonly equal: (a: unknown, b: unknown) => boolean;
+  /** The value of a column an `initial` or `insert` row leaves out: the server's default. */
+  readonly byDefault: unknown;
 }
 
 /**
@@ -187,7 +222,8 @@ function atomsEqual(a: unknown, b: unknown): boolean {
 
 const columnOpsCache = new WeakMap<ColumnSchema, Map<string, ColumnOps>>();
 
-function columnOps(table: string, column: ColumnSchema): ColumnOps {
+function columnOps(table: string, column: ColumnSchema, server?: ColumnSchema): ColumnOps {
+  if (server !== undefined) return convertedOps(table, column, server);
   let byTable = columnOpsCache.get(column);
   if (byTable === undefined) {
     byTable = new Map();
@@ -259,7 +295,98 @@ function buildColumnOps(table: string, column: ColumnSchema): ColumnOps {
       equal = mapsEqual;
       break;
   }
-  return { name, column, decode, applyDiff, equal };
+  return { name, column, decode, applyDiff, equal, byDefault: sharedDefault(column) };
+}
+
+const identity = (v: unknown): unknown => v;
+
+/** The elements of a value of a scalar, optional or set type (a set version: undefined). */
+function elementsOf(kind: ColumnType['kind'], v: unknown): readonly unknown[] | undefined {
+  if (kind === 'scalar') return [v];
+  if (kind === 'optional') return v === null ? EMPTY_SET : [v];
+  return v instanceof SetVersion ? undefined : (v as readonly unknown[]);
+}
+
+/** A value of the server's type `s` in the form of the model's type `m` (or {@link NoModelForm}). */
+function modelForm(m: ColumnType, s: ColumnType): (v: unknown) => unknown {
+  // The same JS form: sets of any size are arrays, maps of any size objects.
+  if (m.kind === s.kind || m.kind === 'map') return identity;
+  return (v) => {
+    const elems = elementsOf(s.kind, v);
+    if (elems === undefined) return m.kind === 'set' ? v : new NoModelForm(v);
+    if (m.kind === 'set') return elems.length === 0 ? EMPTY_SET : elems === v ? v : [...elems];
+    if (elems.length === 1) return elems[0];
+    return elems.length === 0 && m.kind === 'optional' ? null : new NoModelForm(v);
+  };
+}
+
+/** A value of the model's type `m` in the form of the server's type `s` (it always has one). */
+function serverForm(m: ColumnType, s: ColumnType): (v: unknown) => unknown {
+  if (m.kind === s.kind || m.kind === 'map') return identity;
+  return (v) => {
+    const elems = elementsOf(m.kind, v);
+    if (elems === undefined || s.kind === 'set')
+      return elems?.length === 0 ? EMPTY_SET : (elems ?? v);
+    return elems.length === 0 ? null : elems[0];
+  };
+}
+
+/**
+ * The operations of a column the model types `model` and the server
+ * `server` (the same atomic types): decoded and diffed by the server's type,
+ * held in the model's form (see the module documentation).
+ */
+function convertedOps(table: string, model: ColumnSchema, server: ColumnSchema): ColumnOps {
+  const own = buildColumnOps(table, server);
+  const toModel = modelForm(model.type, server.type);
+  const toServer = serverForm(model.type, server.type);
+  const modelEqual = columnOps(table, model).equal;
+  const name = model.name;
+  const fallback = sharedDefault(server);
+  return {
+    name,
+    column: model,
+    decode: (j) => toModel(own.decode(j)),
+    applyDiff: (current, diff, row) => {
+      const before =
+        current !== undefined
+          ? toServer(current)
+          : ((row === undefined ? undefined : valueAside(row, name)) ?? fallback);
+      return toModel(own.applyDiff(before, diff));
+    },
+    equal: (a, b) => !(a instanceof NoModelForm) && !(b instanceof NoModelForm) && modelEqual(a, b),
+    byDefault: toModel(fallback),
+  };
+}
+
+/**
+ * Leave out of `row` (being built from `previous`) the columns of `aside`
+ * holding a value without a model form, keeping the values aside, and keep
+ * aside what `previous` kept for a column the change did not touch.
+ */
+function setAside(
+  row: Record<string, unknown>,
+  previous: Row | undefined,
+  aside: readonly string[],
+): Row {
+  if (row === previous) return row;
+  const before = previous === undefined ? undefined : asideValues.get(previous);
+  let kept: Record<string, unknown> | undefined;
+  for (const k of aside) {
+    if (Object.hasOwn(row, k)) {
+      const v = row[k];
+      if (v instanceof NoModelForm) {
+        delete row[k];
+        kept ??= {};
+        kept[k] = v.server;
+      }
+    } else if (before !== undefined && Object.hasOwn(before, k)) {
+      kept ??= {};
+      kept[k] = before[k];
+    }
+  }
+  if (kept !== undefined) asideValues.set(row, kept);
+  return row;
 }
 
 // ---- row codec --------------------------------------------------------------
@@ -268,13 +395,24 @@ const rowCodecCache = new WeakMap<TableSchema, Map<string, RowCodec>>();
 
 /**
  * The {@link RowCodec} of `table` when `columns` are monitored (default: every
- * column, `_version` included). Rows hold exactly those columns. Cached per
- * table and column list.
+ * column, `_version` included). Rows hold exactly those columns. `server`
+ * gives the server's schema of the columns whose type differs there (read by
+ * it, held in the model's form). Cached per table, column list and server
+ * types.
  * @throws DatumError when a column is not in the table.
  */
-export function compileRowCodec(table: TableSchema, columns?: readonly string[]): RowCodec {
+export function compileRowCodec(
+  table: TableSchema,
+  columns?: readonly string[],
+  server?: Readonly<Record<string, ColumnSchema>>,
+): RowCodec {
   const list = columns ?? ['_version', ...table.columnNames];
-  const cacheKey = list.join('\u0000');
+  let cacheKey = list.join('\u0000');
+  if (server !== undefined) {
+    for (const [c, col] of Object.entries(server)) {
+      cacheKey += `\u0001${c}\u0002${JSON.stringify(col.type, (_k, v) => (v === Number.POSITIVE_INFINITY ? '∞' : typeof v === 'bigint' ? String(v) : v))}`;
+    }
+  }
   let byColumns = rowCodecCache.get(table);
   if (byColumns === undefined) {
     byColumns = new Map();
@@ -282,13 +420,17 @@ export function compileRowCodec(table: TableSchema, columns?: readonly string[])
   }
   let codec = byColumns.get(cacheKey);
   if (codec === undefined) {
-    codec = buildRowCodec(table, list);
+    codec = buildRowCodec(table, list, server ?? {});
     byColumns.set(cacheKey, codec);
   }
   return codec;
 }
 
-function buildRowCodec(table: TableSchema, requested: readonly string[]): RowCodec {
+function buildRowCodec(
+  table: TableSchema,
+  requested: readonly string[],
+  server: Readonly<Record<string, ColumnSchema>>,
+): RowCodec {
   const tableName = table.name;
   const wanted = new Set(requested);
   // Row order: _version first (when monitored), then the table's column order.
@@ -301,26 +443,34 @@ function buildRowCodec(table: TableSchema, requested: readonly string[]): RowCod
       throw new DatumError(tableName, c, undefined, `table ${tableName} has no column ${c}`);
     }
   }
-  const ops: ColumnOps[] = ordered.map((c) => columnOps(tableName, table.columns[c]!));
+  const serverOf = (c: string): ColumnSchema | undefined =>
+    Object.hasOwn(server, c) ? server[c] : undefined;
+  const ops: ColumnOps[] = ordered.map((c) => columnOps(tableName, table.columns[c]!, serverOf(c)));
   const byName: Record<string, ColumnOps> = Object.create(null);
   for (const o of ops) byName[o.name] = o;
+  // The columns that may hold a value without a model form (left out of the row).
+  const aside = ordered.filter((c) => serverOf(c) !== undefined);
 
   // Every row starts as a copy of this template, so all rows share one shape.
   const template: Record<string, unknown> = { _uuid: '' };
-  for (const c of ordered) template[c] = sharedDefault(table.columns[c]!);
+  for (const c of ordered) template[c] = byName[c]!.byDefault;
 
   const columnsList = Object.freeze(ordered.slice());
 
-  const decodeRow = compileBuilder(ordered, byName, template) ?? genericBuilder(template, byName);
+  const build = compileBuilder(ordered, byName, template) ?? genericBuilder(template, byName);
+  const decodeRow: RowBuilder =
+    aside.length === 0
+      ? build
+      : (uuid, wire) => setAside(build(uuid, wire) as Record<string, unknown>, undefined, aside);
 
-  const applyModify = (current: Row, diff: WireRow): Row => {
+  const modify = (current: Row, diff: WireRow): Row => {
     if (rowVersions(current) !== undefined) return modifyVersioned(current, diff, byName);
     let row: Record<string, unknown> | undefined;
     for (const k in diff) {
       const o = byName[k];
       if (o === undefined) continue;
       const before = current[k];
-      const after = o.applyDiff(before, diff[k]);
+      const after = o.applyDiff(before, diff[k], current);
       if (after === before) continue;
       // A large set's first version: start again, holding it as one (the
       // diffs applied so far left `current` as it was).
@@ -330,6 +480,11 @@ function buildRowCodec(table: TableSchema, requested: readonly string[]): RowCod
     }
     return row ?? current;
   };
+  const applyModify =
+    aside.length === 0
+      ? modify
+      : (current: Row, diff: WireRow): Row =>
+          setAside(modify(current, diff) as Record<string, unknown>, current, aside);
 
   const applyNew = (uuid: string, current: Row | undefined, wire: WireRow): Row => {
     if (current === undefined) return decodeRow(uuid, wire);
@@ -342,7 +497,7 @@ function buildRowCodec(table: TableSchema, requested: readonly string[]): RowCod
       row ??= { ...current };
       row[k] = after;
     }
-    return row ?? current;
+    return row === undefined ? current : aside.length === 0 ? row : setAside(row, current, aside);
   };
 
   // A row built under other monitored columns may lack a column.

@@ -214,7 +214,8 @@ export function rowVersions(row: object): RowVersions | undefined {
 
 /** What {@link modifyVersioned} needs of a column: how a diff applies to its value. */
 export interface DiffColumn {
-  applyDiff(current: unknown, diff: unknown): unknown;
+  /** `row`: the current row, for a column whose value it keeps aside (see `row-codec.ts`). */
+  applyDiff(current: unknown, diff: unknown, row?: Readonly<Record<string, unknown>>): unknown;
 }
 
 /** Per column name, the accessor of a versioned column (one getter shared by every row). */
@@ -258,7 +259,7 @@ export function modifyVersioned(
     const c = columns[k];
     if (c === undefined) continue;
     const before = versions?.[k] ?? current[k];
-    const after = c.applyDiff(before, diff[k]);
+    const after = c.applyDiff(before, diff[k], current);
     if (after === before) continue;
     if (names === undefined || values === undefined) {
       names = [k];

@@ -90,6 +90,25 @@ export class VlogLevels {
     return undefined;
   }
 
+  /**
+   * `vlog/list`: every module's level per destination, in ovsdb-server's
+   * table (modules in alphabetical order).
+   */
+  list(): string {
+    const name = (l: number) => (LEVELS[l] as string).toUpperCase();
+    const lines = [
+      '                 console    syslog    file\n',
+      '                 -------    ------    ------\n',
+    ];
+    for (const m of [...MODULES].sort()) {
+      const l = this.modules.get(m) ?? this.any;
+      lines.push(
+        `${m.padEnd(16)}  ${name(l.console).padStart(4)}       ${name(l.syslog).padStart(4)}       ${name(l.file).padStart(4)}\n`,
+      );
+    }
+    return lines.join('');
+  }
+
   /** Whether a line of `module` at `level` (`DBG`, `INFO`, `WARN`, `ERR`, `EMER`) goes to `destination`. */
   enabled(module: string, level: string, destination: Destination): boolean {
     const rank = LEVELS.indexOf(level.toLowerCase() as (typeof LEVELS)[number]);

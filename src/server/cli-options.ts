@@ -61,9 +61,18 @@ export interface CliOptions {
   readonly history: string | undefined;
   /** `--metrics=[IP]:PORT`: serve Prometheus metrics over HTTP there. */
   readonly metrics: string | undefined;
+  /** `--private-key`: a PEM file, or `db:DB,TABLE,COLUMN` naming where to read its name. */
   readonly privateKey: string | undefined;
   readonly certificate: string | undefined;
   readonly caCert: string | undefined;
+  /** `--ssl-protocols`: e.g. `TLSv1.2,TLSv1.3`, or a `db:` reference. */
+  readonly sslProtocols: string | undefined;
+  /** `--ssl-ciphers`: an OpenSSL cipher list, or a `db:` reference. */
+  readonly sslCiphers: string | undefined;
+  /** `--config-file`: remotes and databases from a JSON file (absolute). */
+  readonly configFile: string | undefined;
+  /** `--monitor`: a monitoring parent restarts the server when it crashes. */
+  readonly monitor: boolean;
   readonly columnDiff: boolean;
   readonly help: boolean;
   readonly version: boolean;
@@ -91,6 +100,11 @@ const OPTIONS: Readonly<Record<string, Spec>> = {
   'private-key': { arity: 'required', short: 'p' },
   certificate: { arity: 'required', short: 'c' },
   'ca-cert': { arity: 'required', short: 'C' },
+  'ssl-protocols': { arity: 'required' },
+  'ssl-ciphers': { arity: 'required' },
+  'config-file': { arity: 'required' },
+  monitor: { arity: 'none' },
+  'no-monitor': { arity: 'none' },
   'probe-interval': { arity: 'required' },
   'max-connections': { arity: 'required' },
   history: { arity: 'required' },
@@ -103,8 +117,6 @@ const OPTIONS: Readonly<Record<string, Spec>> = {
 
 /** ovsdb-server options that ovnkit-server does not honour. */
 const UNSUPPORTED = new Set([
-  'monitor',
-  'no-monitor',
   'user',
   'run',
   'sync-from',
@@ -112,8 +124,6 @@ const UNSUPPORTED = new Set([
   'active',
   'bootstrap-ca-cert',
   'peer-ca-cert',
-  'ssl-protocols',
-  'ssl-ciphers',
   'syslog-target',
   'syslog-method',
   'unixctl-path',
@@ -125,13 +135,15 @@ const SHORT = new Map(
     .map(([name, s]) => [s.short as string, name]),
 );
 
-function noDbValue(option: string, value: string): string {
-  if (value.startsWith('db:')) {
-    throw new UsageError(
-      `--${option}=${value}: values read from a database (db:) are not supported by ${PROGRAM}`,
-    );
-  }
-  return value;
+/** The database directory: `$OVS_DBDIR`, or `/etc/openvswitch` (where `--config-file` is relative to). */
+export function dbDir(): string {
+  return process.env.OVS_DBDIR || '/etc/openvswitch';
+}
+
+/** Where `--name` last appears in `args` (-1: nowhere). */
+function lastIndex(args: readonly string[], name: string): number {
+  for (let i = args.length - 1; i >= 0; i--) if (args[i] === `--${name}`) return i;
+  return -1;
 }
 
 /** A remote with a relative `punix:` path made absolute against `dir`. */
@@ -220,8 +232,7 @@ export function parseCommandLine(args: readonly string[]): CliOptions {
   const run = runDir();
 
   const remotes: string[] = [];
-  for (const r of values.get('remote') ?? [])
-    remotes.push(absRemote(noDbValue('remote', r as string), run));
+  for (const r of values.get('remote') ?? []) remotes.push(absRemote(r as string, run));
   for (const r of values.get('listen') ?? []) remotes.push(absRemote(r as string, process.cwd()));
 
   const vlog = new VlogLevels();
@@ -231,10 +242,13 @@ export function parseCommandLine(args: readonly string[]): CliOptions {
   }
 
   const unixctl = one('unixctl');
-  const tls = (name: string) => {
-    const v = one(name);
-    return v === undefined ? undefined : noDbValue(name, v);
-  };
+  const configFile = one('config-file');
+  if (configFile !== undefined) {
+    if (remotes.length > 0)
+      throw new UsageError('--config-file is mutually exclusive with --remote');
+    if (positional.length > 0)
+      throw new UsageError('Databases should be specified in a config file');
+  }
   return {
     dbFiles: positional.map((f) => resolve(f)),
     schemas: (values.get('schema') ?? []) as string[],
@@ -253,9 +267,18 @@ export function parseCommandLine(args: readonly string[]): CliOptions {
     maxConnections: one('max-connections'),
     history: one('history'),
     metrics: one('metrics'),
-    privateKey: tls('private-key'),
-    certificate: tls('certificate'),
-    caCert: tls('ca-cert'),
+    privateKey: one('private-key'),
+    certificate: one('certificate'),
+    caCert: one('ca-cert'),
+    sslProtocols: one('ssl-protocols'),
+    sslCiphers: one('ssl-ciphers'),
+    configFile: configFile === undefined ? undefined : absFileName(dbDir(), configFile),
+    monitor:
+      flag('monitor') &&
+      !(
+        values.get('no-monitor') !== undefined &&
+        lastIndex(args, 'no-monitor') > lastIndex(args, 'monitor')
+      ),
     columnDiff: !flag('disable-file-column-diff'),
     help: flag('help'),
     version: flag('version'),

@@ -17,6 +17,7 @@ export { isDefaultDatum } from '../ovsdb/values/defaults.js';
 export { formatG15, ovsJsonText, roundReal } from '../ovsdb/values/ovs-text.js';
 export type { Datum, DatumType } from '../ovsdb/values/sorted-datum.js';
 export { datumDiff } from '../ovsdb/values/sorted-datum.js';
+export type { TextInPieces } from '../ovsdb/wire/json-text.js';
 export type { Clause, Condition, ConditionFunction } from './engine/conditions.js';
 export { evaluateCondition, parseCondition } from './engine/conditions.js';
 export {
@@ -56,12 +57,19 @@ export {
 export type { ChannelHandlers, SessionChannel } from './rpc/channel.js';
 export { type LockMode, type LockOutcome, LockTable } from './rpc/locks.js';
 export { type LogLevel, ServerLog, type ServerLogOptions } from './rpc/server-log.js';
-export { jsonKey, type PendingTransaction, Session, type SessionHost } from './rpc/session.js';
+export {
+  jsonKey,
+  type PendingTransaction,
+  Session,
+  type SessionAccess,
+  type SessionHost,
+} from './rpc/session.js';
 export {
   type CreateServerOptions,
   createServer,
   type ListenAddress,
   OvsdbServer,
+  type RemoteOptions,
   type ServerTlsOptions,
 } from './server.js';
 export { ServerDatabase } from './server-db.js';

@@ -15,6 +15,19 @@
  *   does not hold it (the pid reused after a crash, or in a new container)
  *   is stale and replaced.
  *
+ * - `--monitor`: a monitoring parent runs the server as its child and starts
+ *   a new child when the server crashes: killed by a signal other than
+ *   SIGTERM, SIGINT or SIGHUP (SIGKILL and SIGABRT included: the kernel's
+ *   out-of-memory killer and V8's fatal errors end a Node process so), or
+ *   exiting with a non-zero status once it had started. A server that
+ *   exits cleanly (status 0: `ovs-appctl exit`, SIGTERM) ends the monitor
+ *   too. Restarts are at most one per 10 seconds, as Open vSwitch's
+ *   monitor does; a server that fails during its first start ends the
+ *   monitor with that status. SIGTERM, SIGINT and SIGHUP sent to the
+ *   monitor go to the server. The pidfile names the server, not the
+ *   monitor. ovsdb-server's monitor restarts only after signals that
+ *   indicate a bug (SIGSEGV, SIGABRT, …), not after SIGKILL.
+ *
  * Open vSwitch holds an `fcntl` lock on the pidfile instead, which Node
  * cannot take: so `ovs-appctl -t <name>` (which finds the daemon through a
  * locked pidfile) does not reach ovnkit-server (name the control socket
@@ -41,12 +54,19 @@ import type { Readable } from 'node:stream';
 
 /** Set in the environment of the detached copy. */
 const DAEMON_ENV = 'OVNKIT_SERVER_DAEMON_FD';
+/** Set in the environment of the server a monitor runs. */
+const MONITORED_ENV = 'OVNKIT_SERVER_MONITORED';
 /** The copy's end of the startup pipe. */
 const NOTIFY_FD = 3;
 
 /** Whether this process is the detached copy of a `--detach` start. */
 export function isDetachedChild(): boolean {
   return process.env[DAEMON_ENV] === String(NOTIFY_FD);
+}
+
+/** Whether this process is the server that a `--monitor` parent runs. */
+export function isMonitoredChild(): boolean {
+  return process.env[MONITORED_ENV] === '1';
 }
 
 /**
@@ -76,6 +96,7 @@ export function detach(
   const script = process.argv[1] as string;
   const child = spawn(process.execPath, [...process.execArgv, script, ...args], {
     detached: true,
+    argv0: process.argv0,
     stdio: ['ignore', 'pipe', 'pipe', 'pipe'],
     env: { ...process.env, [DAEMON_ENV]: String(NOTIFY_FD) },
   });
@@ -119,6 +140,87 @@ export function detach(
       });
     });
   });
+}
+
+/** Signals that end a monitored server on purpose: the monitor then ends too. */
+const CLEAN_SIGNALS: readonly NodeJS.Signals[] = ['SIGTERM', 'SIGINT', 'SIGHUP'];
+
+/** How a monitored server ended, in Open vSwitch's words. */
+function describeExit(code: number | null, signal: NodeJS.Signals | null): string {
+  return signal !== null ? `killed (${signal})` : `exit status ${code}`;
+}
+
+/**
+ * Be the monitor of `--monitor`: run this program with `args` as a child
+ * (detached from the console when this process is, see
+ * {@link isDetachedChild}), tell the waiting parent once the first child
+ * has started, and start a new child whenever one crashes (see the module
+ * documentation). `log` writes one line in the server's log format.
+ * Resolves with this process's exit status.
+ */
+export async function runMonitor(
+  args: readonly string[],
+  log: (level: 'INFO' | 'WARN' | 'ERR', text: string) => void,
+): Promise<number> {
+  const script = process.argv[1] as string;
+  const title = process.title;
+  let child: ReturnType<typeof spawn> | undefined;
+  let stopping = false;
+  for (const signal of CLEAN_SIGNALS) {
+    process.on(signal, () => {
+      stopping = true;
+      if (child?.exitCode === null && child.signalCode === null) child.kill(signal);
+      else process.exit(0);
+    });
+  }
+  let lastRestart = Number.NEGATIVE_INFINITY;
+  let crashes = 0;
+  for (let first = true; ; first = false) {
+    const c = spawn(process.execPath, [...process.execArgv, script, ...args], {
+      argv0: process.argv0,
+      stdio: ['ignore', 'inherit', 'inherit', 'pipe'],
+      env: { ...process.env, [DAEMON_ENV]: String(NOTIFY_FD), [MONITORED_ENV]: '1' },
+    });
+    child = c;
+    const notify = c.stdio[NOTIFY_FD] as Readable | null;
+    notify?.on('error', () => {});
+    const ready = new Promise<boolean>((resolve) => {
+      notify?.once('data', () => resolve(true));
+      c.once('exit', () => resolve(false));
+    });
+    const exited = new Promise<[number | null, NodeJS.Signals | null]>((resolve) =>
+      c.once('exit', (code, signal) => resolve([code, signal])),
+    );
+    c.once('error', (e) => log('ERR', `cannot start the server: ${e.message}`));
+    const started = await ready;
+    notify?.destroy();
+    if (first) {
+      if (!started) {
+        const [code] = await exited;
+        return code !== null && code !== 0 ? code : 1;
+      }
+      notifyStarted();
+    }
+    process.title = `${title}: monitoring pid ${c.pid} (${crashes === 0 ? 'healthy' : `${crashes} crashes`})`;
+    const [code, signal] = await exited;
+    const status = `pid ${c.pid} died, ${describeExit(code, signal)}`;
+    const clean =
+      stopping ||
+      (signal === null && code === 0) ||
+      (signal !== null && CLEAN_SIGNALS.includes(signal));
+    if (clean) {
+      log('INFO', `${status}, exiting`);
+      return 0;
+    }
+    crashes++;
+    if (Date.now() < lastRestart + 10_000) {
+      log('WARN', `${status}, waiting until 10 seconds since last restart`);
+      await new Promise((r) => setTimeout(r, lastRestart + 10_000 - Date.now()));
+      if (stopping) return 0;
+    }
+    lastRestart = Date.now();
+    log('ERR', `${crashes} crashes: ${status}, restarting`);
+  }
 }
 
 /** Whether process `pid` exists. */

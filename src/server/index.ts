@@ -53,11 +53,16 @@ export {
   type SnapshotRows,
 } from './persistence.js';
 export {
+  type ChannelHandlers,
   type CreateServerOptions,
   createServer,
   type ListenAddress,
   OvsdbServer,
+  type RemoteOptions,
+  type ServerRowChange,
   type ServerTlsOptions,
+  type ServerView,
+  type SessionChannel,
 } from './server.js';
 export type { CompactionOptions } from './storage/db-file.js';
 export { DbFileError } from './storage/log.js';

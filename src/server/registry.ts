@@ -10,7 +10,7 @@ import type { DatabaseSchema } from '../ovsdb/schema/schema-types.js';
 import { Database } from './engine/database.js';
 import type { TxnChanges } from './engine/executor.js';
 import { shashOrder } from './engine/ovs-hash.js';
-import { schemaToJson } from './engine/schema-json.js';
+import { sharedSchemaJson } from './engine/schema-json.js';
 import { TxnHistory } from './monitor/history.js';
 import type { Monitor } from './monitor/monitor.js';
 import type { PendingTransaction, Session } from './rpc/session.js';
@@ -23,7 +23,7 @@ export interface Served {
   readonly history: TxnHistory;
   /** Whether the database is reserved (`_Server`): never saved, no history. */
   readonly reserved: boolean;
-  readonly schemaJson: Record<string, unknown>;
+  readonly schemaJson: Readonly<Record<string, unknown>>;
   /** Pending transactions, in arrival order. */
   readonly triggers: Trigger[];
   readonly monitors: Set<Monitor>;
@@ -54,6 +54,8 @@ export function asDatabase(d: DatabaseSchema | Database | object): Database {
 export class DatabaseRegistry {
   private readonly served = new Map<string, Served>();
   private readonly serverDb = new ServerDatabase();
+  /** The `_Server` databases of simulated cluster members (see {@link DatabaseRegistry.addView}). */
+  private readonly views = new Set<Served>();
 
   /** @param historyLength How many transactions each database keeps for `monitor_cond_since`. */
   constructor(private readonly historyLength: number) {}
@@ -78,10 +80,29 @@ export class DatabaseRegistry {
     return this.served.values();
   }
 
-  /** The served database whose engine is `db`. */
+  /** The served database whose engine is `db` (a member's `_Server` included). */
   of(db: Database): Served | undefined {
     for (const served of this.served.values()) if (served.db === db) return served;
+    for (const served of this.views) if (served.db === db) return served;
     return undefined;
+  }
+
+  /**
+   * A `_Server` database of its own, with a row for every database served
+   * now, for the sessions of one simulated cluster member (see
+   * `OvsdbServer.serverView`).
+   */
+  addView(): { readonly served: Served; readonly rows: ServerDatabase } {
+    const rows = new ServerDatabase();
+    for (const s of this.served.values()) if (!s.reserved) rows.add(s.db.schema);
+    const served = this.make(rows.db, true);
+    this.views.add(served);
+    return { served, rows };
+  }
+
+  /** Forget a view made by {@link DatabaseRegistry.addView}. */
+  removeView(served: Served): void {
+    this.views.delete(served);
   }
 
   /**
@@ -127,7 +148,7 @@ export class DatabaseRegistry {
       db,
       history: new TxnHistory(reserved ? 0 : this.historyLength),
       reserved,
-      schemaJson: schemaToJson(db.schema),
+      schemaJson: sharedSchemaJson(db.schema),
       triggers: [],
       monitors: new Set(),
     };

@@ -13,9 +13,11 @@
  * @module
  */
 
+import type { DatabaseModelEnum } from '../ovsdb/schema/generated/server/index.js';
 import type { DatabaseSchema } from '../ovsdb/schema/schema-types.js';
 import { SERVER_SCHEMA } from '../ovsdb/schema/server-schema.js';
-import type { Datum } from '../ovsdb/values/sorted-datum.js';
+import type { Int64 } from '../ovsdb/values/int64.js';
+import { type Datum, datumsEqual, uuidDatum } from '../ovsdb/values/sorted-datum.js';
 import { newUuid } from '../ovsdb/values/uuid.js';
 import { Database, type Row } from './engine/database.js';
 import type { RowChange, TxnChanges } from './engine/executor.js';
@@ -23,6 +25,21 @@ import { markStoredSchema } from './engine/ovs-hash.js';
 import { schemaText } from './engine/schema-json.js';
 
 const EMPTY: Datum = { keys: [] };
+
+/**
+ * What `ServerView.set` may change in a database's row: how a
+ * member of a cluster describes the database (`schema: null` for a member
+ * that has not joined yet).
+ */
+export interface ServerRowChange {
+  readonly model?: DatabaseModelEnum | undefined;
+  readonly connected?: boolean | undefined;
+  readonly leader?: boolean | undefined;
+  readonly schema?: null | undefined;
+  readonly cid?: string | null | undefined;
+  readonly sid?: string | null | undefined;
+  readonly index?: Int64 | null | undefined;
+}
 
 /** The `_Server` database of one server. */
 export class ServerDatabase {
@@ -70,6 +87,49 @@ export class ServerDatabase {
       changed: store.columnOrder,
     };
     return { rows: [change] };
+  }
+
+  /**
+   * Change the row of database `name` (a simulated cluster member's view;
+   * see `OvsdbServer.serverView`). Returns the change to announce to
+   * monitors, or undefined when the row did not change.
+   * @throws Error when there is no row for `name`.
+   */
+  set(name: string, change: ServerRowChange): TxnChanges | undefined {
+    const uuid = this.rowOf.get(name);
+    if (uuid === undefined) throw new Error(`_Server has no row for database ${name}`);
+    const store = this.store();
+    const old = store.rows.get(uuid) as Row;
+    const fields: Record<string, Datum> = { ...old.fields };
+    const one = (v: string | boolean | Int64 | null): Datum => (v === null ? EMPTY : { keys: [v] });
+    const changed: string[] = [];
+    const put = (column: string, d: Datum): void => {
+      if (datumsEqual(fields[column] as Datum, d)) return;
+      fields[column] = d;
+      changed.push(column);
+    };
+    if (change.model !== undefined) put('model', one(change.model));
+    if (change.connected !== undefined) put('connected', one(change.connected));
+    if (change.leader !== undefined) put('leader', one(change.leader));
+    if (change.schema === null) put('schema', EMPTY);
+    if (change.cid !== undefined) put('cid', change.cid === null ? EMPTY : uuidDatum(change.cid));
+    if (change.sid !== undefined) put('sid', change.sid === null ? EMPTY : uuidDatum(change.sid));
+    if (change.index !== undefined) put('index', one(change.index));
+    if (changed.length === 0) return undefined;
+    fields._version = uuidDatum(newUuid());
+    const row: Row = { uuid, fields };
+    store.rows.set(uuid, row);
+    return {
+      rows: [
+        {
+          table: 'Database',
+          uuid,
+          old,
+          new: row,
+          changed: store.columnOrder.filter((c) => c === '_version' || changed.includes(c)),
+        },
+      ],
+    };
   }
 
   /** Remove the row of database `name`; returns the change, or undefined when there is none. */

@@ -46,6 +46,15 @@
  * - Databases can be added and removed at run time ({@link OvsdbServer.addDatabase},
  *   {@link OvsdbServer.removeDatabase}) as with `ovsdb-server/add-db` and
  *   `ovsdb-server/remove-db`, with the same effect on sessions.
+ * - A commit is made only once its file record and its reply are made:
+ *   when one cannot be, the transaction is refused with "resources
+ *   exhausted" before anything changes. Records, replies and monitor
+ *   updates longer than the longest string (about 512 MiB, as the 6 KB
+ *   written to each of 100,000 rows makes) are made and written in pieces,
+ *   as ovsdb-server writes them whole; a session that cannot be sent an
+ *   update is disconnected with a log line (its client resumes), never left
+ *   behind. An in-process connection carries each message as one string:
+ *   one that needs a longer message is closed with an error.
  * - When a database file cannot be written (a full disk, an I/O error), the
  *   server stops at once, as if killed: no reply is sent for a transaction
  *   whose record is not in the file, so nothing acknowledged is lost.
@@ -71,7 +80,13 @@ import type { TxnChanges } from './engine/executor.js';
 import { OpError } from './engine/op-error.js';
 import { createInProcessPair, type InProcessTransport } from './listeners/in-process-transport.js';
 import { type ConnectionLimitStats, ConnectionLimits } from './listeners/limits.js';
-import { type ListenAddress, Listeners, type ServerTlsOptions } from './listeners/listen.js';
+import {
+  type ListenAddress,
+  Listeners,
+  type RemoteOptions,
+  type ServerTlsOptions,
+  type SessionStart,
+} from './listeners/listen.js';
 import { serverMetrics } from './metrics.js';
 import { MonitorHub } from './monitor/monitor-hub.js';
 import { asDatabase, DatabaseRegistry, type Served, type Trigger } from './registry.js';
@@ -81,12 +96,31 @@ import { dispatchNotification, dispatchRequest, type MethodContext } from './rpc
 import { ServerLog } from './rpc/server-log.js';
 import { Session, type SessionHost } from './rpc/session.js';
 import { Transactions } from './rpc/transact.js';
+import type { ServerRowChange } from './server-db.js';
 import { type CompactionOptions, DbStorage } from './storage/db-file.js';
 import { DbFileError } from './storage/log.js';
 import { conversionError, convertDatabase, ovsReserialized } from './storage/records.js';
 
 export type { ConnectionLimitStats } from './listeners/limits.js';
-export type { ListenAddress, ServerTlsOptions } from './listeners/listen.js';
+export type { ListenAddress, RemoteOptions, ServerTlsOptions } from './listeners/listen.js';
+export type { ChannelHandlers, SessionChannel } from './rpc/channel.js';
+export type { ServerRowChange } from './server-db.js';
+
+/**
+ * The server as one member of a simulated cluster sees it (see
+ * {@link OvsdbServer.serverView}): its own `_Server` database.
+ */
+export interface ServerView {
+  /**
+   * Change this member's `_Server` row of database `name` (model, leader,
+   * connected, Raft index, cluster and server ids); the `_Server` monitors
+   * of its sessions get the change at once.
+   * @throws Error when the view has no row for `name`.
+   */
+  set(name: string, change: ServerRowChange): void;
+  /** Forget the view (its sessions keep reading it until they close). */
+  close(): void;
+}
 
 /** Options of {@link createServer}. */
 export interface CreateServerOptions {
@@ -191,6 +225,10 @@ export class OvsdbServer implements SessionHost {
   private closing = false;
   private fatal: Error | undefined;
   private readonly metrics: ServerMetricsRecorder | undefined;
+  /** The `_Server` database of each view, and the view of each session that has one. */
+  private readonly views = new WeakMap<ServerView, Served>();
+  private readonly sessionViews = new WeakMap<Session, Served>();
+  private readonly commitWatchers: ((database: string) => void)[] = [];
 
   /** @internal Use {@link createServer}. */
   constructor(private readonly options: CreateServerOptions) {
@@ -206,7 +244,8 @@ export class OvsdbServer implements SessionHost {
     this.transactions = new Transactions({
       locks: this.locks,
       sessions: () => [...this.sessions],
-      committed: (served, changes, durable) => this.committed(served, changes, durable),
+      record: (served, changes, durable) => this.record(served, changes, durable),
+      committed: (served, changes, fileId) => this.committed(served, changes, fileId),
       service: (s) => this.service(s),
       transacted: metered?.transacted,
     });
@@ -217,6 +256,7 @@ export class OvsdbServer implements SessionHost {
       monitors: this.monitors,
       locks: this.locks,
       convert: (served, schema, json) => this.convert(served, schema, json),
+      serverViewOf: (s) => this.sessionViews.get(s),
     };
     this.listeners = new Listeners({
       tls: options.tls,
@@ -224,7 +264,7 @@ export class OvsdbServer implements SessionHost {
       limits: new ConnectionLimits(options),
       allowOrigins: options.allowOrigins,
       closing: () => this.closing,
-      startSession: (channel) => this.startSession(channel),
+      startSession: (channel, start) => this.startSession(channel, start),
     });
     const databases = (options.databases ?? []).map(asDatabase);
     try {
@@ -289,16 +329,76 @@ export class OvsdbServer implements SessionHost {
    *   `wss:` without the tls option and for a WebSocket listener on a
    *   non-loopback address; the socket error when listening fails.
    */
-  listen(remote: string): Promise<ListenAddress> {
-    return this.listeners.listen(remote);
+  listen(remote: string, options?: RemoteOptions): Promise<ListenAddress> {
+    return this.listeners.listen(remote, options);
+  }
+
+  /**
+   * Use `tls` (key, certificate, CA, versions, ciphers) for `pssl:`
+   * listeners from now on: those opened later, and the new connections of
+   * those open.
+   */
+  setTls(tls: ServerTlsOptions | undefined): void {
+    this.listeners.setTls(tls);
+  }
+
+  /** The sessions open on the listener of `remote` (undefined: no such listener). */
+  sessionsOn(remote: string): number | undefined {
+    return this.listeners.sessionsOf(remote);
+  }
+
+  /**
+   * Call `watch` with a database's name after each commit to it (clients'
+   * transactions and {@link OvsdbServer.transactInternal} alike), once the
+   * commit is recorded.
+   */
+  onCommit(watch: (database: string) => void): void {
+    this.commitWatchers.push(watch);
+  }
+
+  /**
+   * Run `ops` on database `name` as the server itself (no session, no
+   * RBAC), as ovsdb-server writes a `Connection` row's status: committed,
+   * recorded, written to the file and sent to monitors like any other.
+   * Returns the results, or undefined when there is no such database.
+   */
+  transactInternal(name: string, ops: readonly unknown[]): unknown[] | undefined {
+    const served = this.databases.get(name);
+    if (served === undefined || served.reserved || this.closing) return undefined;
+    let fileId: string | undefined;
+    const out = served.db.transact(ops, {
+      canBlock: false,
+      beforeCommit: (changes, durable) => {
+        fileId = this.record(served, changes, durable);
+      },
+    });
+    if (out.blocked === true) return undefined;
+    if (out.changes !== null) {
+      this.committed(served, out.changes, fileId);
+      this.flushAll();
+    }
+    return out.results;
+  }
+
+  /**
+   * Drop every client connection, as `ovsdb-server/reconnect` does: clients
+   * reconnect.
+   */
+  reconnectAll(reason: string): void {
+    for (const s of [...this.sessions]) {
+      this.log.write('ovsdb_jsonrpc_server', 'INFO', `${s.name}: disconnecting (${reason})`);
+      s.close();
+    }
   }
 
   /**
    * Stop listening on `remote` (as given to {@link OvsdbServer.listen}), as
-   * `ovsdb-server/remove-remote` does. Resolves false when no listener has it.
+   * `ovsdb-server/remove-remote` does; with `closeSessions`, the sessions
+   * it accepted are dropped too (as when a remote is deconfigured).
+   * Resolves false when no listener has it.
    */
-  unlisten(remote: string): Promise<boolean> {
-    return this.listeners.unlisten(remote);
+  unlisten(remote: string, closeSessions = false): Promise<boolean> {
+    return this.listeners.unlisten(remote, closeSessions);
   }
 
   /**
@@ -315,6 +415,52 @@ export class OvsdbServer implements SessionHost {
     const { client, server } = createInProcessPair();
     this.startSession(server);
     return client;
+  }
+
+  /**
+   * Serve a connection made by the caller: `channel` is its server end (an
+   * in-process pair's, see `createInProcessPair`), which the caller may wrap
+   * to watch or alter what passes (tests: recording, fault injection). With
+   * `view` (from {@link OvsdbServer.serverView}), the session reads that
+   * view's `_Server` database instead of the server's.
+   */
+  accept(channel: SessionChannel, view?: ServerView): void {
+    this.startSession(channel, undefined, view === undefined ? undefined : this.views.get(view));
+  }
+
+  /**
+   * A view of this server as one member of a cluster, for tests that
+   * simulate a cluster without starting processes: sessions accepted with
+   * it ({@link OvsdbServer.accept}) read a `_Server` database of their own,
+   * whose row of each database starts as the server's (`standalone`,
+   * leader) and changes with {@link ServerView.set}. Every other database
+   * is this server's, so all members share one state and one transaction
+   * history, as a cluster's members share one log. Databases added or
+   * removed later do not show in the view.
+   */
+  serverView(): ServerView {
+    const { served, rows } = this.databases.addView();
+    const view: ServerView = {
+      set: (name, change) => {
+        const c = rows.set(name, change);
+        if (c === undefined) return;
+        this.committed(served, c);
+        this.flushAll();
+      },
+      close: () => this.databases.removeView(served),
+    };
+    this.views.set(view, served);
+    return view;
+  }
+
+  /**
+   * Forget the transaction history of database `name`, as a server that
+   * restarted (or a cluster member that loaded a snapshot) has none: the
+   * next `monitor_cond_since` from an earlier transaction answers
+   * `found: false` with the whole contents. For tests of a client's resume.
+   */
+  forgetHistory(name: string): void {
+    this.databases.get(name)?.history.seed([]);
   }
 
   /**
@@ -357,7 +503,7 @@ export class OvsdbServer implements SessionHost {
     }
     const change = this.databases.remove(name);
     if (change !== undefined) {
-      this.committed(this.databases.get('_Server') as Served, change, false);
+      this.committed(this.databases.get('_Server') as Served, change);
     }
     this.flushAll();
     return served.db;
@@ -436,23 +582,39 @@ export class OvsdbServer implements SessionHost {
   }
 
   /**
-   * Figures that track memory use, as `ovs-appctl memory/show` reports them:
-   * `atoms`, `cells` (rows × columns), `monitors` and `sessions`.
+   * Figures that track memory use, as `ovs-appctl memory/show` reports
+   * them: `atoms`, `cells` (rows × columns), `monitors`, `n-weak-refs`
+   * (weak references held) and `sessions`.
    */
   memoryUsage(): Record<string, number> {
     let cells = 0;
     let atoms = 0;
+    let weakRefs = 0;
+    // Every database, _Server included, as ovsdb-server counts them.
     for (const served of this.databases.all()) {
-      if (served.reserved) continue;
       for (const store of served.db.tables.values()) {
         const columns = Object.keys(store.schema.columns);
+        const weak = columns.filter((c) => {
+          const t = store.schema.columns[c]?.type;
+          return (
+            (t?.key.type === 'uuid' && t.key.refType === 'weak') ||
+            (t?.value?.type === 'uuid' && t.value.refType === 'weak')
+          );
+        });
         cells += store.rows.size * columns.length;
         for (const row of store.rows.values()) {
           for (const c of columns) atoms += row.fields[c]?.keys.length ?? 0;
+          for (const c of weak) weakRefs += row.fields[c]?.keys.length ?? 0;
         }
       }
     }
-    return { atoms, cells, monitors: this.monitorCount(), sessions: this.sessions.size };
+    return {
+      atoms,
+      cells,
+      monitors: this.monitorCount(),
+      'n-weak-refs': weakRefs,
+      sessions: this.sessions.size,
+    };
   }
 
   /** The monitors of every session. */
@@ -604,24 +766,42 @@ export class OvsdbServer implements SessionHost {
   private addServed(db: Database): void {
     const change = this.databases.add(db);
     const serverServed = this.databases.get('_Server');
-    if (serverServed !== undefined) this.committed(serverServed, change, false);
+    if (serverServed !== undefined) this.committed(serverServed, change);
+  }
+
+  /**
+   * Before a commit to `served` changes anything: queue its record for the
+   * database's file, when it has one. Returns the transaction id the record
+   * gives it (see `storage/db-file.ts`), if any.
+   * @throws OpError "resources exhausted" when the record cannot be made:
+   *   the commit is refused, and nothing was queued.
+   */
+  private record(served: Served, changes: TxnChanges, durable: boolean): string | undefined {
+    const storage = served.reserved ? undefined : this.storages.get(served.name);
+    if (storage === undefined || storage.db !== served.db) return undefined;
+    let fileId: string | undefined;
+    try {
+      fileId = storage.record(changes, durable);
+    } catch (e) {
+      throw new OpError(
+        'resources exhausted',
+        `the record of this transaction for ${storage.path} cannot be made: ${(e as Error).message}`,
+      );
+    }
+    if (storage.dirty) this.markDirty();
+    return fileId;
   }
 
   /**
    * After a commit: record it in the history and queue it for every monitor
    * of the database. The updates go out when the monitor's session is next
-   * flushed (see {@link OvsdbServer.flush}).
+   * flushed (see {@link OvsdbServer.flush}). `fileId`: the transaction id
+   * its record gave it ({@link OvsdbServer.record}), if any.
    */
-  private committed(served: Served, changes: TxnChanges, durable: boolean): void {
-    const storage = served.reserved ? undefined : this.storages.get(served.name);
-    let fileId: string | undefined;
-    if (storage !== undefined && storage.db === served.db) {
-      // A file's record names the transaction (see `storage/db-file.ts`).
-      fileId = storage.record(changes, durable);
-      if (storage.dirty) this.markDirty();
-    }
+  private committed(served: Served, changes: TxnChanges, fileId?: string): void {
     const id = served.history.add(changes, fileId);
     this.monitors.queue(served, id, changes);
+    for (const watch of this.commitWatchers) watch(served.name);
   }
 
   /** Records wait: write them before anything is sent, and soon in any case. */
@@ -665,8 +845,13 @@ export class OvsdbServer implements SessionHost {
     for (const s of [...this.sessions]) this.service(s);
   }
 
-  private startSession(channel: SessionChannel): void {
-    const s = new Session(channel, this, this.probeIntervalMs);
+  private startSession(channel: SessionChannel, start?: SessionStart, view?: Served): void {
+    const s = new Session(channel, this, start?.probeIntervalMs ?? this.probeIntervalMs, {
+      role: start?.role,
+      readOnly: start?.readOnly,
+      peerId: start?.peerId,
+    });
+    if (view !== undefined) this.sessionViews.set(s, view);
     if (!s.closed) this.sessions.add(s);
   }
 

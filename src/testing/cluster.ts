@@ -46,6 +46,23 @@ export interface StartOvsdbClusterOptions {
   readonly extraArgs?: readonly string[] | undefined;
   /** How long to wait for the cluster to form. Default 30,000 ms. */
   readonly startTimeoutMs?: number | undefined;
+  /**
+   * Run member `i` as host `hosts[i]` (one per member): it talks Raft on
+   * `tcp:<address>:6643` and serves clients on `tcp:<address>:6641` too
+   * (`ClusterMember.tcpRemote`), inside network namespace `netns` when
+   * given (started with `ip netns exec`; needs root). Its unix sockets stay
+   * in the cluster's directory, reachable from any namespace. Default: every
+   * member on 127.0.0.1, Raft on a free port, clients on unix sockets only.
+   */
+  readonly hosts?: readonly ClusterHost[] | undefined;
+}
+
+/** Where a cluster member runs: see {@link StartOvsdbClusterOptions.hosts}. */
+export interface ClusterHost {
+  /** The IPv4 address the member listens on. */
+  readonly address: string;
+  /** The network namespace (`ip netns` name) to run it in. */
+  readonly netns?: string | undefined;
 }
 
 /** One member of a cluster started by {@link startOvsdbCluster}. */
@@ -56,6 +73,8 @@ export interface ClusterMember {
   readonly remote: string;
   /** `tcp:127.0.0.1:<port>`: its Raft address. */
   readonly raftAddress: string;
+  /** `tcp:<address>:6641` when the cluster was started with `hosts`. */
+  readonly tcpRemote: string | undefined;
   /** The database file. */
   readonly dbPath: string;
   /** The unixctl socket, for `ovs-appctl -t`. */
@@ -122,6 +141,10 @@ async function freePorts(n: number): Promise<number[]> {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** The ports of a member run as a host of its own (`hosts`), as OVN's Northbound uses them. */
+const CLIENT_PORT = 6641;
+const RAFT_PORT = 6643;
+
 function schemaJson(schema: DatabaseSchema | object): unknown {
   const s = schema as Partial<DatabaseSchema>;
   if ('json' in s && s.json !== undefined && typeof s.name === 'string') return s.json;
@@ -131,6 +154,7 @@ function schemaJson(schema: DatabaseSchema | object): unknown {
 class Member implements ClusterMember {
   readonly remote: string;
   readonly raftAddress: string;
+  readonly tcpRemote: string | undefined;
   readonly dbPath: string;
   readonly ctlPath: string;
   readonly logPath: string;
@@ -145,10 +169,13 @@ class Member implements ClusterMember {
     private readonly tools: OvsTools,
     private readonly dbName: string,
     private readonly extraArgs: readonly string[],
+    private readonly host: ClusterHost | undefined,
   ) {
     this.sockPath = join(dir, `s${index}.sock`);
     this.remote = `unix:${this.sockPath}`;
-    this.raftAddress = `tcp:127.0.0.1:${port}`;
+    this.raftAddress =
+      host === undefined ? `tcp:127.0.0.1:${port}` : `tcp:${host.address}:${RAFT_PORT}`;
+    this.tcpRemote = host === undefined ? undefined : `tcp:${host.address}:${CLIENT_PORT}`;
     this.dbPath = join(dir, `s${index}.db`);
     this.ctlPath = join(dir, `s${index}.ctl`);
     this.logPath = join(dir, `s${index}.log`);
@@ -166,19 +193,21 @@ class Member implements ClusterMember {
 
   start(): void {
     if (this.running) throw new Error(`cluster member ${this.index} is already running`);
-    const child = spawn(
+    const host = this.host;
+    const args = [
       this.tools.ovsdbServer,
-      [
-        this.dbPath,
-        `--remote=punix:${this.sockPath}`,
-        `--unixctl=${this.ctlPath}`,
-        `--pidfile=${join(this.dir, `s${this.index}.pid`)}`,
-        `--log-file=${this.logPath}`,
-        '-vconsole:off',
-        ...this.extraArgs,
-      ],
-      { stdio: 'ignore' },
-    );
+      this.dbPath,
+      `--remote=punix:${this.sockPath}`,
+      ...(host === undefined ? [] : [`--remote=ptcp:${CLIENT_PORT}:${host.address}`]),
+      `--unixctl=${this.ctlPath}`,
+      `--pidfile=${join(this.dir, `s${this.index}.pid`)}`,
+      `--log-file=${this.logPath}`,
+      '-vconsole:off',
+      ...this.extraArgs,
+    ];
+    // `ip netns exec` execs the server: the child is the server itself.
+    if (host?.netns !== undefined) args.unshift('ip', 'netns', 'exec', host.netns);
+    const child = spawn(args[0]!, args.slice(1), { stdio: 'ignore' });
     this.child = child;
     liveChildren.add(child);
     this.exited = new Promise<void>((done) => {
@@ -277,9 +306,23 @@ export async function startOvsdbCluster(
     if (typeof dbName !== 'string') throw new Error('startOvsdbCluster: the schema has no name');
     const schemaFile = join(dir, 'schema.ovsschema');
     await writeFile(schemaFile, schemaText);
-    const ports = await freePorts(size);
+    const hosts = options.hosts;
+    if (hosts !== undefined && hosts.length !== size) {
+      throw new RangeError(`hosts: one per member needed (${size}), got ${hosts.length}`);
+    }
+    const ports = hosts === undefined ? await freePorts(size) : [];
     for (let i = 0; i < size; i++) {
-      members.push(new Member(i, dir, ports[i]!, tools, dbName, options.extraArgs ?? []));
+      members.push(
+        new Member(
+          i,
+          dir,
+          ports[i] ?? RAFT_PORT,
+          tools,
+          dbName,
+          options.extraArgs ?? [],
+          hosts?.[i],
+        ),
+      );
     }
     const first = members[0]!;
     await runToolBig(tools.ovsdbTool, [

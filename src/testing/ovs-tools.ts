@@ -33,7 +33,8 @@ function searchDirs(): string[] {
   return [...(process.env['PATH'] ?? '').split(delimiter).filter(Boolean), ...EXTRA_DIRS];
 }
 
-function findProgram(name: string): string | undefined {
+/** The path of program `name` in the directories searched for Open vSwitch's programs, if any. */
+export function findProgram(name: string): string | undefined {
   const dirs = searchDirs();
   for (const dir of dirs) {
     const candidate = join(dir, name);

@@ -54,6 +54,14 @@ export interface StartOvsdbServerOptions {
    * with a full dump.
    */
   readonly clustered?: boolean | undefined;
+  /**
+   * Serve the schema's database as a relay of the server at this remote
+   * (`ovsdb-server relay:<db>:<remote>`) instead of from a file of its own:
+   * it takes its data from there and forwards transactions there. Its
+   * `_Server.Database` row says `model` `relay`, and `connected` false
+   * from 30 s after the source was lost.
+   */
+  readonly relay?: string | undefined;
   /** How long to wait for the server to listen. Defaults to 15 000 ms. */
   readonly startTimeoutMs?: number | undefined;
 }
@@ -80,7 +88,7 @@ export interface OvsdbServerHandle {
   readonly clustered: boolean;
   /** The temporary directory holding the database, sockets and log. */
   readonly dir: string;
-  /** The database file. */
+  /** The database file (for a relay: its `relay:<db>:<remote>` argument). */
   readonly dbPath: string;
   /** The server's log file. */
   readonly logPath: string;
@@ -168,14 +176,20 @@ export async function startOvsdbServer(
     if (typeof dbName !== 'string') throw new Error('startOvsdbServer: the schema has no name');
     const schemaFile = join(dir, 'schema.ovsschema');
     await writeFile(schemaFile, schemaText);
-    const dbPath = join(dir, 'db.db');
     const clustered = options.clustered ?? false;
-    await runTool(
-      tools.ovsdbTool,
-      clustered
-        ? ['create-cluster', dbPath, schemaFile, `unix:${join(dir, 'raft.sock')}`]
-        : ['create', dbPath, schemaFile],
-    );
+    const relay = options.relay;
+    let dbPath = join(dir, 'db.db');
+    if (relay === undefined) {
+      await runTool(
+        tools.ovsdbTool,
+        clustered
+          ? ['create-cluster', dbPath, schemaFile, `unix:${join(dir, 'raft.sock')}`]
+          : ['create', dbPath, schemaFile],
+      );
+    } else {
+      if (clustered) throw new Error('startOvsdbServer: a relay is not clustered');
+      dbPath = `relay:${dbName}:${relay}`;
+    }
 
     let pki = options.pki;
     if (kinds.has('ssl') && !pki) pki = await createPki(join(dir, 'pki'), { unrelatedCa: false });

@@ -17,13 +17,13 @@ import type {
   UpdateOf,
 } from '../ovsdb/schema/model.js';
 import type { TableSchema } from '../ovsdb/schema/schema-types.js';
+import { compileWhere, type Where } from '../ovsdb/values/conditions.js';
 import { compileTableCodec, defaultValue, type EncodeContext } from '../ovsdb/values/datum.js';
 import { isUuid, newUuid, type Uuid } from '../ovsdb/values/uuid.js';
 import { columnValueProblem, validateRow } from '../ovsdb/values/validators.js';
 import { DatumError, OvsdbError, ProtocolError } from '../ovsdb/wire/errors.js';
 import { preview } from '../ovsdb/wire/json.js';
 import type { Operation, WireRow } from '../ovsdb/wire/wire.js';
-import { compileWhere, type Where } from './conditions.js';
 import type { ReplicaReader } from './executor.js';
 import { OperationHandle } from './handles.js';
 import { compileMutations, type MutationOf } from './mutations.js';

@@ -25,6 +25,17 @@
  * @module
  */
 
+export type {
+  Atomic,
+  ComparisonFunction,
+  ConditionFor,
+  ConditionOf,
+  EqualityFunction,
+  InclusionFunction,
+  IndexKey,
+  IsCollection,
+  Where,
+} from '../ovsdb/values/conditions.js';
 export { type RefusedBy, TransactionRefusedError } from '../ovsdb/wire/errors.js';
 export { BatchError, type BatchOptions, type BatchProgress, type BatchResult } from './batches.js';
 export {
@@ -37,17 +48,6 @@ export {
   type WaitOptions,
 } from './builder.js';
 export type { TransactionCallback } from './compile.js';
-export type {
-  Atomic,
-  ComparisonFunction,
-  ConditionFor,
-  ConditionOf,
-  EqualityFunction,
-  InclusionFunction,
-  IndexKey,
-  IsCollection,
-  Where,
-} from './conditions.js';
 export { connectionExecutor } from './connection-executor.js';
 export {
   DuplicateIndexError,

@@ -17,12 +17,12 @@
 
 import type { RowOf, TableMap, TableName, UpdateOf } from '../ovsdb/schema/model.js';
 import type { ColumnSchema, TableSchema } from '../ovsdb/schema/schema-types.js';
+import { bareAtomType, elementsType, keysType, pairsType } from '../ovsdb/values/argument-types.js';
+import type { Atomic } from '../ovsdb/values/conditions.js';
 import { compileColumnCodec, type EncodeContext, parseMapKey } from '../ovsdb/values/datum.js';
 import { columnValueProblem, describeColumnType } from '../ovsdb/values/validators.js';
 import { DatumError } from '../ovsdb/wire/errors.js';
 import type { Mutation, Mutator, WireValue } from '../ovsdb/wire/wire.js';
-import { bareAtomType, elementsType, keysType, pairsType } from './argument-types.js';
-import type { Atomic } from './conditions.js';
 
 /** The arithmetic mutators. `%=` applies to integers only. */
 export type ArithmeticMutator = '+=' | '-=' | '*=' | '/=' | '%=';

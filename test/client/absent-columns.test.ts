@@ -430,6 +430,62 @@ describe.each(TARGETS)('columns the server lacks, against %s', (target) => {
     );
   });
 
+  it("with absentColumnConditions 'drop', clauses on a missing column are not sent, and reported", async () => {
+    const warnings: string[] = [];
+    const c = connectDatabase({
+      remotes: fx.remote,
+      model: NB,
+      absentColumnConditions: 'drop',
+      // A row is monitored when any clause holds: the tier clause (no such column on
+      // 7.0.0, so it can match no row there) is dropped, the priority clause sent.
+      tables: {
+        ACL: {
+          where: [
+            ['tier', '==', 1],
+            ['priority', '>=', 1000],
+          ],
+        },
+        Logical_Switch: { where: [['name', '==', 'sw0']] },
+      },
+      logger: { warn: (m) => warnings.push(m) },
+    });
+    fx.onClose(() => c.close());
+    await c.ready;
+    const all = await nbctl(fx.server, '--bare', '--columns=priority', 'list', 'ACL');
+    const expected = all
+      .split('\n')
+      .filter((l) => l !== '')
+      .map(Number)
+      .filter((p) => p >= 1000);
+    expect(expected.length).toBeGreaterThan(0);
+    expect([...c.rows('ACL')].map((a) => a.priority).sort()).toEqual(expected.sort());
+    expect(c.droppedConditions('ACL')).toEqual([['tier', '==', 1]]);
+    expect(c.droppedConditions('Logical_Switch')).toEqual([]);
+    expect(warnings).toContainEqual(
+      expect.stringMatching(
+        /monitor condition of table ACL: 1 clause\(s\) not sent, on columns the server's schema \(version 7\.0\.0\) lacks: \[\["tier","==",1\]\]/,
+      ),
+    );
+    // Every clause dropped: no row, as the C IDL's [false].
+    await c.setMonitor('ACL', { where: [['tier', '==', 2]] });
+    expect(c.count('ACL')).toBe(0);
+    expect(c.droppedConditions('ACL')).toEqual([['tier', '==', 2]]);
+    // Back to a condition the server has in full.
+    await c.setMonitor('ACL', { where: [['priority', '>=', 0]] });
+    expect(c.count('ACL')).toBe(all.split('\n').filter((l) => l !== '').length);
+    expect(c.droppedConditions('ACL')).toEqual([]);
+  });
+
+  it('a monitor condition is checked against the model when the client is made', () => {
+    expect(() =>
+      connectDatabase({
+        remotes: fx.remote,
+        model: NB,
+        tables: { ACL: { where: [['priority', '==', 'high' as never]] } },
+      }),
+    ).toThrow(/ACL\.priority: condition "==": expected an integer, got string "high"/);
+  });
+
   it('the first connection to a server of another schema syncs at once (no failed first attempt), and logs the drift', async () => {
     const warnings: string[] = [];
     const c = connectDatabase({

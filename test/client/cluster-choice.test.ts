@@ -40,7 +40,7 @@ describe('judgeServer', () => {
     expect(v.ok === false && v.code).toBe(code);
   });
 
-  it('accepts a follower without leader-only, and standalone or relay servers always', () => {
+  it('accepts a follower without leader-only, and standalone servers always', () => {
     expect(
       judgeServer({ ...clustered, leader: false }, { ...choice, leaderOnly: false }, 'NB').ok,
     ).toBe(true);
@@ -48,9 +48,39 @@ describe('judgeServer', () => {
       judgeServer({ ...clustered, model: 'standalone', leader: true, index: null }, choice, 'NB')
         .ok,
     ).toBe(true);
-    expect(judgeServer({ ...clustered, model: 'relay', leader: false }, choice, 'NB').ok).toBe(
-      true,
-    );
+  });
+
+  it('judges a relay as ovsdb-cs does: never under leader-only, never without its source', () => {
+    const relay: ServerDatabaseRow = {
+      ...clustered,
+      model: 'relay',
+      leader: false,
+      cid: null,
+      sid: null,
+      index: null,
+    };
+    const any = { ...choice, leaderOnly: false };
+    expect(judgeServer(relay, any, 'NB')).toEqual({ ok: true });
+    expect(judgeServer(relay, choice, 'NB')).toEqual({
+      ok: false,
+      code: 'not-leader',
+      reason: "the server is a relay of NB, never its cluster's leader",
+    });
+    // Even a row claiming leadership: a relay is no leader.
+    expect(judgeServer({ ...relay, leader: true }, choice, 'NB')).toMatchObject({
+      code: 'not-leader',
+    });
+    for (const c of [choice, any]) {
+      expect(judgeServer({ ...relay, connected: false }, c, 'NB')).toEqual({
+        ok: false,
+        code: 'disconnected',
+        reason: 'the relay is not connected to its source of NB',
+      });
+      expect(judgeServer({ ...relay, schema: null }, c, 'NB')).toMatchObject({
+        code: 'not-joined',
+        reason: 'database NB has no schema yet (the server has not reached its relay source)',
+      });
+    }
   });
 
   it('skips a server without the database or of another cluster', () => {

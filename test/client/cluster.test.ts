@@ -99,6 +99,7 @@ describe('server choice', () => {
     const c = open([follower.remote, leader.remote], { leaderOnly: false });
     await c.ready;
     expect(c.status.remote).toBe(follower.remote);
+    expect(c.health).toMatchObject({ remote: follower.remote, role: 'follower', inSync: true });
     await c.transactRaw([
       { op: 'insert', table: 'Item', row: { name: 'via-follower', n: 1 } } as Operation,
     ]);

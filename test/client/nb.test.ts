@@ -20,7 +20,7 @@ import type { Operation } from '../../src/ovsdb/wire/wire.js';
 import { IndexError } from '../../src/rows/indexes.js';
 import type { OvsdbServerHandle } from '../../src/testing/index.js';
 import { TARGETS, useTarget } from '../helpers/targets.js';
-import { until } from './helpers/fixtures.js';
+import { rawConnection, until } from './helpers/fixtures.js';
 
 const run = promisify(execFile);
 const DEBIAN_NB = '/usr/share/ovn/ovn-nb.ovsschema';
@@ -152,8 +152,12 @@ describe.each(TARGETS)('NB model against %s', (target) => {
         tables: Record<string, { columns: Record<string, unknown> }>;
       };
       schema.tables['Logical_Switch_Port']!.columns['zz_extra'] = { type: 'string' };
+      // Another atomic type: unreadable. A set where the model has an optional: readable.
       schema.tables['Logical_Switch_Port']!.columns['tag_request'] = {
-        type: { key: { type: 'integer', minInteger: 0, maxInteger: 4095 }, min: 0, max: 4 },
+        type: { key: 'string', min: 0, max: 1 },
+      };
+      schema.tables['Logical_Switch_Port']!.columns['parent_name'] = {
+        type: { key: 'string', min: 0, max: 4 },
       };
       schema.tables['Zz_Extra'] = { columns: { v: { type: 'string' } } } as never;
       (schema.tables['Zz_Extra'] as { isRoot?: boolean }).isRoot = true;
@@ -164,16 +168,19 @@ describe.each(TARGETS)('NB model against %s', (target) => {
       const c = connectDatabase({ remotes: fx.remote, model: NB });
       fx.onClose(() => c.close());
       await c.ready;
-      await c.transactRaw([
+      const raw = await rawConnection(fx.unixRemote);
+      fx.onClose(() => raw.close());
+      await raw.transact('OVN_Northbound', [
         {
           op: 'insert',
           table: 'Logical_Switch_Port',
-          row: { name: 'px', zz_extra: 'hi', tag_request: ['set', [1, 2]] },
+          row: { name: 'px', zz_extra: 'hi', tag_request: 'x' },
           'uuid-name': 'p',
         },
         { op: 'insert', table: 'Logical_Switch', row: { name: 'swx', ports: ['named-uuid', 'p'] } },
         { op: 'insert', table: 'Zz_Extra', row: { v: 'x' } },
       ] as Operation[]);
+      await c.transactRaw([{ op: 'comment', comment: 'sync' }]);
       const lsp = c.lookup('Logical_Switch_Port', { name: 'px' })!;
       expect(lsp).not.toHaveProperty('zz_extra');
       expect(lsp).not.toHaveProperty('tag_request'); // left out of the monitor: absent
@@ -183,10 +190,107 @@ describe.each(TARGETS)('NB model against %s', (target) => {
       expect(c.compat?.typeDifferences).toContainEqual({
         table: 'Logical_Switch_Port',
         column: 'tag_request',
-        model: 'optional integer',
-        server: 'set of 0..4 integer',
+        model: 'optional integer 0–4095',
+        server: 'optional string',
         incompatible: true,
+        reads: 'none',
+        writes: 'none',
+        rowsMayLack: false,
+        serverOnly: [],
+        modelOnly: [],
       });
+      // A write to it is refused before sending.
+      await expect(
+        c.transactRaw([
+          {
+            op: 'update',
+            table: 'Logical_Switch_Port',
+            where: [['name', '==', 'px']],
+            row: { tag_request: 1 },
+          },
+        ]),
+      ).rejects.toMatchObject({
+        name: 'SchemaDriftError',
+        column: 'tag_request',
+        value: 1,
+        serverType: 'optional string',
+      });
+    });
+
+    it('reads a set the model has as an optional while it holds at most one element', async () => {
+      const c = connectDatabase({ remotes: fx.remote, model: NB });
+      fx.onClose(() => c.close());
+      await c.ready;
+      expect(c.compat?.typeDifferences).toContainEqual(
+        expect.objectContaining({
+          column: 'parent_name',
+          reads: 'wider',
+          writes: 'exact',
+          rowsMayLack: true,
+        }),
+      );
+      const ports = (names: string[]) =>
+        names.map((n) => ({
+          op: 'insert',
+          table: 'Logical_Switch_Port',
+          row: { name: n },
+          'uuid-name': n,
+        }));
+      await c.transactRaw([
+        ...ports(['p0', 'p1', 'p2']),
+        {
+          op: 'insert',
+          table: 'Logical_Switch',
+          row: {
+            name: 'swp',
+            ports: [
+              'set',
+              [
+                ['named-uuid', 'p0'],
+                ['named-uuid', 'p1'],
+                ['named-uuid', 'p2'],
+              ],
+            ],
+          },
+        },
+      ] as Operation[]);
+      const set = async (name: string, value: unknown) => {
+        const raw = await rawConnection(fx.unixRemote);
+        try {
+          await raw.transact('OVN_Northbound', [
+            {
+              op: 'update',
+              table: 'Logical_Switch_Port',
+              where: [['name', '==', name]],
+              row: { parent_name: value },
+            },
+          ] as Operation[]);
+        } finally {
+          raw.close();
+        }
+        await c.transactRaw([{ op: 'comment', comment: 'sync' }]);
+      };
+      await set('p1', 'a');
+      await set('p2', ['set', ['a', 'b']]);
+      expect(c.lookup('Logical_Switch_Port', { name: 'p0' })!.parent_name).toBeNull();
+      expect(c.lookup('Logical_Switch_Port', { name: 'p1' })!.parent_name).toBe('a');
+      // Two values: no form in the model's type, so the row lacks the column.
+      expect(c.lookup('Logical_Switch_Port', { name: 'p2' })).not.toHaveProperty('parent_name');
+      // Diffs of the server's set apply to the value kept aside: one element left reads again.
+      await set('p2', ['set', ['b', 'c']]);
+      expect(c.lookup('Logical_Switch_Port', { name: 'p2' })).not.toHaveProperty('parent_name');
+      await set('p2', 'c');
+      expect(c.lookup('Logical_Switch_Port', { name: 'p2' })!.parent_name).toBe('c');
+      // The model's writes are the server's values: one element.
+      await c.transactRaw([
+        {
+          op: 'update',
+          table: 'Logical_Switch_Port',
+          where: [['name', '==', 'p0']],
+          row: { parent_name: 'z' },
+        },
+      ] as Operation[]);
+      expect(c.lookup('Logical_Switch_Port', { name: 'p0' })!.parent_name).toBe('z');
     });
   });
 

@@ -2,7 +2,10 @@
  * The inactivity probe's rule, on a fake session with fake timers: `echo`
  * after P of silence and a drop after 2P when nothing is owed; no `echo` and
  * no drop before `replySilenceTimeoutMs` while a reply is owed; never a drop
- * while reads are paused; every byte counts. And the defaults: no probe on
+ * while reads are paused; every byte counts; while a reply is owed, the
+ * connection is dropped once the kernel counts `UNANSWERED_LIMIT`
+ * retransmissions or probes without an answer (a lost host or path), and
+ * never for a kernel whose peer answers. And the defaults: no probe on
  * `unix:` remotes, 5 s over TCP, a given interval for every remote.
  */
 
@@ -14,7 +17,13 @@ import {
   DEFAULT_REPLY_SILENCE_TIMEOUT_MS,
   probeIntervalFor,
 } from '../../src/client/options.js';
-import { MeteredTransport, type ProbedSession, startProbe } from '../../src/client/probe.js';
+import {
+  MeteredTransport,
+  type ProbedSession,
+  startProbe,
+  UNANSWERED_LIMIT,
+} from '../../src/client/probe.js';
+import type { TcpKernelState } from '../../src/ovsdb/transport/tcp-state.js';
 import {
   DEFAULT_MAX_REPLY_BYTES,
   DEFAULT_MAX_UNSOLICITED_BYTES,
@@ -31,6 +40,16 @@ class FakeSession implements ProbedSession {
   owed = 0;
   private pendingEchoes: (() => void)[] = [];
   readonly metered = new MeteredTransport({} as Transport);
+  /** What the kernel says of the connection (undefined: no answer, as on other systems). */
+  kernelState: TcpKernelState | undefined;
+  kernelReads = 0;
+  readonly flow = {
+    tcpState: async (): Promise<TcpKernelState | undefined> => {
+      this.kernelReads++;
+      return this.kernelState;
+    },
+  };
+  endCode: string | undefined;
   readonly conn = {
     echo: (): Promise<unknown> => {
       this.echoes++;
@@ -42,8 +61,10 @@ class FakeSession implements ProbedSession {
       },
     },
   };
-  end(reason: string): void {
-    this.endReason ??= reason;
+  end(reason: string, _error?: unknown, code?: string): void {
+    if (this.endReason !== undefined) return;
+    this.endReason = reason;
+    this.endCode = code;
   }
   /** A byte arrives (and answers the echoes). */
   receive(): void {
@@ -152,6 +173,83 @@ describe('startProbe', () => {
     await vi.advanceTimersByTimeAsync(10.1 * P);
     expect(session.endReason).toBeUndefined();
     expect(session.echoes).toBeGreaterThanOrEqual(9);
+  });
+
+  it('while a reply is owed: dropped once the kernel counts UNANSWERED_LIMIT retransmissions', async () => {
+    session.owed = 1;
+    start(100 * P);
+    // The kernel is asked only after P of silence.
+    session.kernelState = {
+      unacknowledgedBytes: 120,
+      retransmits: UNANSWERED_LIMIT - 1,
+      unansweredProbes: 0,
+    };
+    await vi.advanceTimersByTimeAsync(0.9 * P);
+    expect(session.kernelReads).toBe(0);
+    await vi.advanceTimersByTimeAsync(2 * P);
+    expect(session.kernelReads).toBeGreaterThan(0);
+    expect(session.endReason).toBeUndefined();
+    session.kernelState = {
+      unacknowledgedBytes: 120,
+      retransmits: UNANSWERED_LIMIT,
+      unansweredProbes: 0,
+    };
+    await vi.advanceTimersByTimeAsync(P / 2);
+    expect(session.endReason).toBe(
+      `the server's host acknowledges nothing: 120 bytes sent ${UNANSWERED_LIMIT} times without an acknowledgement while waiting for a reply`,
+    );
+    expect(session.endCode).toBe('path_lost');
+    expect(session.echoes).toBe(0);
+  });
+
+  it('while a reply is owed: dropped once UNANSWERED_LIMIT keepalive probes go unanswered', async () => {
+    session.owed = 1;
+    start(100 * P);
+    session.kernelState = {
+      unacknowledgedBytes: 0,
+      retransmits: 0,
+      unansweredProbes: UNANSWERED_LIMIT,
+    };
+    await vi.advanceTimersByTimeAsync(1.5 * P);
+    expect(session.endReason).toMatch(
+      /^the server's host answers nothing: 5 TCP probes without an answer/,
+    );
+  });
+
+  it('a host that answers (a busy or stopped server process) is waited for', async () => {
+    session.owed = 1;
+    start(100 * P);
+    // Acknowledged bytes, answered zero-window probes: a live kernel.
+    session.kernelState = { unacknowledgedBytes: 5_000_000, retransmits: 0, unansweredProbes: 1 };
+    await vi.advanceTimersByTimeAsync(50 * P);
+    expect(session.kernelReads).toBeGreaterThan(40);
+    expect(session.endReason).toBeUndefined();
+    // No table to read (another system): the reply-silence limit still holds.
+    session.kernelState = undefined;
+    await vi.advanceTimersByTimeAsync(51 * P);
+    expect(session.endReason).toMatch(/replySilenceTimeoutMs 100000/);
+  });
+
+  it('bytes that arrive while the kernel is asked are an answer', async () => {
+    session.owed = 1;
+    session.kernelState = { unacknowledgedBytes: 1, retransmits: 9, unansweredProbes: 0 };
+    session.flow.tcpState = async () => {
+      session.kernelReads++;
+      session.receive();
+      return session.kernelState;
+    };
+    start(100 * P);
+    await vi.advanceTimersByTimeAsync(1.5 * P);
+    expect(session.kernelReads).toBe(1);
+    expect(session.endReason).toBeUndefined();
+  });
+
+  it('nothing owed: the kernel is not asked (the echo rule decides)', async () => {
+    session.kernelState = { unacknowledgedBytes: 1, retransmits: 9, unansweredProbes: 0 };
+    start();
+    await vi.advanceTimersByTimeAsync(2.5 * P);
+    expect(session.kernelReads).toBe(0);
+    expect(session.endReason).toMatch(/^inactivity probe/);
   });
 
   it('interval 0: no probe', () => {

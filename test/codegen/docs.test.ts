@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { type DocBlock, parseDocs, renderBlocks, wrap } from '../../codegen/docs.js';
+import { generate } from '../../codegen/index.js';
 import {
   MAX_XML_DEPTH,
   MAX_XML_LENGTH,
@@ -7,6 +8,7 @@ import {
   textContent,
   XmlError,
 } from '../../codegen/xml.js';
+import { parseSchema } from '../../src/ovsdb/schema/schema.js';
 import { readRepo } from './helpers.js';
 
 describe('parseXml', () => {
@@ -176,6 +178,105 @@ describe('parseDocs', () => {
     expect(nb.tables.size).toBeGreaterThanOrEqual(36);
     const priority = renderBlocks(nb.tables.get('ACL')!.columns.get('priority')!, 80).join('\n');
     expect(priority).toContain("The ACL rule's priority.");
+  });
+});
+
+describe('docs that match the model’s schema', () => {
+  const xml = `<database name="x">
+  <table name="T">
+    <p>Table prose.</p>
+    <group title="New">
+      <p>About the new columns only.</p>
+      <column name="n1">N1.</column>
+      <group title="Newer"><column name="n2">N2.</column></group>
+    </group>
+    <group title="Old"><p>About a.</p><column name="a">A.</column></group>
+    <column name="mode">
+      <ul>
+        <li><code>inline</code>: In line.</li>
+        <li><p><code>vtap</code>: Mirrored.</p></li>
+        <li>Not about a value.</li>
+        <li><code>value: x</code>: not one word, kept.</li>
+      </ul>
+      <dl><dt><code>inline</code></dt><dd>In line.</dd><dt><code>vtap</code></dt><dd>Mirrored.</dd></dl>
+    </column>
+    <column name="limits" key="rate">Rate.</column>
+    <column name="limits" key="burst">Burst.</column>
+  </table>
+</database>`;
+  const schema = parseSchema({
+    name: 'x',
+    version: '1.0.0',
+    tables: {
+      T: {
+        columns: {
+          a: { type: 'string' },
+          mode: { type: { key: { type: 'string', enum: ['set', ['inline']] } } },
+          limits: {
+            type: {
+              key: { type: 'string', enum: 'rate' },
+              value: 'integer',
+              min: 0,
+              max: 'unlimited',
+            },
+          },
+        },
+      },
+    },
+  });
+  const all = parseDocs(xml).tables.get('T')!;
+  const own = parseDocs(xml, schema).tables.get('T')!;
+
+  it('leaves out the prose of groups whose every column the schema lacks', () => {
+    expect(renderBlocks(all.blocks, 80)).toEqual([
+      'Table prose.',
+      '',
+      '**New.** About the new columns only.',
+      '',
+      '**Old.** About a.',
+    ]);
+    expect(renderBlocks(own.blocks, 80)).toEqual(['Table prose.', '', '**Old.** About a.']);
+  });
+
+  it('leaves out the list items and definitions of enum values the schema lacks', () => {
+    expect(renderBlocks(own.columns.get('mode')!, 80)).toEqual([
+      '- `inline`: In line.',
+      '- Not about a value.',
+      '- `value: x`: not one word, kept.',
+      '',
+      '- `inline`: In line.',
+    ]);
+    expect(renderBlocks(all.columns.get('mode')!, 80).join('\n')).toContain('`vtap`: Mirrored.');
+  });
+
+  it('leaves out the docs of map keys outside the key enum', () => {
+    expect(own.keys.get('limits')!.map((k) => k.key)).toEqual(['rate']);
+    expect(all.keys.get('limits')!.map((k) => k.key)).toEqual(['rate', 'burst']);
+  });
+
+  /** The generated docs of `file` (`ovn-nb.xml`) for table file `table`. */
+  const generated = (version: string, table: string): string =>
+    generate({
+      schema: readRepo(`test/fixtures/schemas/ovn-nb-${version}.ovsschema`),
+      docsXml: readRepo('schema/ovn-nb.xml'),
+    }).get(table)!;
+
+  it.each([
+    ['7.0.0', 'acl.ts', '`pass`: Pass to the next ACL tier', '7.1.0'],
+    ['7.0.0', 'logical-router-port.ts', '**Status.** Additional status', '7.6.0'],
+    ['7.6.0', 'logical-router-policy.ts', '`jump`: Start examining rules', '7.11.0'],
+    ['7.1.0', 'qos.ts', '`mark`: The value of this action', '7.3.0'],
+    ['7.18.0', 'network-function-group.ts', '`vtap`: In this mode, traffic is mirrored', '7.19.0'],
+  ])('NB %s %s: no docs of %j, which NB %s has', (version, file, text, newer) => {
+    expect(generated(version, file)).not.toContain(text);
+    expect(generated(newer, file)).toContain(text);
+  });
+
+  it('NB 7.0.0 ACL.action still documents the actions it has', () => {
+    const acl = generated('7.0.0', 'acl.ts');
+    for (const action of ['allow-stateless', 'allow', 'allow-related', 'drop', 'reject']) {
+      expect(acl).toContain(`\`${action}\`: `);
+    }
   });
 });
 

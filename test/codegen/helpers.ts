@@ -15,7 +15,7 @@ const run = promisify(execFile);
 
 /** The repository root. */
 export const ROOT = join(import.meta.dirname, '../..');
-/** The 13 fixture schemas. */
+/** The 15 fixture schemas. */
 export const SCHEMAS = join(ROOT, 'test/fixtures/schemas');
 /** The committed NB model and how it is generated. */
 export const NB_OUT = 'src/nb/generated';
@@ -200,8 +200,8 @@ export interface FixtureOutputs {
 }
 
 /**
- * Generate every fixture schema (NB ones with `ovn-nb.xml` docs, SB with
- * `ovn-sb.xml`, Open_vSwitch with `vswitch.xml`) into
+ * Generate every fixture schema (NB ones with `ovn-nb.xml` docs, SB ones with
+ * `ovn-sb.xml`, Open_vSwitch ones with `vswitch.xml`) into
  * `scratch` (a directory made by {@link scratchDir}),
  * importing the ovsdb layer from `src/ovsdb`.
  */
@@ -209,9 +209,9 @@ export function generateFixtures(scratch: string): FixtureOutputs {
   const docsFor = (file: string): string | undefined =>
     file.startsWith('ovn-nb-')
       ? readRepo('schema/ovn-nb.xml')
-      : file === 'ovn-sb.ovsschema'
+      : file.startsWith('ovn-sb')
         ? readRepo('schema/ovn-sb.xml')
-        : file === 'vswitch.ovsschema'
+        : file.startsWith('vswitch')
           ? readRepo('schema/vswitch.xml')
           : undefined;
   const files = new Map<string, ReadonlyMap<string, string>>();

@@ -26,6 +26,10 @@ const REQUIRED: readonly (readonly [string, string])[] = [
   ['src/testing/test-database.ts', 'createTestDatabase'],
   ['src/testing/ovsdb-server.ts', 'startOvsdbServer'],
   ['src/testing/memory-server.ts', 'startMemoryServer'],
+  ['src/testing/kit/database.ts', 'seedDatabase'],
+  ['src/testing/kit/cluster.ts', 'createTestCluster'],
+  ['src/testing/kit/ovn.ts', 'startOvn'],
+  ['src/testing/kit/seed.ts', 'invalidRow'],
 ];
 
 describe('doc comment examples', () => {

@@ -302,28 +302,40 @@ export class WireTap implements Transport {
 
   /** Split the buffer into complete top-level JSON values. */
   private scan(): void {
-    let depth = 0;
-    let inString = false;
-    let escaped = false;
-    let start = 0;
-    for (let i = 0; i < this.buffer.length; i++) {
-      const c = this.buffer[i];
-      if (inString) {
-        if (escaped) escaped = false;
-        else if (c === '\\') escaped = true;
-        else if (c === '"') inString = false;
-      } else if (c === '"') inString = true;
-      else if (c === '{' || c === '[') depth++;
-      else if (c === '}' || c === ']') {
-        depth--;
-        if (depth === 0) {
-          this.record(JSON.parse(this.buffer.slice(start, i + 1)));
-          start = i + 1;
-        }
-      } else if (depth === 0 && /\s/.test(c ?? '')) start = i + 1;
-    }
-    this.buffer = this.buffer.slice(start);
+    const [texts, rest] = cutJsonTexts(this.buffer);
+    for (const t of texts) this.record(JSON.parse(t));
+    this.buffer = rest;
   }
+}
+
+/**
+ * The complete top-level JSON texts at the start of `buffer` (a small
+ * scanner of its own, independent of the library's framer, respecting
+ * strings and escapes), and what is left after them.
+ */
+export function cutJsonTexts(buffer: string): [string[], string] {
+  const texts: string[] = [];
+  let depth = 0;
+  let inString = false;
+  let escaped = false;
+  let start = 0;
+  for (let i = 0; i < buffer.length; i++) {
+    const c = buffer[i];
+    if (inString) {
+      if (escaped) escaped = false;
+      else if (c === '\\') escaped = true;
+      else if (c === '"') inString = false;
+    } else if (c === '"') inString = true;
+    else if (c === '{' || c === '[') depth++;
+    else if (c === '}' || c === ']') {
+      depth--;
+      if (depth === 0) {
+        texts.push(buffer.slice(start, i + 1));
+        start = i + 1;
+      }
+    } else if (depth === 0 && /\s/.test(c ?? '')) start = i + 1;
+  }
+  return [texts, buffer.slice(start)];
 }
 
 /** A message `{ id, ... }` with this id. */

@@ -4,7 +4,8 @@
  * point of `ovnkit` (`consumer/usage.ts.txt`) and of the `ovnkit-codegen` API
  * (`consumer/codegen-usage.ts.txt`, in the codegen consumer), and a plain
  * JavaScript ES module runs a transaction against a real ovsdb-server and
- * against the in-memory server.
+ * against the in-memory server, and a `node:test` file runs a controller
+ * test on the test kit (`ovnkit/testing`, no vitest).
  */
 
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -166,4 +167,13 @@ describe('a JavaScript ES module consumer', () => {
       expect(out.dbs).toEqual(['OVN_Northbound', '_Server']);
     }, 60_000);
   }
+});
+
+describe('a node:test consumer of the test kit', () => {
+  it('seeds a database, resumes a dropped client and asserts state and transactions', async () => {
+    const dir = project('js-testkit-', ['testkit.mjs']);
+    const { stdout } = await runIn(dir, process.execPath, ['--test', 'testkit.mjs'], 60_000);
+    expect(stdout).toMatch(/^# pass 1$/m);
+    expect(stdout).toMatch(/^# fail 0$/m);
+  }, 60_000);
 });

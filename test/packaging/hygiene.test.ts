@@ -128,9 +128,10 @@ describe('a runtime-only install of ovnkit', () => {
 
 describe('dependencies', () => {
   /** Bare specifiers of `import`/`require` in the shipped JavaScript under `root`. */
-  function importedPackages(root: string): Set<string> {
+  function importedPackages(root: string, skip?: string): Set<string> {
     const out = new Set<string>();
     const visit = (p: string) => {
+      if (p === skip) return;
       if (statSync(p).isDirectory()) {
         for (const n of readdirSync(p)) visit(join(p, n));
         return;
@@ -160,21 +161,27 @@ describe('dependencies', () => {
   const manifest = (dir: string): Manifest =>
     JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as Manifest;
 
-  it('of ovnkit are exactly the packages the shipped code imports: ws and zod (prom-client and OTel optional peers, never imported)', () => {
+  it('of ovnkit are exactly the packages the shipped code imports: ws and zod (prom-client and OTel optional peers, never imported; vitest an optional peer of ovnkit/testing/vitest alone)', () => {
     const dir = join(installed.consumer, 'node_modules/ovnkit');
     const pkg = manifest(dir);
-    const used = importedPackages(join(dir, 'dist'));
+    const vitestEntry = join(dir, 'dist/src/testing/vitest.js');
+    const used = importedPackages(join(dir, 'dist'), vitestEntry);
     expect([...used].sort()).toEqual(Object.keys(pkg.dependencies ?? {}).sort());
     expect(Object.keys(pkg.dependencies ?? {}).sort()).toEqual(['ws', 'zod']);
+    // vitest is imported by the vitest entry only.
+    expect([...importedPackages(vitestEntry)]).toEqual(['vitest']);
     // prom-client and @opentelemetry/api are optional peers: the shipped code never imports them
-    // (the caller passes the prom-client module and an OTel tracer).
+    // (the caller passes the prom-client module and an OTel tracer); vitest is an optional
+    // peer for `ovnkit/testing/vitest`, which a vitest user imports.
     expect(pkg.peerDependencies).toEqual({
       '@opentelemetry/api': '>=1.3.0 <2',
       'prom-client': '>=14 <16',
+      vitest: '>=3 <5',
     });
     expect(pkg.peerDependenciesMeta).toEqual({
       '@opentelemetry/api': { optional: true },
       'prom-client': { optional: true },
+      vitest: { optional: true },
     });
   });
 

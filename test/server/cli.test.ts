@@ -13,11 +13,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connect } from '../../src/ovsdb/connection/connect.js';
-import { type CliIo, type CliServer, startCli } from '../../src/server/cli.js';
+import { type CliServer, startCli } from '../../src/server/cli.js';
 import { OvsdbServer } from '../../src/server/core-index.js';
 import { requireOvsdbServer } from '../../src/testing/index.js';
 import { runTool } from '../../src/testing/processes.js';
-import { accepts, command, type Kind, ROOT } from './file-servers.js';
+import { accepts, captureIo, command, type Kind, ROOT } from './file-servers.js';
 
 const NB = join(ROOT, 'schema/ovn-nb-7.18.0.ovsschema');
 const tools = requireOvsdbServer(false);
@@ -32,19 +32,7 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-function io(): CliIo & { out: string; err: string } {
-  const o = {
-    out: '',
-    err: '',
-    stdout: (t: string) => {
-      o.out += t;
-    },
-    stderr: (t: string) => {
-      o.err += t;
-    },
-  };
-  return o;
-}
+const io = captureIo;
 
 async function started(args: string[]): Promise<CliServer> {
   const out = io();
@@ -92,13 +80,28 @@ describe('startCli', () => {
     ],
     [['--schema', NB, '--listen', 'ptcp:0', '--private-key', 'k.pem'], /go together/, 2],
     [['--bogus'], /unrecognized option '--bogus'/, 2],
-    [['--monitor', 'x.db'], /option '--monitor' is not supported by ovnkit-server/, 2],
+    [
+      ['--sync-from=tcp:127.0.0.1:6641', 'x.db'],
+      /option '--sync-from' is not supported by ovnkit-server/,
+      2,
+    ],
+    [['--active', 'x.db'], /option '--active' is not supported by ovnkit-server/, 2],
     [['--detach=yes'], /option '--detach' doesn't allow an argument/, 2],
     [['-x'], /invalid option -- 'x'/, 2],
     [['--unixctl'], /option '--unixctl' requires an argument/, 2],
     [
-      ['--remote=db:OVN_Northbound,NB_Global,connections', 'x.db'],
-      /--remote=db:OVN_Northbound,NB_Global,connections: values read from a database \(db:\) are not supported/,
+      ['--config-file=/tmp/never.json', '--remote=db:OVN_Northbound,NB_Global,connections'],
+      /--config-file is mutually exclusive with --remote/,
+      2,
+    ],
+    [
+      ['--config-file=/tmp/never.json', 'x.db'],
+      /Databases should be specified in a config file/,
+      2,
+    ],
+    [
+      ['--ssl-protocols=SSLv2', '--remote=ptcp:0', 'x.db'],
+      /--ssl-protocols=SSLv2: SSL protocol not recognized/,
       2,
     ],
     [['-vconsole:file'], /processing "console:file": cannot specify multiple destinations/, 2],
@@ -170,9 +173,9 @@ describe('startCli', () => {
       { op: 'insert', table: 'Logical_Switch', row: { name: 'sw0' } },
     ]);
     await conn.monitor('OVN_Northbound', 'm', { Logical_Switch: { columns: ['name'] } });
-    // NB has 13 columns in Logical_Switch, _uuid and _version included.
+    // 13 cells: one Logical_Switch (13 columns, _uuid and _version included); 20: _Server's two Database rows.
     expect(await appctl(ctl, 'memory/show')).toMatch(
-      /^atoms:\d+ cells:13 monitors:1 sessions:1\n$/,
+      /^atoms:\d+ cells:33 monitors:1 n-weak-refs:0 sessions:1\n$/,
     );
     await appctl(ctl, 'ovsdb-server/add-remote', 'ptcp:0:127.0.0.1');
     expect(await appctl(ctl, 'ovsdb-server/list-remotes')).toBe(

@@ -8,10 +8,12 @@ import { describe, expect, it } from 'vitest';
 import {
   Database,
   formatG15,
+  OpError,
   ovsJsonText,
   roundReal,
   rowToJs,
   type TransactResult,
+  type TxnChanges,
 } from '../../src/server/core-index.js';
 import { serverColumnOrder, shashOrder } from '../../src/server/engine/ovs-hash.js';
 import { loadSchema, TEST_SCHEMA_PATH } from './harness.js';
@@ -200,6 +202,45 @@ describe('atomicity', () => {
         'transaction causes "Limited" table to contain 3 rows, greater than the schema-defined limit of 2 row(s)',
     });
     expect(db.dump().Limited).toEqual([]);
+  });
+
+  it('prepares before the commit: a refusal then changes nothing', () => {
+    const db = new Database(schema);
+    done(db, [{ op: 'insert', table: 'Root', row: { name: 'a' } }]);
+    const before = db.dump();
+    const ops = [
+      { op: 'insert', table: 'Root', row: { name: 'b' } },
+      { op: 'update', table: 'Root', where: [['name', '==', 'a']], row: { i: 7 } },
+    ];
+    let seen: { rows: number; durable: boolean; results: number } | undefined;
+    const out = done(db, ops, {
+      beforeCommit: (changes: TxnChanges, durable: boolean, results: readonly unknown[]) => {
+        // What the commit will change, before it is made.
+        expect(db.dump()).toEqual(before);
+        seen = { rows: changes.rows.length, durable, results: results.length };
+        throw new OpError('resources exhausted', 'no room for the record');
+      },
+    });
+    expect(seen).toEqual({ rows: 2, durable: false, results: 2 });
+    expect(out.changes).toBeNull();
+    expect(out.results).toEqual([
+      { uuid: expect.any(Array) },
+      { count: 1 },
+      { error: 'resources exhausted', details: 'no room for the record' },
+    ]);
+    expect(db.dump()).toEqual(before);
+    // Any other failure is passed on, and changes nothing either.
+    expect(() =>
+      db.transact(ops, {
+        beforeCommit: () => {
+          throw new RangeError('Invalid string length');
+        },
+      }),
+    ).toThrow(RangeError);
+    expect(db.dump()).toEqual(before);
+    // Without a refusal, the commit is made.
+    expect(done(db, ops, { beforeCommit: () => undefined }).changes?.rows).toHaveLength(2);
+    expect(db.dump().Root).toHaveLength(2);
   });
 });
 

@@ -34,10 +34,10 @@ export interface FileServer {
   kill(): Promise<void>;
 }
 
-/** The command line ovsdb-server takes, for either server. */
-export function serverArgs(dir: string, db: string): string[] {
+/** The command line ovsdb-server takes, for either server (no `db`: ovnkit-server serving `--schema` from memory). */
+export function serverArgs(dir: string, db: string | undefined): string[] {
   return [
-    db,
+    ...(db === undefined ? [] : [db]),
     `--remote=punix:${join(dir, 'db.sock')}`,
     `--unixctl=${join(dir, 'x.ctl')}`,
     `--pidfile=${join(dir, 'x.pid')}`,
@@ -49,7 +49,40 @@ export function serverArgs(dir: string, db: string): string[] {
 export function command(kind: Kind, args: readonly string[]): [string, string[]] {
   if (kind === 'ovsdb-server')
     return [requireOvsdbServer(false).ovsdbServer, [...args, '-vconsole:off']];
-  return [process.execPath, ['--conditions=ovnkit-source', '--import', 'tsx', CLI, ...args]];
+  // Extra node flags for the server process (e.g. `--cpu-prof`, which NODE_OPTIONS refuses).
+  const flags = (process.env.OVNKIT_SERVER_NODE_FLAGS ?? '').split(' ').filter((f) => f !== '');
+  // The compiled program (the benchmarks run it as it ships), or the sources through tsx.
+  const compiled = process.env.OVNKIT_SERVER_CLI;
+  if (compiled !== undefined && compiled !== '') {
+    return [process.execPath, [...flags, compiled, ...args]];
+  }
+  return [
+    process.execPath,
+    [...flags, '--conditions=ovnkit-source', '--import', 'tsx', CLI, ...args],
+  ];
+}
+
+/** Where `startCli` writes, kept for the test to read. */
+export interface CapturedIo {
+  out: string;
+  err: string;
+  stdout(t: string): void;
+  stderr(t: string): void;
+}
+
+/** A `CliIo` that keeps what is written. */
+export function captureIo(): CapturedIo {
+  const o: CapturedIo = {
+    out: '',
+    err: '',
+    stdout: (t) => {
+      o.out += t;
+    },
+    stderr: (t) => {
+      o.err += t;
+    },
+  };
+  return o;
 }
 
 /** Whether the unix socket at `path` accepts a connection. */
@@ -57,13 +90,17 @@ export function accepts(path: string): Promise<boolean> {
   return socketAccepts({ path });
 }
 
-/** Start `kind` on `db` (in `dir`) and wait until it accepts connections. */
+/**
+ * Start `kind` on `db` (in `dir`; none: a `--schema` in `extra`) and wait
+ * until it accepts connections (at most `startupMs`).
+ */
 export async function startFileServer(
   kind: Kind,
   dir: string,
-  db: string,
+  db: string | undefined,
   extra: readonly string[] = [],
   shellPrefix?: string,
+  startupMs = 30_000,
 ): Promise<FileServer> {
   installHooks();
   const [program, args] = command(kind, [...serverArgs(dir, db), ...extra]);
@@ -89,7 +126,7 @@ export async function startFileServer(
   );
   const sock = join(dir, 'db.sock');
   const ctl = join(dir, 'x.ctl');
-  const deadline = Date.now() + 30_000;
+  const deadline = Date.now() + startupMs;
   // The database socket, then the control socket (ovs-appctl), which may come later.
   for (const path of [sock, ctl]) {
     while (!(await accepts(path))) {
@@ -98,7 +135,7 @@ export async function startFileServer(
       }
       if (Date.now() > deadline) {
         child.kill('SIGKILL');
-        throw new Error(`${kind} did not listen on ${path} within 30 s: ${stderr}`);
+        throw new Error(`${kind} did not listen on ${path} within ${startupMs} ms: ${stderr}`);
       }
       await sleep(20);
     }

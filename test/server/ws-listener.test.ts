@@ -97,6 +97,22 @@ describe('the in-memory server over ws', () => {
     ws.close();
   });
 
+  it('sends a long update as one message of several frames', async () => {
+    // Over 16 Mi characters, a message is made in pieces: one frame each, one message.
+    const a = await connect(listener.url);
+    const b = await connect(listener.url);
+    await a.monitorCond(DB, 'long', { Item: { columns: ['name'] } });
+    const update = nextEvent(a, 'update2');
+    const name = `long-${'é😀x'.repeat(4_500_000)}`;
+    const [ins] = await b.transact(DB, [{ op: 'insert', table: 'Item', row: { name } }]);
+    const uuid = (ins as { uuid: [string, string] }).uuid[1];
+    const [id, updates] = (await update) as [unknown, TableUpdates2];
+    expect(id).toBe('long');
+    expect(updates).toEqual({ Item: { [uuid]: { insert: { name } } } });
+    a.close();
+    b.close();
+  });
+
   it('refuses binary frames with 1003', async () => {
     const client = await RawClient.open(listener.url);
     client.sendRaw(Buffer.from('{"method":"list_dbs","params":[],"id":1}'), true);

@@ -80,3 +80,56 @@ describe('connectDatabase', () => {
     });
   });
 });
+
+describe('monitor conditions (`where` of `tables` and `setMonitor`)', () => {
+  it('are typed by the model, as transaction conditions are', () => {
+    connectDatabase({
+      remotes,
+      model: NB,
+      tables: {
+        Logical_Switch_Port: {
+          where: [
+            ['name', '==', 'p1'],
+            ['external_ids', 'includes', { pod: 'web-1' }],
+            ['tag', '>=', 10],
+            ['addresses', 'excludes', ['router']],
+          ],
+        },
+        ACL: { where: [['priority', '<', 1000], ['action', '==', 'drop'], true] },
+        Logical_Switch: { where: [false] },
+      },
+    });
+    void nb.setMonitor('ACL', { where: [['direction', '==', 'to-lport']] });
+    void nb.setMonitor('ACL', { where: [['priority', '>', 100], false] });
+  });
+
+  it('reject unknown columns', () => {
+    connectDatabase({
+      remotes,
+      model: NB,
+      // @ts-expect-error: ACL has no column nope
+      tables: { ACL: { where: [['nope', '==', 1]] } },
+    });
+    // @ts-expect-error: ACL has no column nope
+    void nb.setMonitor('ACL', { where: [['nope', '==', 'x']] });
+  });
+
+  it('reject values of the wrong type, enum values the model lacks and wrong functions', () => {
+    connectDatabase({
+      remotes,
+      model: NB,
+      // @ts-expect-error: priority is a number
+      tables: { ACL: { where: [['priority', '==', 'high']] } },
+    });
+    // @ts-expect-error: not an ACL action
+    void nb.setMonitor('ACL', { where: [['action', '==', 'permit']] });
+    // @ts-expect-error: external_ids is a map, not a string
+    void nb.setMonitor('Logical_Switch_Port', { where: [['external_ids', '==', 'pod']] });
+    // @ts-expect-error: < applies to numbers only
+    void nb.setMonitor('ACL', { where: [['match', '<', 'ip4']] });
+    // @ts-expect-error: includes applies to sets and maps only
+    void nb.setMonitor('ACL', { where: [['priority', 'includes', 1]] });
+    // @ts-expect-error: a wire-form UUID is not the typed one
+    void nb.setMonitor('Logical_Switch', { where: [['_uuid', '==', ['uuid', 'x']]] });
+  });
+});

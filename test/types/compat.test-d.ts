@@ -22,6 +22,7 @@ import {
   type NBTables,
 } from '../../src/nb/index.js';
 import type { CompatTables } from '../../src/ovsdb/schema/compat.js';
+import type { ModelSchemaName } from '../../src/ovsdb/schema/model.js';
 import type { Uuid } from '../../src/ovsdb/values/uuid.js';
 
 // Never connected: only the types matter here.
@@ -139,5 +140,12 @@ describe('compat: true and a spec of one’s own', () => {
     connectDatabase({ remotes, model: NB, compat: { ACL: ['nope'] } });
     // @ts-expect-error: no table Nope
     connectDatabase({ remotes, model: NB, compat: { Nope: ['x'] } });
+  });
+});
+
+describe('the model’s schema at type level', () => {
+  it('is named by the generated table map, with or without compat', () => {
+    expectTypeOf<ModelSchemaName<NBTables>>().toEqualTypeOf<'OVN_Northbound 7.18.0'>();
+    expectTypeOf<ModelSchemaName<NBCompatTables>>().toEqualTypeOf<'OVN_Northbound 7.18.0'>();
   });
 });

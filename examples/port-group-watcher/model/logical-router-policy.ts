@@ -36,8 +36,6 @@ export interface LogicalRouterPolicy {
    * - `allow`: Forward the packet.
    * - `drop`: Silently drop the packet.
    * - `reroute`: Reroute packet to `nexthop` or `nexthops`.
-   * - `jump`: Start examining rules that have the same `chain` value as specified in
-   *   `jump_chain`.
    */
   readonly action: LogicalRouterPolicyAction;
 

@@ -51,7 +51,6 @@ export interface QoS {
    *
    * - `dscp`: The value of this action should be in the range of 0 to 63
    *   (inclusive).
-   * - `mark`: The value of this action should be a positive integer.
    */
   readonly action: Readonly<Partial<Record<QoSActionKey, number>>>;
 

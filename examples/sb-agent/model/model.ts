@@ -171,55 +171,169 @@ import {
  * update types.
  */
 export type SBTables = {
-  readonly Address_Set: TableTypes<AddressSet, AddressSetInsert, AddressSetUpdate>;
-  readonly BFD: TableTypes<Bfd, BfdInsert, BfdUpdate>;
-  readonly Chassis: TableTypes<Chassis, ChassisInsert, ChassisUpdate>;
-  readonly Chassis_Private: TableTypes<ChassisPrivate, ChassisPrivateInsert, ChassisPrivateUpdate>;
+  readonly Address_Set: TableTypes<
+    AddressSet,
+    AddressSetInsert,
+    AddressSetUpdate,
+    'OVN_Southbound 20.27.0'
+  >;
+  readonly BFD: TableTypes<Bfd, BfdInsert, BfdUpdate, 'OVN_Southbound 20.27.0'>;
+  readonly Chassis: TableTypes<Chassis, ChassisInsert, ChassisUpdate, 'OVN_Southbound 20.27.0'>;
+  readonly Chassis_Private: TableTypes<
+    ChassisPrivate,
+    ChassisPrivateInsert,
+    ChassisPrivateUpdate,
+    'OVN_Southbound 20.27.0'
+  >;
   readonly Chassis_Template_Var: TableTypes<
     ChassisTemplateVar,
     ChassisTemplateVarInsert,
-    ChassisTemplateVarUpdate
+    ChassisTemplateVarUpdate,
+    'OVN_Southbound 20.27.0'
   >;
-  readonly Connection: TableTypes<Connection, ConnectionInsert, ConnectionUpdate>;
+  readonly Connection: TableTypes<
+    Connection,
+    ConnectionInsert,
+    ConnectionUpdate,
+    'OVN_Southbound 20.27.0'
+  >;
   readonly Controller_Event: TableTypes<
     ControllerEvent,
     ControllerEventInsert,
-    ControllerEventUpdate
+    ControllerEventUpdate,
+    'OVN_Southbound 20.27.0'
   >;
-  readonly DHCP_Options: TableTypes<DhcpOptions, DhcpOptionsInsert, DhcpOptionsUpdate>;
-  readonly DHCPv6_Options: TableTypes<Dhcpv6Options, Dhcpv6OptionsInsert, Dhcpv6OptionsUpdate>;
-  readonly DNS: TableTypes<Dns, DnsInsert, DnsUpdate>;
+  readonly DHCP_Options: TableTypes<
+    DhcpOptions,
+    DhcpOptionsInsert,
+    DhcpOptionsUpdate,
+    'OVN_Southbound 20.27.0'
+  >;
+  readonly DHCPv6_Options: TableTypes<
+    Dhcpv6Options,
+    Dhcpv6OptionsInsert,
+    Dhcpv6OptionsUpdate,
+    'OVN_Southbound 20.27.0'
+  >;
+  readonly DNS: TableTypes<Dns, DnsInsert, DnsUpdate, 'OVN_Southbound 20.27.0'>;
   readonly Datapath_Binding: TableTypes<
     DatapathBinding,
     DatapathBindingInsert,
-    DatapathBindingUpdate
+    DatapathBindingUpdate,
+    'OVN_Southbound 20.27.0'
   >;
-  readonly Encap: TableTypes<Encap, EncapInsert, EncapUpdate>;
-  readonly FDB: TableTypes<Fdb, FdbInsert, FdbUpdate>;
-  readonly Gateway_Chassis: TableTypes<GatewayChassis, GatewayChassisInsert, GatewayChassisUpdate>;
-  readonly HA_Chassis: TableTypes<HaChassis, HaChassisInsert, HaChassisUpdate>;
-  readonly HA_Chassis_Group: TableTypes<HaChassisGroup, HaChassisGroupInsert, HaChassisGroupUpdate>;
-  readonly IGMP_Group: TableTypes<IgmpGroup, IgmpGroupInsert, IgmpGroupUpdate>;
-  readonly IP_Multicast: TableTypes<IpMulticast, IpMulticastInsert, IpMulticastUpdate>;
-  readonly Load_Balancer: TableTypes<LoadBalancer, LoadBalancerInsert, LoadBalancerUpdate>;
-  readonly Logical_DP_Group: TableTypes<LogicalDpGroup, LogicalDpGroupInsert, LogicalDpGroupUpdate>;
-  readonly Logical_Flow: TableTypes<LogicalFlow, LogicalFlowInsert, LogicalFlowUpdate>;
-  readonly MAC_Binding: TableTypes<MacBinding, MacBindingInsert, MacBindingUpdate>;
-  readonly Meter: TableTypes<Meter, MeterInsert, MeterUpdate>;
-  readonly Meter_Band: TableTypes<MeterBand, MeterBandInsert, MeterBandUpdate>;
-  readonly Mirror: TableTypes<Mirror, MirrorInsert, MirrorUpdate>;
-  readonly Multicast_Group: TableTypes<MulticastGroup, MulticastGroupInsert, MulticastGroupUpdate>;
-  readonly Port_Binding: TableTypes<PortBinding, PortBindingInsert, PortBindingUpdate>;
-  readonly Port_Group: TableTypes<PortGroup, PortGroupInsert, PortGroupUpdate>;
-  readonly RBAC_Permission: TableTypes<RbacPermission, RbacPermissionInsert, RbacPermissionUpdate>;
-  readonly RBAC_Role: TableTypes<RbacRole, RbacRoleInsert, RbacRoleUpdate>;
-  readonly SB_Global: TableTypes<SbGlobal, SbGlobalInsert, SbGlobalUpdate>;
-  readonly SSL: TableTypes<Ssl, SslInsert, SslUpdate>;
-  readonly Service_Monitor: TableTypes<ServiceMonitor, ServiceMonitorInsert, ServiceMonitorUpdate>;
+  readonly Encap: TableTypes<Encap, EncapInsert, EncapUpdate, 'OVN_Southbound 20.27.0'>;
+  readonly FDB: TableTypes<Fdb, FdbInsert, FdbUpdate, 'OVN_Southbound 20.27.0'>;
+  readonly Gateway_Chassis: TableTypes<
+    GatewayChassis,
+    GatewayChassisInsert,
+    GatewayChassisUpdate,
+    'OVN_Southbound 20.27.0'
+  >;
+  readonly HA_Chassis: TableTypes<
+    HaChassis,
+    HaChassisInsert,
+    HaChassisUpdate,
+    'OVN_Southbound 20.27.0'
+  >;
+  readonly HA_Chassis_Group: TableTypes<
+    HaChassisGroup,
+    HaChassisGroupInsert,
+    HaChassisGroupUpdate,
+    'OVN_Southbound 20.27.0'
+  >;
+  readonly IGMP_Group: TableTypes<
+    IgmpGroup,
+    IgmpGroupInsert,
+    IgmpGroupUpdate,
+    'OVN_Southbound 20.27.0'
+  >;
+  readonly IP_Multicast: TableTypes<
+    IpMulticast,
+    IpMulticastInsert,
+    IpMulticastUpdate,
+    'OVN_Southbound 20.27.0'
+  >;
+  readonly Load_Balancer: TableTypes<
+    LoadBalancer,
+    LoadBalancerInsert,
+    LoadBalancerUpdate,
+    'OVN_Southbound 20.27.0'
+  >;
+  readonly Logical_DP_Group: TableTypes<
+    LogicalDpGroup,
+    LogicalDpGroupInsert,
+    LogicalDpGroupUpdate,
+    'OVN_Southbound 20.27.0'
+  >;
+  readonly Logical_Flow: TableTypes<
+    LogicalFlow,
+    LogicalFlowInsert,
+    LogicalFlowUpdate,
+    'OVN_Southbound 20.27.0'
+  >;
+  readonly MAC_Binding: TableTypes<
+    MacBinding,
+    MacBindingInsert,
+    MacBindingUpdate,
+    'OVN_Southbound 20.27.0'
+  >;
+  readonly Meter: TableTypes<Meter, MeterInsert, MeterUpdate, 'OVN_Southbound 20.27.0'>;
+  readonly Meter_Band: TableTypes<
+    MeterBand,
+    MeterBandInsert,
+    MeterBandUpdate,
+    'OVN_Southbound 20.27.0'
+  >;
+  readonly Mirror: TableTypes<Mirror, MirrorInsert, MirrorUpdate, 'OVN_Southbound 20.27.0'>;
+  readonly Multicast_Group: TableTypes<
+    MulticastGroup,
+    MulticastGroupInsert,
+    MulticastGroupUpdate,
+    'OVN_Southbound 20.27.0'
+  >;
+  readonly Port_Binding: TableTypes<
+    PortBinding,
+    PortBindingInsert,
+    PortBindingUpdate,
+    'OVN_Southbound 20.27.0'
+  >;
+  readonly Port_Group: TableTypes<
+    PortGroup,
+    PortGroupInsert,
+    PortGroupUpdate,
+    'OVN_Southbound 20.27.0'
+  >;
+  readonly RBAC_Permission: TableTypes<
+    RbacPermission,
+    RbacPermissionInsert,
+    RbacPermissionUpdate,
+    'OVN_Southbound 20.27.0'
+  >;
+  readonly RBAC_Role: TableTypes<
+    RbacRole,
+    RbacRoleInsert,
+    RbacRoleUpdate,
+    'OVN_Southbound 20.27.0'
+  >;
+  readonly SB_Global: TableTypes<
+    SbGlobal,
+    SbGlobalInsert,
+    SbGlobalUpdate,
+    'OVN_Southbound 20.27.0'
+  >;
+  readonly SSL: TableTypes<Ssl, SslInsert, SslUpdate, 'OVN_Southbound 20.27.0'>;
+  readonly Service_Monitor: TableTypes<
+    ServiceMonitor,
+    ServiceMonitorInsert,
+    ServiceMonitorUpdate,
+    'OVN_Southbound 20.27.0'
+  >;
   readonly Static_MAC_Binding: TableTypes<
     StaticMacBinding,
     StaticMacBindingInsert,
-    StaticMacBindingUpdate
+    StaticMacBindingUpdate,
+    'OVN_Southbound 20.27.0'
   >;
 };
 

@@ -70,11 +70,6 @@ export interface Acl {
    * - `drop`: Silently drop the packet.
    * - `reject`: Drop the packet, replying with a RST for TCP or ICMPv4/ICMPv6
    *   unreachable message for other IPv4/IPv6-based protocols.
-   * - `pass`: Pass to the next ACL tier. If using multiple ACL tiers, a match on
-   *   this ACL will stop evaluating ACLs at the current tier and move to the next
-   *   one. If not using ACL tiers or if a `pass` ACL is matched at the final tier,
-   *   then the `NB_Global.options:default_acl_drop` option from the `NB_Global`
-   *   table is used to determine how to proceed.
    */
   readonly action: AclAction;
 

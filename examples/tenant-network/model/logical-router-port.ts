@@ -86,8 +86,6 @@ import type { Uuid } from 'ovnkit/ovsdb';
  *   pair specifies the other in its `peer` column. No `Logical_Switch` refers to
  *   the router port.
  *
- * **Status.** Additional status about the logical router port.
- *
  * Not a root table: a row that no strong reference points to is deleted when the
  * transaction commits. Unique indexes: (`name`).
  */

@@ -60,6 +60,7 @@
  */
 
 import type { DatabaseModel, RowOf, TableMap, TableName } from '../../ovsdb/schema/model.js';
+import type { ColumnSchema } from '../../ovsdb/schema/schema-types.js';
 import { OvsdbError } from '../../ovsdb/wire/errors.js';
 import type { MemberReviver } from '../../ovsdb/wire/split-decoder.js';
 import type { TableUpdate, TableUpdate2 } from '../../ovsdb/wire/wire.js';
@@ -382,16 +383,19 @@ export class Replica<DB extends TableMap = TableMap> {
    * which deletes its rows with events); rows hold exactly those columns
    * (another column is absent: not a property of the row). `absent` names
    * the model's columns the server's schema lacks, for error messages
-   * (a client index on one of them cannot be used). Rebuilds the table's
-   * indexes. Rows already present keep their old shape until the next
-   * {@link Replica.replace} of the table, which a change of columns needs.
+   * (a client index on one of them cannot be used); `server` gives the
+   * server's schema of the columns whose type differs there (decoded by it,
+   * held in the model's form). Rebuilds the table's indexes. Rows already
+   * present keep their old shape until the next {@link Replica.replace} of
+   * the table, which a change of columns needs.
    */
   configure(
     table: TableName<DB> | string,
     columns: readonly string[] | undefined,
     absent: readonly string[] = [],
+    server?: Readonly<Record<string, ColumnSchema>>,
   ): void {
-    this.store.configure(table, columns, absent);
+    this.store.configure(table, columns, absent, server);
   }
 
   /**

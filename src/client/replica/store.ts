@@ -7,7 +7,7 @@
  */
 
 import type { DatabaseModel, RowOf, TableMap, TableName } from '../../ovsdb/schema/model.js';
-import type { TableSchema } from '../../ovsdb/schema/schema-types.js';
+import type { ColumnSchema, TableSchema } from '../../ovsdb/schema/schema-types.js';
 import { OvsdbError } from '../../ovsdb/wire/errors.js';
 import type { MemberReviver } from '../../ovsdb/wire/split-decoder.js';
 import type { RowUpdate, RowUpdate2, TableUpdate, TableUpdate2 } from '../../ovsdb/wire/wire.js';
@@ -337,13 +337,15 @@ export class ReplicaStore<DB extends TableMap = TableMap> {
    * Monitor `columns` of `table` from now on (undefined: stop monitoring it,
    * which deletes its rows with events); rows hold exactly those columns.
    * `absent` are the columns the server's schema lacks (they name the
-   * reason when a client index cannot be used). Rebuilds the table's
-   * indexes.
+   * reason when a client index cannot be used); `server` the server's schema
+   * of the columns whose type differs there (read by it, see `row-codec.ts`).
+   * Rebuilds the table's indexes.
    */
   configure(
     table: TableName<DB> | string,
     columns: readonly string[] | undefined,
     absent: readonly string[] = [],
+    server?: Readonly<Record<string, ColumnSchema>>,
   ): void {
     const st = this.state(table);
     if (columns === undefined) {
@@ -359,7 +361,7 @@ export class ReplicaStore<DB extends TableMap = TableMap> {
       st.disabled = new Map();
       return;
     }
-    const codec = compileRowCodec(st.schema, columns);
+    const codec = compileRowCodec(st.schema, columns, server);
     if (st.codec === codec && sameList(st.absent, absent)) return;
     st.codec = codec;
     st.absent = absent;

@@ -192,100 +192,184 @@ import {
  * update types.
  */
 export type NBTables = {
-  readonly ACL: TableTypes<Acl, AclInsert, AclUpdate>;
-  readonly Address_Set: TableTypes<AddressSet, AddressSetInsert, AddressSetUpdate>;
-  readonly BFD: TableTypes<Bfd, BfdInsert, BfdUpdate>;
+  readonly ACL: TableTypes<Acl, AclInsert, AclUpdate, 'OVN_Northbound 7.18.0'>;
+  readonly Address_Set: TableTypes<
+    AddressSet,
+    AddressSetInsert,
+    AddressSetUpdate,
+    'OVN_Northbound 7.18.0'
+  >;
+  readonly BFD: TableTypes<Bfd, BfdInsert, BfdUpdate, 'OVN_Northbound 7.18.0'>;
   readonly Chassis_Template_Var: TableTypes<
     ChassisTemplateVar,
     ChassisTemplateVarInsert,
-    ChassisTemplateVarUpdate
+    ChassisTemplateVarUpdate,
+    'OVN_Northbound 7.18.0'
   >;
-  readonly Connection: TableTypes<Connection, ConnectionInsert, ConnectionUpdate>;
-  readonly Copp: TableTypes<Copp, CoppInsert, CoppUpdate>;
-  readonly DHCP_Options: TableTypes<DhcpOptions, DhcpOptionsInsert, DhcpOptionsUpdate>;
-  readonly DHCP_Relay: TableTypes<DhcpRelay, DhcpRelayInsert, DhcpRelayUpdate>;
-  readonly DNS: TableTypes<Dns, DnsInsert, DnsUpdate>;
+  readonly Connection: TableTypes<
+    Connection,
+    ConnectionInsert,
+    ConnectionUpdate,
+    'OVN_Northbound 7.18.0'
+  >;
+  readonly Copp: TableTypes<Copp, CoppInsert, CoppUpdate, 'OVN_Northbound 7.18.0'>;
+  readonly DHCP_Options: TableTypes<
+    DhcpOptions,
+    DhcpOptionsInsert,
+    DhcpOptionsUpdate,
+    'OVN_Northbound 7.18.0'
+  >;
+  readonly DHCP_Relay: TableTypes<
+    DhcpRelay,
+    DhcpRelayInsert,
+    DhcpRelayUpdate,
+    'OVN_Northbound 7.18.0'
+  >;
+  readonly DNS: TableTypes<Dns, DnsInsert, DnsUpdate, 'OVN_Northbound 7.18.0'>;
   readonly Forwarding_Group: TableTypes<
     ForwardingGroup,
     ForwardingGroupInsert,
-    ForwardingGroupUpdate
+    ForwardingGroupUpdate,
+    'OVN_Northbound 7.18.0'
   >;
-  readonly Gateway_Chassis: TableTypes<GatewayChassis, GatewayChassisInsert, GatewayChassisUpdate>;
-  readonly HA_Chassis: TableTypes<HaChassis, HaChassisInsert, HaChassisUpdate>;
-  readonly HA_Chassis_Group: TableTypes<HaChassisGroup, HaChassisGroupInsert, HaChassisGroupUpdate>;
-  readonly Load_Balancer: TableTypes<LoadBalancer, LoadBalancerInsert, LoadBalancerUpdate>;
+  readonly Gateway_Chassis: TableTypes<
+    GatewayChassis,
+    GatewayChassisInsert,
+    GatewayChassisUpdate,
+    'OVN_Northbound 7.18.0'
+  >;
+  readonly HA_Chassis: TableTypes<
+    HaChassis,
+    HaChassisInsert,
+    HaChassisUpdate,
+    'OVN_Northbound 7.18.0'
+  >;
+  readonly HA_Chassis_Group: TableTypes<
+    HaChassisGroup,
+    HaChassisGroupInsert,
+    HaChassisGroupUpdate,
+    'OVN_Northbound 7.18.0'
+  >;
+  readonly Load_Balancer: TableTypes<
+    LoadBalancer,
+    LoadBalancerInsert,
+    LoadBalancerUpdate,
+    'OVN_Northbound 7.18.0'
+  >;
   readonly Load_Balancer_Group: TableTypes<
     LoadBalancerGroup,
     LoadBalancerGroupInsert,
-    LoadBalancerGroupUpdate
+    LoadBalancerGroupUpdate,
+    'OVN_Northbound 7.18.0'
   >;
   readonly Load_Balancer_Health_Check: TableTypes<
     LoadBalancerHealthCheck,
     LoadBalancerHealthCheckInsert,
-    LoadBalancerHealthCheckUpdate
+    LoadBalancerHealthCheckUpdate,
+    'OVN_Northbound 7.18.0'
   >;
-  readonly Logical_Router: TableTypes<LogicalRouter, LogicalRouterInsert, LogicalRouterUpdate>;
+  readonly Logical_Router: TableTypes<
+    LogicalRouter,
+    LogicalRouterInsert,
+    LogicalRouterUpdate,
+    'OVN_Northbound 7.18.0'
+  >;
   readonly Logical_Router_Policy: TableTypes<
     LogicalRouterPolicy,
     LogicalRouterPolicyInsert,
-    LogicalRouterPolicyUpdate
+    LogicalRouterPolicyUpdate,
+    'OVN_Northbound 7.18.0'
   >;
   readonly Logical_Router_Port: TableTypes<
     LogicalRouterPort,
     LogicalRouterPortInsert,
-    LogicalRouterPortUpdate
+    LogicalRouterPortUpdate,
+    'OVN_Northbound 7.18.0'
   >;
   readonly Logical_Router_Static_Route: TableTypes<
     LogicalRouterStaticRoute,
     LogicalRouterStaticRouteInsert,
-    LogicalRouterStaticRouteUpdate
+    LogicalRouterStaticRouteUpdate,
+    'OVN_Northbound 7.18.0'
   >;
-  readonly Logical_Switch: TableTypes<LogicalSwitch, LogicalSwitchInsert, LogicalSwitchUpdate>;
+  readonly Logical_Switch: TableTypes<
+    LogicalSwitch,
+    LogicalSwitchInsert,
+    LogicalSwitchUpdate,
+    'OVN_Northbound 7.18.0'
+  >;
   readonly Logical_Switch_Port: TableTypes<
     LogicalSwitchPort,
     LogicalSwitchPortInsert,
-    LogicalSwitchPortUpdate
+    LogicalSwitchPortUpdate,
+    'OVN_Northbound 7.18.0'
   >;
   readonly Logical_Switch_Port_Health_Check: TableTypes<
     LogicalSwitchPortHealthCheck,
     LogicalSwitchPortHealthCheckInsert,
-    LogicalSwitchPortHealthCheckUpdate
+    LogicalSwitchPortHealthCheckUpdate,
+    'OVN_Northbound 7.18.0'
   >;
-  readonly Meter: TableTypes<Meter, MeterInsert, MeterUpdate>;
-  readonly Meter_Band: TableTypes<MeterBand, MeterBandInsert, MeterBandUpdate>;
-  readonly Mirror: TableTypes<Mirror, MirrorInsert, MirrorUpdate>;
-  readonly Mirror_Rule: TableTypes<MirrorRule, MirrorRuleInsert, MirrorRuleUpdate>;
-  readonly NAT: TableTypes<Nat, NatInsert, NatUpdate>;
-  readonly NB_Global: TableTypes<NbGlobal, NbGlobalInsert, NbGlobalUpdate>;
+  readonly Meter: TableTypes<Meter, MeterInsert, MeterUpdate, 'OVN_Northbound 7.18.0'>;
+  readonly Meter_Band: TableTypes<
+    MeterBand,
+    MeterBandInsert,
+    MeterBandUpdate,
+    'OVN_Northbound 7.18.0'
+  >;
+  readonly Mirror: TableTypes<Mirror, MirrorInsert, MirrorUpdate, 'OVN_Northbound 7.18.0'>;
+  readonly Mirror_Rule: TableTypes<
+    MirrorRule,
+    MirrorRuleInsert,
+    MirrorRuleUpdate,
+    'OVN_Northbound 7.18.0'
+  >;
+  readonly NAT: TableTypes<Nat, NatInsert, NatUpdate, 'OVN_Northbound 7.18.0'>;
+  readonly NB_Global: TableTypes<NbGlobal, NbGlobalInsert, NbGlobalUpdate, 'OVN_Northbound 7.18.0'>;
   readonly Network_Function: TableTypes<
     NetworkFunction,
     NetworkFunctionInsert,
-    NetworkFunctionUpdate
+    NetworkFunctionUpdate,
+    'OVN_Northbound 7.18.0'
   >;
   readonly Network_Function_Group: TableTypes<
     NetworkFunctionGroup,
     NetworkFunctionGroupInsert,
-    NetworkFunctionGroupUpdate
+    NetworkFunctionGroupUpdate,
+    'OVN_Northbound 7.18.0'
   >;
   readonly Network_Function_Health_Check: TableTypes<
     NetworkFunctionHealthCheck,
     NetworkFunctionHealthCheckInsert,
-    NetworkFunctionHealthCheckUpdate
+    NetworkFunctionHealthCheckUpdate,
+    'OVN_Northbound 7.18.0'
   >;
-  readonly Port_Group: TableTypes<PortGroup, PortGroupInsert, PortGroupUpdate>;
-  readonly QoS: TableTypes<QoS, QoSInsert, QoSUpdate>;
-  readonly SSL: TableTypes<Ssl, SslInsert, SslUpdate>;
-  readonly Sample: TableTypes<Sample, SampleInsert, SampleUpdate>;
+  readonly Port_Group: TableTypes<
+    PortGroup,
+    PortGroupInsert,
+    PortGroupUpdate,
+    'OVN_Northbound 7.18.0'
+  >;
+  readonly QoS: TableTypes<QoS, QoSInsert, QoSUpdate, 'OVN_Northbound 7.18.0'>;
+  readonly SSL: TableTypes<Ssl, SslInsert, SslUpdate, 'OVN_Northbound 7.18.0'>;
+  readonly Sample: TableTypes<Sample, SampleInsert, SampleUpdate, 'OVN_Northbound 7.18.0'>;
   readonly Sample_Collector: TableTypes<
     SampleCollector,
     SampleCollectorInsert,
-    SampleCollectorUpdate
+    SampleCollectorUpdate,
+    'OVN_Northbound 7.18.0'
   >;
-  readonly Sampling_App: TableTypes<SamplingApp, SamplingAppInsert, SamplingAppUpdate>;
+  readonly Sampling_App: TableTypes<
+    SamplingApp,
+    SamplingAppInsert,
+    SamplingAppUpdate,
+    'OVN_Northbound 7.18.0'
+  >;
   readonly Static_MAC_Binding: TableTypes<
     StaticMacBinding,
     StaticMacBindingInsert,
-    StaticMacBindingUpdate
+    StaticMacBindingUpdate,
+    'OVN_Northbound 7.18.0'
   >;
 };
 

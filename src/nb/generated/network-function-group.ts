@@ -77,7 +77,6 @@ export interface NetworkFunctionGroup {
    *
    * - `inline`: In this mode, traffic redirection happens inline through active
    *   Network Function ports.
-   * - `vtap`: In this mode, traffic is mirrored to active Network Function port.
    */
   readonly mode: NetworkFunctionGroupMode;
 

@@ -8,20 +8,39 @@
  *   property of it: it reads `undefined`; never a default the server does
  *   not hold). {@link absentColumns} lists them; the database client's
  *   `compat` option types them `T | undefined`.
- * - A column whose type differs in a way the model's codec cannot read (the
- *   atomic type, or scalar/optional/set/map) is treated the same way.
- * - Constraint differences (enum values, ranges, lengths, set sizes,
- *   reference tables) are reported but harmless to reading.
+ * - A column whose type differs is compared by what can be read and written
+ *   exactly ({@link ColumnTypeDifference}): every value of one type that the
+ *   other admits (scalar and optional, an enum that gains values, a set whose
+ *   `max` grows, a range or length that widens, each in its direction).
+ *   - **Reads** decode the server's values by the server's type, then take
+ *     the model's form: a scalar read as an optional, an optional holding a
+ *     value read as a scalar, one element as a one-element set. A value the
+ *     model's type has no form for (no value where the model requires one,
+ *     several where it holds at most one) leaves the column out of that row
+ *     (`rowsMayLack`); a value outside the model's constraints (an enum value
+ *     it lacks, a larger integer) is read as the server holds it.
+ *   - **Writes** of a value the server's type does not admit (an enum value
+ *     it lacks, a second element in its one-element set, an integer outside
+ *     its range, no value where it requires one) fail before anything is
+ *     sent with a {@link SchemaDriftError} naming the table, the column, the
+ *     value and the server's type and version.
+ * - A column whose type the model cannot read at all (another atomic type, a
+ *   set against a map, a reference to another table) is treated as missing.
  * - Tables and columns only the server has are ignored (and reported).
  * - A write that touches a missing table or column fails before anything is
  *   sent, with a {@link SchemaDriftError}.
  * @module
  */
 
-import { OvsdbError } from '../wire/errors.js';
+import { serverConditionType, serverMutationType } from '../values/argument-types.js';
+import { compileColumnCodec, type DecodeContext } from '../values/datum.js';
+import { ZERO_UUID } from '../values/uuid.js';
+import { columnValueProblem, describeColumnType } from '../values/value-checks.js';
+import { DatumError, OvsdbError } from '../wire/errors.js';
+import { preview } from '../wire/json.js';
 import type { Condition, Operation } from '../wire/wire.js';
 import type { ColumnOf, TableMap, TableName } from './model.js';
-import type { BaseType, ColumnSchema, DatabaseSchema } from './schema-types.js';
+import type { BaseType, ColumnSchema, ColumnType, DatabaseSchema } from './schema-types.js';
 
 // ---- types of rows that may lack columns ---------------------------------------
 
@@ -75,23 +94,66 @@ export type CompatTables<DB extends TableMap, C> = [C] extends [false | undefine
             readonly row: WithAbsent<DB[T]['row'], AbsentKeys<C, T, DB[T]['row']>>;
             readonly insert: DB[T]['insert'];
             readonly update: DB[T]['update'];
+            readonly schema?: NonNullable<DB[T]['schema']>;
           };
     };
 
-/** A column whose type differs between the model and the server. */
+/**
+ * A column whose type differs between the model and the server, compared by
+ * what each side can hold exactly.
+ *
+ * ```ts
+ * // the bundled 7.18.0 model against a 7.19.0 server:
+ * { table: 'Network_Function', column: 'outport', reads: 'wider', writes: 'exact', rowsMayLack: true,
+ *   serverOnly: ['no value (the server's min is 0, the model's 1)'], modelOnly: [], … }
+ * { table: 'Network_Function_Group', column: 'mode', reads: 'wider', writes: 'exact', rowsMayLack: false,
+ *   serverOnly: ['enum value "vtap"'], modelOnly: [], … }
+ * // a 7.19.0 model against a 7.18.0 server: the same columns with reads 'exact', writes 'checked',
+ * // and modelOnly ['no value (the server's min is 1, the model's 0)'] and ['enum value "vtap"']
+ * ```
+ */
 export interface ColumnTypeDifference {
   readonly table: string;
   readonly column: string;
-  /** The model's type, e.g. `set of 0..∞ string`. */
+  /** The model's type, e.g. `set of 0..∞ strings` or `string ∈ {"inline"}`. */
   readonly model: string;
   /** The server's type. */
   readonly server: string;
   /**
-   * True when the model cannot read the server's values (different atomic
-   * type or kind): the column is then left out of the monitor like a missing
-   * one. False for constraint-only differences.
+   * True when the model cannot read the server's values at all (another
+   * atomic type, a set against a map, a reference to another table): the
+   * column is then left out of the monitor like a missing one, and a write
+   * to it fails with {@link SchemaDriftError}.
    */
   readonly incompatible: boolean;
+  /**
+   * Reading the server's values into the model's type: `exact` when every
+   * value the server's type admits is one of the model's; `wider` when the
+   * server's admits more ({@link ColumnTypeDifference.serverOnly}); `none`
+   * when incompatible.
+   */
+  readonly reads: 'exact' | 'wider' | 'none';
+  /**
+   * Writing the model's values to the server: `exact` when the server's type
+   * admits every value of the model's; `checked` when it refuses some
+   * ({@link ColumnTypeDifference.modelOnly}): every value a transaction
+   * writes to the column or compares it with is then checked against the
+   * server's type, and one it would refuse fails with
+   * {@link SchemaDriftError} before anything is sent; `none` when
+   * incompatible.
+   */
+  readonly writes: 'exact' | 'checked' | 'none';
+  /**
+   * True when the server may hold a value the model's type has no form for
+   * (no value where the model requires one, several where it holds at most
+   * one): such a row lacks the column (it is not a property of the row), as
+   * if the server's schema lacked it.
+   */
+  readonly rowsMayLack: boolean;
+  /** What only the server's type admits, in words (what reads may meet). */
+  readonly serverOnly: readonly string[];
+  /** What only the model's type admits, in words (what a write may not hold). */
+  readonly modelOnly: readonly string[];
 }
 
 /**
@@ -119,17 +181,34 @@ export interface CompatReport {
   readonly typeDifferences: readonly ColumnTypeDifference[];
 }
 
+/** Why a value cannot be written to the server (see {@link SchemaDriftError.value}). */
+export interface DriftedValue {
+  /** The value, in wire form; undefined for an insert that leaves out a column the server requires. */
+  readonly value: unknown;
+  /** The rule of the server's type it breaks, e.g. `"vtap" is not one of inline`. */
+  readonly reason: string;
+  /** The server's type of the column, e.g. `string ∈ {"inline"}`. */
+  readonly serverType: string;
+}
+
 /**
  * An operation (a write, a read of a table, a condition) names a table or
- * column that the server's schema does not have. Raised by the client before
- * anything is sent.
+ * column that the server's schema does not have, or gives a column a value
+ * the server's type of it does not admit (a model newer than the server).
+ * Raised by the client before anything is sent.
  */
 export class SchemaDriftError extends OvsdbError {
   override name = 'SchemaDriftError';
+  /** The value the server's type refuses (wire form); undefined when the table or column is missing. */
+  readonly value: unknown;
+  /** Why the server's type refuses {@link SchemaDriftError.value}; undefined when the table or column is missing. */
+  readonly reason: string | undefined;
+  /** The server's type of the column, when it has the column. */
+  readonly serverType: string | undefined;
   constructor(
     /** The table named. */
     readonly table: string,
-    /** The missing column, or undefined when the whole table is missing. */
+    /** The column, or undefined when the whole table is missing. */
     readonly column: string | undefined,
     /**
      * The index of the operation in the transaction; -1 outside a
@@ -140,52 +219,111 @@ export class SchemaDriftError extends OvsdbError {
     readonly serverVersion: string,
     /** What named it, for the message (default: `operation <opIndex>`). */
     context?: string,
+    /** The value the server's type refuses, when the server has the column. */
+    refused?: DriftedValue,
   ) {
+    const where = context ?? `operation ${opIndex}`;
     super(
-      `${context ?? `operation ${opIndex}`}: ${column === undefined ? `table ${table}` : `column ${table}.${column}`} does not exist in the server's schema (version ${serverVersion}); the model is newer than the server`,
+      refused === undefined
+        ? `${where}: ${column === undefined ? `table ${table}` : `column ${table}.${column}`} does not exist in the server's schema (version ${serverVersion}); the model is newer than the server`
+        : `${where}: column ${table}.${column}: the server's schema (version ${serverVersion}) does not allow ${refused.value === undefined ? 'leaving it out' : preview(refused.value)}: ${refused.reason} (the server's type: ${refused.serverType})`,
+    );
+    this.value = refused?.value;
+    this.reason = refused?.reason;
+    this.serverType = refused?.serverType;
+  }
+}
+
+/** A lower or upper bound: undefined is no bound. */
+type Bound = number | bigint | undefined;
+
+/** True when bound `a` admits less than bound `b` on its side (`low`: lower bounds). */
+function tighter(a: Bound, b: Bound, low: boolean): boolean {
+  if (a === undefined) return false;
+  if (b === undefined) return true;
+  return low ? a > b : a < b;
+}
+
+/**
+ * What base type `a` admits that `b` does not, in words (`what`: `''` for
+ * the key, `'value '` for a map's value).
+ */
+function baseOnly(a: BaseType, b: BaseType, what: string): string[] {
+  const out: string[] = [];
+  if (a.enum !== undefined) {
+    if (b.enum !== undefined) {
+      const theirs = new Set(b.enum);
+      for (const v of a.enum) {
+        if (!theirs.has(v)) out.push(`${what}enum value ${JSON.stringify(String(v))}`);
+      }
+    }
+  } else if (b.enum !== undefined) {
+    out.push(
+      `${what}values outside the enum {${b.enum.map((v) => JSON.stringify(String(v))).join(', ')}}`,
     );
   }
-}
-
-function describeBase(b: BaseType): string {
-  return b.type === 'uuid' && b.refTable ? `uuid→${b.refTable}` : b.type;
-}
-
-function describeType(c: ColumnSchema): string {
-  const t = c.type;
-  const max = t.max === Number.POSITIVE_INFINITY ? '∞' : String(t.max);
-  switch (t.kind) {
-    case 'scalar':
-      return describeBase(t.key);
-    case 'optional':
-      return `optional ${describeBase(t.key)}`;
-    case 'set':
-      return `set of ${t.min}..${max} ${describeBase(t.key)}`;
-    case 'map':
-      return `map of ${t.min}..${max} ${describeBase(t.key)}→${describeBase(t.value!)}`;
+  const ranges: [Bound, Bound, Bound, Bound, string][] = [
+    [a.minInteger, a.maxInteger, b.minInteger, b.maxInteger, 'integers'],
+    [a.minReal, a.maxReal, b.minReal, b.maxReal, 'reals'],
+    [a.minLength, a.maxLength, b.minLength, b.maxLength, 'strings of length'],
+  ];
+  for (const [alo, ahi, blo, bhi, noun] of ranges) {
+    if (tighter(blo, alo, true)) out.push(`${what}${noun} below ${String(blo)}`);
+    if (tighter(bhi, ahi, false)) out.push(`${what}${noun} above ${String(bhi)}`);
   }
+  return out;
 }
 
-/** The same enum values in the same order (atoms are canonical, so `===` compares them). */
-function sameEnum(a: BaseType['enum'], b: BaseType['enum']): boolean {
-  if (a === undefined || b === undefined) return a === b;
-  return a.length === b.length && a.every((v, i) => v === b[i]);
+function bound(n: number): string {
+  return n === Number.POSITIVE_INFINITY ? '∞' : String(n);
 }
 
-function sameBase(a: BaseType, b: BaseType): boolean {
+/** What type `a` (`own`: its side's name) admits that `b` does not, in words. */
+function typeOnly(a: ColumnType, b: ColumnType, own: string, other: string): string[] {
+  const out: string[] = [];
+  if (a.min < b.min) {
+    out.push(
+      `${a.min === 0 ? 'no value' : `fewer than ${b.min} values`} (${own} min is ${a.min}, ${other} ${b.min})`,
+    );
+  }
+  if (a.max > b.max) {
+    out.push(
+      `more than ${bound(b.max)} value${b.max === 1 ? '' : 's'} (${own} max is ${bound(a.max)}, ${other} ${bound(b.max)})`,
+    );
+  }
+  out.push(...baseOnly(a.key, b.key, ''));
+  if (a.value !== undefined && b.value !== undefined)
+    out.push(...baseOnly(a.value, b.value, 'value '));
+  return out;
+}
+
+/** True when the model cannot read the server's values at all. */
+function unreadable(m: ColumnType, s: ColumnType): boolean {
+  const refs = (a: BaseType | undefined, b: BaseType | undefined): boolean =>
+    a?.type === 'uuid' && (a.refTable ?? null) !== (b?.refTable ?? null);
   return (
-    a.type === b.type &&
-    sameEnum(a.enum, b.enum) &&
-    a.minInteger === b.minInteger &&
-    a.maxInteger === b.maxInteger &&
-    a.minReal === b.minReal &&
-    a.maxReal === b.maxReal &&
-    a.minLength === b.minLength &&
-    a.maxLength === b.maxLength &&
-    a.refTable === b.refTable &&
-    (a.refType ?? 'strong') === (b.refType ?? 'strong')
+    m.key.type !== s.key.type ||
+    (m.value?.type ?? null) !== (s.value?.type ?? null) ||
+    refs(m.key, s.key) ||
+    refs(m.value, s.value)
   );
 }
+
+/**
+ * True when the server may hold a value of type `s` that the model's type
+ * `m` has no JS form for (no value for a scalar, several for a scalar or an
+ * optional).
+ */
+function mayLack(m: ColumnType, s: ColumnType): boolean {
+  if (m.kind === 'scalar') return s.min < 1 || s.max > 1;
+  return m.kind === 'optional' && s.max > 1;
+}
+
+/** The two column schemas behind each difference {@link compareSchemas} reports. */
+const differenceColumns = new WeakMap<
+  ColumnTypeDifference,
+  { readonly model: ColumnSchema; readonly server: ColumnSchema }
+>();
 
 function compareColumn(
   table: string,
@@ -194,24 +332,33 @@ function compareColumn(
 ): ColumnTypeDifference | undefined {
   const m = model.type;
   const s = server.type;
-  const incompatible =
-    m.kind !== s.kind ||
-    m.key.type !== s.key.type ||
-    (m.value?.type ?? null) !== (s.value?.type ?? null);
-  const same =
+  const describedModel = describeColumnType(model);
+  const describedServer = describeColumnType(server);
+  const incompatible = unreadable(m, s);
+  const serverOnly = incompatible ? [] : typeOnly(s, m, "the server's", "the model's");
+  const modelOnly = incompatible ? [] : typeOnly(m, s, "the model's", "the server's");
+  if (
     !incompatible &&
-    m.min === s.min &&
-    m.max === s.max &&
-    sameBase(m.key, s.key) &&
-    (m.value === undefined || s.value === undefined || sameBase(m.value, s.value));
-  if (same) return undefined;
-  return {
+    serverOnly.length === 0 &&
+    modelOnly.length === 0 &&
+    describedModel === describedServer
+  ) {
+    return undefined;
+  }
+  const difference: ColumnTypeDifference = {
     table,
     column: model.name,
-    model: describeType(model),
-    server: describeType(server),
+    model: describedModel,
+    server: describedServer,
     incompatible,
+    reads: incompatible ? 'none' : serverOnly.length > 0 ? 'wider' : 'exact',
+    writes: incompatible ? 'none' : modelOnly.length > 0 ? 'checked' : 'exact',
+    rowsMayLack: !incompatible && mayLack(m, s),
+    serverOnly,
+    modelOnly,
   };
+  differenceColumns.set(difference, { model, server });
+  return difference;
 }
 
 /**
@@ -311,40 +458,218 @@ export function usableColumns(
 }
 
 /**
- * Check that the columns a monitor condition (`where`, wire form) of
- * `table` names exist on the server.
- * @throws SchemaDriftError naming the first one that does not.
+ * The server's schema of each column of `table` whose values the client
+ * decodes by the server's type rather than the model's (then takes the
+ * model's form of them): those whose type differs in what it holds (scalar,
+ * optional, set sizes), which changes the default the server leaves out of
+ * its updates and how it sends a change. Undefined when there is none.
  */
-export function checkConditionColumns(
+export function serverReadColumns(
   report: CompatReport,
-  model: DatabaseSchema,
   table: string,
-  where: readonly Condition[] | undefined,
-): void {
-  const absent = absentColumns(report, model, table);
-  if (absent.length === 0) return;
-  for (const c of conditionColumns(where)) {
-    if (absent.includes(c)) {
-      throw new SchemaDriftError(
-        table,
-        c,
-        -1,
-        report.serverVersion,
-        `the monitor condition of table ${table}`,
-      );
-    }
+): Readonly<Record<string, ColumnSchema>> | undefined {
+  let out: Record<string, ColumnSchema> | undefined;
+  for (const d of report.typeDifferences) {
+    if (d.table !== table || d.incompatible) continue;
+    const columns = differenceColumns.get(d);
+    if (columns === undefined) continue;
+    const m = columns.model.type;
+    const s = columns.server.type;
+    if (m.kind === s.kind && m.min === s.min && m.max === s.max) continue;
+    out ??= {};
+    out[d.column] = columns.server;
   }
-}
-
-function conditionColumns(where: readonly Condition[] | undefined): string[] {
-  const out: string[] = [];
-  for (const c of where ?? []) if (typeof c !== 'boolean') out.push(c[0]);
   return out;
 }
 
+/** What a monitor condition on a column the server lacks does: fail the sync, or go unsent. */
+export type AbsentConditionPolicy = 'refuse' | 'drop';
+
+/** A table's monitor condition as sent to one server, and the clauses left out. */
+export interface ServerConditions {
+  /** The condition to send (`[false]` when every clause was dropped). */
+  readonly where: readonly Condition[];
+  /** The clauses dropped: they name a column the server lacks (`policy` `drop`). */
+  readonly dropped: readonly Condition[];
+}
+
 /**
- * Check that every table and column `ops` name exists on the server.
- * @throws SchemaDriftError naming the first one that does not.
+ * The monitor condition `where` (wire form: a row is monitored when any
+ * clause holds) of `table` as it can be sent to the server: a clause on a
+ * column the server lacks (or has with a type the model cannot read) fails
+ * with `policy` `refuse`, and is dropped with `drop` (as Open vSwitch's C
+ * IDL does since 2026-06: a clause that can match no row of that server),
+ * `[false]` standing for a condition whose every clause was dropped; a
+ * clause whose value the server's type of its column does not admit fails.
+ * @throws SchemaDriftError (with `opIndex` -1) naming the table, the column
+ *   and, for a value, the server's type.
+ */
+export function serverConditions(
+  report: CompatReport,
+  model: DatabaseSchema,
+  table: string,
+  where: readonly Condition[],
+  policy: AbsentConditionPolicy,
+): ServerConditions {
+  const absent = absentColumns(report, model, table);
+  const rules = writeRules(report, table);
+  const context = `the monitor condition of table ${table}`;
+  if (absent.length === 0 && rules === undefined) return { where, dropped: [] };
+  const kept: Condition[] = [];
+  const dropped: Condition[] = [];
+  for (const c of where) {
+    if (typeof c === 'boolean') {
+      kept.push(c);
+      continue;
+    }
+    if (absent.includes(c[0])) {
+      if (policy === 'refuse') {
+        throw new SchemaDriftError(table, c[0], -1, report.serverVersion, context);
+      }
+      dropped.push(c);
+      continue;
+    }
+    if (rules !== undefined) checkCondition(rules, report, table, c, -1, context);
+    kept.push(c);
+  }
+  return { where: kept.length === 0 && dropped.length > 0 ? [false] : kept, dropped };
+}
+
+// ---- checking writes ----------------------------------------------------------------
+
+/** What a write to one table must respect on this server. */
+interface WriteRules {
+  /** Columns the server lacks. */
+  readonly missing: ReadonlySet<string>;
+  /** Columns the server has with a type the model cannot read or write: the server's schema of each. */
+  readonly unreadable: ReadonlyMap<string, ColumnSchema>;
+  /** Columns whose values are checked: the server's schema of each. */
+  readonly checked: ReadonlyMap<string, ColumnSchema>;
+  /** Columns the server requires a value for and the model does not: an insert must give them. */
+  readonly required: readonly string[];
+}
+
+const rulesCache = new WeakMap<CompatReport, Map<string, WriteRules | undefined>>();
+
+/** The rules of writes to `table`, or undefined when the server takes every write of the model's. */
+function writeRules(report: CompatReport, table: string): WriteRules | undefined {
+  let byTable = rulesCache.get(report);
+  if (byTable === undefined) {
+    byTable = new Map();
+    rulesCache.set(report, byTable);
+  }
+  if (byTable.has(table)) return byTable.get(table);
+  const missing = new Set(
+    Object.hasOwn(report.missingColumns, table) ? report.missingColumns[table] : [],
+  );
+  const checked = new Map<string, ColumnSchema>();
+  const unreadable = new Map<string, ColumnSchema>();
+  const required: string[] = [];
+  for (const d of report.typeDifferences) {
+    if (d.table !== table || d.writes === 'exact') continue;
+    const columns = differenceColumns.get(d);
+    if (columns === undefined) continue;
+    if (d.incompatible) {
+      unreadable.set(d.column, columns.server);
+      continue;
+    }
+    checked.set(d.column, columns.server);
+    if (columns.server.type.min > 0 && columns.model.type.min === 0) required.push(d.column);
+  }
+  const rules =
+    missing.size === 0 && checked.size === 0 && unreadable.size === 0
+      ? undefined
+      : { missing, unreadable, checked, required };
+  byTable.set(table, rules);
+  return rules;
+}
+
+/** Named UUIDs stand for some row: their value does not matter to the checks. */
+const ANY_ROW: DecodeContext = { resolveNamedUuid: () => ZERO_UUID };
+
+/** Why the server's type of `column`, read as `type`, refuses `wire`; undefined when it admits it. */
+function refusal(
+  table: string,
+  column: ColumnSchema,
+  type: ColumnSchema,
+  wire: unknown,
+): DriftedValue | undefined {
+  let reason: string | undefined;
+  try {
+    reason = columnValueProblem(type, compileColumnCodec(table, type).decode(wire, ANY_ROW));
+  } catch (e) {
+    if (!(e instanceof DatumError)) throw e;
+    reason = e.reason;
+  }
+  return reason === undefined
+    ? undefined
+    : { value: wire, reason, serverType: describeColumnType(column) };
+}
+
+/** Refuse a value of `name` (read as the server reads it: `typeOf` of its schema) the server's type does not admit. */
+function checkValue(
+  rules: WriteRules,
+  report: CompatReport,
+  table: string,
+  name: string,
+  wire: unknown,
+  index: number,
+  typeOf: (column: ColumnSchema) => ColumnSchema | undefined,
+  context?: string,
+): void {
+  if (rules.missing.has(name)) {
+    throw new SchemaDriftError(table, name, index, report.serverVersion, context);
+  }
+  const other = rules.unreadable.get(name);
+  if (other !== undefined) {
+    throw new SchemaDriftError(table, name, index, report.serverVersion, context, {
+      value: wire,
+      reason:
+        'the server types the column otherwise, in a way the model can neither read nor write',
+      serverType: describeColumnType(other),
+    });
+  }
+  const column = rules.checked.get(name);
+  if (column === undefined) return;
+  const type = typeOf(column);
+  if (type === undefined) return;
+  const refused = refusal(table, column, type, wire);
+  if (refused !== undefined) {
+    throw new SchemaDriftError(table, name, index, report.serverVersion, context, refused);
+  }
+}
+
+function checkCondition(
+  rules: WriteRules,
+  report: CompatReport,
+  table: string,
+  c: Exclude<Condition, boolean>,
+  index: number,
+  context?: string,
+): void {
+  checkValue(
+    rules,
+    report,
+    table,
+    c[0],
+    c[2],
+    index,
+    (col) => serverConditionType(col, c[1]),
+    context,
+  );
+}
+
+function isWireMap(v: unknown): boolean {
+  return Array.isArray(v) && v[0] === 'map';
+}
+
+/**
+ * Check that every table and column `ops` name exists on the server, and
+ * that every value they write to a column or compare it with is one the
+ * server's type of the column admits (an insert giving each column the
+ * server requires a value for).
+ * @throws SchemaDriftError naming the first table, column or value that
+ *   does not.
  */
 export function checkOperations(
   report: CompatReport,
@@ -362,35 +687,63 @@ export function checkOperations(
       }
       continue;
     }
-    // On the path of every write: nothing to look for in a table the server has whole.
-    const absent = Object.hasOwn(report.missingColumns, op.table)
-      ? report.missingColumns[op.table]
-      : undefined;
-    if (absent === undefined || absent.length === 0) continue;
-    const missing = new Set(absent);
-    const named: string[] = [];
+    // On the path of every write: nothing to look for in a table the server takes whole.
+    const rules = writeRules(report, op.table);
+    if (rules === undefined) continue;
+    const t = op.table;
+    const whole = (col: ColumnSchema): ColumnSchema => col;
+    const conditions = (where: readonly Condition[] | undefined): void => {
+      for (const c of where ?? [])
+        if (typeof c !== 'boolean') checkCondition(rules, report, t, c, i);
+    };
+    const named = (columns: readonly string[] | undefined): void => {
+      for (const c of columns ?? []) {
+        if (rules.missing.has(c) || rules.unreadable.has(c)) {
+          checkValue(rules, report, t, c, undefined, i, whole);
+        }
+      }
+    };
     switch (op.op) {
       case 'insert':
       case 'update':
-        named.push(...Object.keys(op.row));
-        if (op.op === 'update') named.push(...conditionColumns(op.where));
+        for (const [c, v] of Object.entries(op.row)) checkValue(rules, report, t, c, v, i, whole);
+        if (op.op === 'update') conditions(op.where);
+        else {
+          for (const c of rules.required) {
+            if (op.row[c] !== undefined) continue;
+            const column = rules.checked.get(c)!;
+            throw new SchemaDriftError(t, c, i, report.serverVersion, undefined, {
+              value: undefined,
+              reason:
+                'the server requires a value (it would store its default), and the model does not',
+              serverType: describeColumnType(column),
+            });
+          }
+        }
         break;
       case 'mutate':
-        named.push(...op.mutations.map((m) => m[0]), ...conditionColumns(op.where));
+        for (const [c, mutator, v] of op.mutations) {
+          checkValue(rules, report, t, c, v, i, (col) =>
+            serverMutationType(col, mutator, !isWireMap(v)),
+          );
+        }
+        conditions(op.where);
         break;
       case 'select':
-        named.push(...(op.columns ?? []), ...(op.sort ?? []), ...conditionColumns(op.where));
+        named(op.columns);
+        named(op.sort);
+        conditions(op.where);
         break;
       case 'delete':
-        named.push(...conditionColumns(op.where));
+        conditions(op.where);
         break;
       case 'wait':
-        named.push(...(op.columns ?? []), ...conditionColumns(op.where));
-        for (const r of op.rows) named.push(...Object.keys(r));
+        named(op.columns);
+        conditions(op.where);
+        for (const r of op.rows) {
+          for (const [c, v] of Object.entries(r)) checkValue(rules, report, t, c, v, i, whole);
+        }
         break;
-    }
-    for (const c of named) {
-      if (missing.has(c)) throw new SchemaDriftError(op.table, c, i, report.serverVersion);
     }
   }
 }

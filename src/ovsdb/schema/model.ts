@@ -5,11 +5,22 @@ import type { DatabaseSchema } from './schema-types.js';
  * - `row`: a row as read from the replica or a `select` (every column, plus `_uuid` and `_version`);
  * - `insert`: what an `insert` may write (every column optional; OVSDB fills defaults);
  * - `update`: what an `update` may write (mutable columns only, all optional).
+ *
+ * `Schema` names the schema the table comes from (`'OVN_Northbound 7.18.0'`
+ * in generated models), for the compiler's messages
+ * ({@link ModelSchemaName}, {@link NotInModel}).
  */
-export interface TableTypes<Row = object, Insert = object, Update = object> {
+export interface TableTypes<
+  Row = object,
+  Insert = object,
+  Update = object,
+  Schema extends string = string,
+> {
   readonly row: Row;
   readonly insert: Insert;
   readonly update: Update;
+  /** Type-level only (never set at run time): the schema's name and version. */
+  readonly schema?: Schema;
 }
 
 /**
@@ -31,6 +42,24 @@ export type ColumnOf<DB extends TableMap, T extends TableName<DB>> = Extract<
   keyof RowOf<DB, T>,
   string
 >;
+
+/**
+ * The schema a table map comes from, as its generated tables say it
+ * (`'OVN_Northbound 7.0.0'`); `string` when they do not.
+ */
+export type ModelSchemaName<DB> = {
+  [T in keyof DB]: DB[T] extends { readonly schema?: infer S extends string } ? S : never;
+}[keyof DB];
+
+/**
+ * The type of a value for column `C` of table `T` that the model `DB` does
+ * not have: nothing can be assigned to it, and the compiler's message names
+ * the table, the column and the model's schema:
+ * `Type 'number' is not assignable to type 'NotInModel<"ACL", "tier", "OVN_Northbound 7.0.0">'`.
+ */
+export type NotInModel<T extends string, C extends string, Schema> = {
+  readonly [K in `${T}.${C} is not a column of the model (${Schema & string})`]: never;
+};
 
 /**
  * A database model: the runtime schema of one OVSDB database together with the

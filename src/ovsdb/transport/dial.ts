@@ -13,6 +13,7 @@ import {
   type SocketTransportOptions,
   type TlsOptions,
 } from './socket-transport.js';
+import type { TcpStateReader } from './tcp-state.js';
 
 /** Options a {@link Dialer} gets. */
 export interface DialOptions {
@@ -45,6 +46,14 @@ export interface DialedTransport {
   pause?(): void;
   /** Read again. */
   resume?(): void;
+  /**
+   * Reads the kernel's state of the TCP connection under the transport:
+   * whether the server's host acknowledges what the client sends. The
+   * client uses it to find a lost host or path while it waits for a reply
+   * (see `docs/liveness.md`); without it, only TCP keepalive and
+   * `replySilenceTimeoutMs` do.
+   */
+  readonly tcpState?: TcpStateReader | undefined;
 }
 
 /**
@@ -70,5 +79,6 @@ export async function dialSocket(remote: string, options: DialOptions): Promise<
     transport,
     pause: () => transport.pauseReading(),
     resume: () => transport.resumeReading(),
+    tcpState: transport.tcpState,
   };
 }

@@ -10,6 +10,7 @@ import * as tls from 'node:tls';
 import { ConnectionClosedError, OvsdbError } from '../wire/errors.js';
 import type { Transport, TransportHandlers } from '../wire/transport.js';
 import { formatRemote, parseRemote, type Remote, type SocketRemote } from './remote.js';
+import { type TcpStateReader, tcpStateReader } from './tcp-state.js';
 import { checkTlsOptions, hasTlsFiles, loadTlsFiles } from './tls-files.js';
 import { connectUnixSocket } from './unix-path.js';
 
@@ -109,6 +110,12 @@ export const KEEPALIVE_PROBES = 10;
  */
 export class SocketTransport implements Transport {
   readonly kind = 'stream';
+  /**
+   * Reads what the kernel knows of the TCP connection (whether the peer's
+   * host acknowledges our bytes and probes); undefined for `unix:` sockets
+   * and where the kernel's table cannot be read (other systems than Linux).
+   */
+  readonly tcpState: TcpStateReader | undefined;
   private handlers: TransportHandlers | undefined;
   private closeReported = false;
   private pendingClose: { error: Error | undefined } | undefined;
@@ -127,6 +134,7 @@ export class SocketTransport implements Transport {
     private readonly socket: net.Socket,
     readonly description: string,
   ) {
+    this.tcpState = tcpStateReader(socket);
     socket.pause();
     socket.on('error', (err: Error) => {
       this.firstError ??= err;

@@ -479,28 +479,31 @@ export class JsonStreamFramer {
    * way is noted.
    */
   private skipString(chunk: Uint8Array, from: number, to: number): number {
-    let i = from;
-    let quote = -1;
-    for (;;) {
-      if (quote < i) {
-        quote = chunk.indexOf(DQUOTE, i);
-        if (quote < 0 || quote > to) quote = to;
-      }
-      let backslash = this.backslashAt;
-      if (backslash < i) {
-        backslash = chunk.indexOf(BACKSLASH, i);
-        if (backslash < 0) backslash = chunk.length;
-        this.backslashAt = backslash;
-      }
-      if (backslash >= quote) {
-        // Nothing escaped before the quote (or before `to`).
-        return quote < to ? quote + 1 : -1 - to;
-      }
-      // An escape: a `\u` one may spell U+0000, checked once the message is whole.
-      if (chunk[backslash + 1] === LETTER_U) this.unicodeEscape = true;
-      i = backslash + 2;
-      if (i >= to) return -1 - i;
+    let quote = chunk.indexOf(DQUOTE, from);
+    if (quote < 0 || quote > to) quote = to;
+    let backslash = this.backslashAt;
+    if (backslash < from) {
+      backslash = chunk.indexOf(BACKSLASH, from);
+      if (backslash < 0) backslash = chunk.length;
+      this.backslashAt = backslash;
     }
+    if (backslash >= quote) {
+      // Nothing escaped before the quote (or before `to`).
+      return quote < to ? quote + 1 : -1 - to;
+    }
+    // An escape: the rest byte by byte (a string with one usually has more,
+    // such as a logical flow's escaped quotes, and a search per escape costs more).
+    let i = backslash;
+    while (i < to) {
+      const c = chunk[i++];
+      if (c === DQUOTE) return i;
+      if (c === BACKSLASH) {
+        // A `\u` escape may spell U+0000, checked once the message is whole.
+        if (chunk[i] === LETTER_U) this.unicodeEscape = true;
+        i++;
+      }
+    }
+    return -1 - i;
   }
 
   /**

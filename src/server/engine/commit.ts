@@ -306,12 +306,37 @@ export function precommit(txn: Txn): void {
 }
 
 /**
- * Apply the transaction's checked changes to the committed tables (rows,
- * reference counts, unique indexes). Returns the changes for monitors, or
- * null when nothing changed.
+ * The changes the transaction's checked rows make (see {@link precommit}),
+ * as monitors and database files see them, or null when nothing changes;
+ * the committed tables are not touched yet ({@link applyTxn} does it).
  */
-export function commit(txn: Txn, comment: string | undefined): TxnChanges | null {
+export function txnChanges(txn: Txn, comment: string | undefined): TxnChanges | null {
   const changes: RowChange[] = [];
+  for (const [name, t] of txn.tables) {
+    const store = txn.store(name);
+    for (const tr of t.values()) {
+      if (tr.old === null && tr.new === null) continue;
+      if (tr.old !== null && tr.new !== null && !anyChange(tr)) continue;
+      changes.push({
+        table: name,
+        uuid: tr.uuid,
+        old: tr.old,
+        new: tr.new,
+        changed: tr.allChanged
+          ? store.columnOrder
+          : store.columnOrder.filter((c) => tr.changed?.has(c) === true),
+      });
+    }
+  }
+  if (changes.length === 0) return null;
+  return comment === undefined ? { rows: changes } : { rows: changes, comment };
+}
+
+/**
+ * Apply the transaction's checked changes to the committed tables (rows,
+ * reference counts, unique indexes).
+ */
+export function applyTxn(txn: Txn): void {
   for (const [name, t] of txn.tables) {
     const store = txn.store(name);
     for (const tr of t.values()) {
@@ -331,25 +356,22 @@ export function commit(txn: Txn, comment: string | undefined): TxnChanges | null
         else if (tr.old !== null) store.refCounts.delete(tr.uuid);
       }
     }
+    if (store.indexes.length === 0) continue;
     for (const tr of t.values()) {
-      if (tr.new !== null) {
-        for (let i = 0; i < store.indexes.length; i++) {
-          store.indexes[i]?.set(store.indexKey(i, tr.new.fields), tr.uuid);
-        }
+      if (tr.new === null) continue;
+      for (let i = 0; i < store.indexes.length; i++) {
+        store.indexes[i]?.set(store.indexKey(i, tr.new.fields), tr.uuid);
       }
-      if (tr.old === null && tr.new === null) continue;
-      if (tr.old !== null && tr.new !== null && !anyChange(tr)) continue;
-      changes.push({
-        table: name,
-        uuid: tr.uuid,
-        old: tr.old,
-        new: tr.new,
-        changed: tr.allChanged
-          ? store.columnOrder
-          : store.columnOrder.filter((c) => tr.changed?.has(c) === true),
-      });
     }
   }
-  if (changes.length === 0) return null;
-  return comment === undefined ? { rows: changes } : { rows: changes, comment };
+}
+
+/**
+ * Apply the transaction's checked changes to the committed tables. Returns
+ * the changes for monitors, or null when nothing changed.
+ */
+export function commit(txn: Txn, comment: string | undefined): TxnChanges | null {
+  const changes = txnChanges(txn, comment);
+  applyTxn(txn);
+  return changes;
 }

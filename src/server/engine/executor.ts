@@ -24,7 +24,10 @@
  * delete unreferenced rows of non-root tables (recursively); check `maxRows`;
  * remove weak references to deleted rows and newly added weak references to
  * rows that do not exist (rejecting a column left smaller than its `min`);
- * check unique indexes; give every changed row a new `_version`.
+ * check unique indexes; give every changed row a new `_version`. Then, before
+ * anything is changed, the caller's `beforeCommit` gets what will change (the
+ * server makes the commit's file record and reply there); an {@link OpError}
+ * it throws refuses the transaction, appended as the commit's error.
  *
  * Weak references follow ovsdb-server's row-by-row pass exactly, including its
  * quirk: a row changed by the transaction in a table touched before the table
@@ -54,7 +57,7 @@
  * @module
  */
 
-import { commit, precommit } from './commit.js';
+import { applyTxn, precommit, txnChanges } from './commit.js';
 import type { Database } from './database.js';
 import { OpError, type OpErrorJson } from './op-error.js';
 import { OP_ID, OpParser } from './op-parser.js';
@@ -75,6 +78,26 @@ export interface EngineTransactOptions {
    * cannot wait. Defaults to true.
    */
   readonly canBlock?: boolean | undefined;
+  /**
+   * Only read-only operations: others fail with "not allowed", as on an
+   * ovsdb-server connection whose remote is `read_only`.
+   */
+  readonly readOnly?: boolean | undefined;
+  /** The RBAC role of the client (see `rbac.ts`); none or empty: no restriction. */
+  readonly role?: string | undefined;
+  /** The client's identity for RBAC (its TLS certificate's common name); none: every write is refused. */
+  readonly peerId?: string | undefined;
+  /**
+   * Called once the transaction passed every check and before it changes
+   * anything, with what it will change, whether it is durable, and the
+   * reply's results: what must be ready before the commit is made there
+   * (its record in a database file, its reply). An {@link OpError} it
+   * throws refuses the transaction instead (appended to the results as a
+   * commit error); the database is then unchanged.
+   */
+  readonly beforeCommit?:
+    | ((changes: TxnChanges, durable: boolean, results: readonly unknown[]) => void)
+    | undefined;
 }
 
 /** One committed row change: an insert (`old` null), a delete (`new` null) or a modification. */
@@ -158,16 +181,18 @@ export function executeTransaction(
     }
     const parseError = p.finish();
     if (parseError !== undefined) error = parseError;
-    if (
-      error === undefined &&
-      op !== undefined &&
-      !READ_ONLY.has(op) &&
-      db.schema.name[0] === '_'
-    ) {
-      error = new OpError(
-        'not allowed',
-        `${op} operation not allowed on table in reserved database ${db.schema.name}`,
-      );
+    if (error === undefined && op !== undefined && !READ_ONLY.has(op)) {
+      if (options.readOnly === true) {
+        error = new OpError(
+          'not allowed',
+          `${op} operation not allowed when database server is in read only mode`,
+        );
+      } else if (db.schema.name[0] === '_') {
+        error = new OpError(
+          'not allowed',
+          `${op} operation not allowed on table in reserved database ${db.schema.name}`,
+        );
+      }
     }
     if (error !== undefined) {
       if (error.error === 'not supported' && options.canBlock !== false) {
@@ -189,5 +214,16 @@ export function executeTransaction(
     return { results, changes: null, durable: x.durable };
   }
   const comment = x.comments.length > 0 ? x.comments.join('\n') : undefined;
-  return { results, changes: commit(x.txn, comment), durable: x.durable };
+  const changes = txnChanges(x.txn, comment);
+  if (changes !== null && options.beforeCommit !== undefined) {
+    try {
+      options.beforeCommit(changes, x.durable, results);
+    } catch (e) {
+      if (!(e instanceof OpError)) throw e;
+      results.push(e.toJson());
+      return { results, changes: null, durable: x.durable };
+    }
+  }
+  applyTxn(x.txn);
+  return { results, changes, durable: x.durable };
 }

@@ -27,6 +27,7 @@ import {
 } from './op-parser.js';
 import { shashOrder } from './ovs-hash.js';
 import { queryRows as query } from './query.js';
+import { checkDelete, checkInsert, checkModify, type RbacClient, rbacClient } from './rbac.js';
 import type { Txn } from './staging.js';
 import {
   columnsKey,
@@ -57,6 +58,11 @@ export type Executor = (x: Exec, p: OpParser, result: Result) => void;
 
 function queryRows(x: Exec, table: TableSchema, cond: Condition): Row[] {
   return query(x.db, x.txn, table, cond);
+}
+
+/** The transaction's client when RBAC applies to it (a session with a role). */
+function rbac(x: Exec): RbacClient | undefined {
+  return rbacClient(x.db, x.txn, x.options.role, x.options.peerId);
 }
 
 function tableOf(x: Exec, p: OpParser): TableSchema | undefined {
@@ -206,6 +212,8 @@ const executeInsert: Executor = (x, p, result) => {
   }
   fields._uuid = uuidDatum(rowUuid);
   fields._version = uuidDatum(newUuid());
+  const client = rbac(x);
+  if (client !== undefined) checkInsert(client, t, { uuid: rowUuid, fields });
   x.txn.insert(t.name, { uuid: rowUuid, fields });
   result.uuid = ['uuid', rowUuid];
 };
@@ -249,6 +257,8 @@ const executeUpdate: Executor = (x, p, result) => {
   }
   const cond = parseCondition(t, where, x.symtab);
   const rows = queryRows(x, t, cond);
+  const client = rbac(x);
+  if (client !== undefined) checkModify(client, t, columns, rows, false);
   for (const row of rows) {
     let same = true;
     for (const c of columns) {
@@ -271,6 +281,16 @@ const executeMutate: Executor = (x, p, result) => {
   const mutations = parseMutations(t, mutationsJson, x.symtab);
   const cond = parseCondition(t, where, x.symtab);
   const rows = queryRows(x, t, cond);
+  const client = rbac(x);
+  if (client !== undefined) {
+    checkModify(
+      client,
+      t,
+      mutations.map((m) => m.column.name),
+      rows,
+      true,
+    );
+  }
   for (const row of rows) x.txn.modify(t.name, row.uuid, applyMutations(row.fields, mutations));
   result.count = rows.length;
 };
@@ -282,6 +302,8 @@ const executeDelete: Executor = (x, p, result) => {
   const t = table as TableSchema;
   const cond = parseCondition(t, where, x.symtab);
   const rows = queryRows(x, t, cond);
+  const client = rbac(x);
+  if (client !== undefined) checkDelete(client, t, rows);
   for (const row of rows) x.txn.delete(t.name, row.uuid);
   result.count = rows.length;
 };

@@ -212,7 +212,42 @@ function toJson(schema: DatabaseSchema, created: boolean): Record<string, unknow
   return hashOrdered(out);
 }
 
-/** The schema as the compact, member-sorted text `_Server.Database.schema` holds. */
+/** Made once per schema object (and per stored mark, which changes the order). */
+const sharedJson = new WeakMap<
+  DatabaseSchema,
+  { readonly stored: boolean; readonly json: Readonly<Record<string, unknown>>; text?: string }
+>();
+
+function deepFreeze<T>(v: T): T {
+  if (typeof v === 'object' && v !== null && !Object.isFrozen(v)) {
+    Object.freeze(v);
+    for (const x of Object.values(v)) deepFreeze(x);
+  }
+  return v;
+}
+
+/**
+ * {@link schemaToJson}, made once per schema object and shared (frozen):
+ * what every server serving that schema answers `get_schema` with, so that
+ * a new server (one per test) does not serialize the schema again.
+ */
+export function sharedSchemaJson(schema: DatabaseSchema): Readonly<Record<string, unknown>> {
+  return shared(schema).json;
+}
+
+function shared(schema: DatabaseSchema) {
+  const stored = isStoredSchema(schema);
+  let entry = sharedJson.get(schema);
+  if (entry === undefined || entry.stored !== stored) {
+    entry = { stored, json: deepFreeze(schemaToJson(schema)) };
+    sharedJson.set(schema, entry);
+  }
+  return entry;
+}
+
+/** The schema as the compact, member-sorted text `_Server.Database.schema` holds (made once per schema object). */
 export function schemaText(schema: DatabaseSchema): string {
-  return ovsJsonText(schemaToJson(schema));
+  const entry = shared(schema);
+  entry.text ??= ovsJsonText(entry.json);
+  return entry.text;
 }

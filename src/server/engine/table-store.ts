@@ -22,6 +22,41 @@ export interface Row {
   readonly fields: Readonly<Record<string, Datum>>;
 }
 
+/** A table's column orders (see {@link TableStore}), shared by every store of one table schema. */
+interface ColumnOrders {
+  readonly file: readonly string[];
+  readonly stored: boolean;
+  readonly order: readonly string[];
+  readonly index: ReadonlyMap<string, number>;
+}
+
+const columnOrderCache = new WeakMap<TableSchema, ColumnOrders>();
+
+/**
+ * The column orders of `table`, computed once per table schema (hashing every
+ * column name), so that a new database of a schema (one per test) does not
+ * compute them again.
+ */
+function columnOrders(table: TableSchema, file: readonly string[], stored: boolean): ColumnOrders {
+  const cached = columnOrderCache.get(table);
+  if (
+    cached !== undefined &&
+    cached.stored === stored &&
+    cached.file.length === file.length &&
+    cached.file.every((c, i) => c === file[i])
+  ) {
+    return cached;
+  }
+  const orders: ColumnOrders = {
+    file: [...file],
+    stored,
+    order: serverColumnOrder(file, stored),
+    index: new Map(serverColumnIndexOrder(file, stored).map((c, i) => [c, i])),
+  };
+  columnOrderCache.set(table, orders);
+  return orders;
+}
+
 /** The committed rows of one table, with their strong reference counts and indexes. */
 export class TableStore {
   /** Rows by UUID, in insertion order (changes to it keep {@link secondary} up to date). */
@@ -43,10 +78,9 @@ export class TableStore {
     stored = false,
   ) {
     this.indexes = schema.indexes.map(() => new Map());
-    this.columnOrder = serverColumnOrder(fileColumnOrder, stored);
-    this.columnIndex = new Map(
-      serverColumnIndexOrder(fileColumnOrder, stored).map((c, i) => [c, i]),
-    );
+    const orders = columnOrders(schema, fileColumnOrder, stored);
+    this.columnOrder = orders.order;
+    this.columnIndex = orders.index;
   }
 
   /** The key of `fields` in index `i`. */

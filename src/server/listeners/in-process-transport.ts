@@ -6,6 +6,7 @@
  * @module
  */
 
+import { joinPieces, type TextInPieces } from '../../ovsdb/wire/json-text.js';
 import type { Transport, TransportHandlers } from '../../ovsdb/wire/transport.js';
 import type { ChannelHandlers, SessionChannel } from '../rpc/channel.js';
 
@@ -130,9 +131,17 @@ export function createInProcessPair(): { client: InProcessTransport; server: Ses
       serverHandlers = handlers;
       toServer.schedule();
     },
-    write(text) {
+    write(text: TextInPieces) {
       if (serverClosed) return;
-      toClient.push({ text });
+      let whole: string;
+      try {
+        whole = joinPieces(text);
+      } catch (e) {
+        // A message is one string here: one longer than a string can be ends the connection.
+        shutdown(new Error(`${name}: ${(e as Error).message}: the message cannot be delivered`));
+        return;
+      }
+      toClient.push({ text: whole });
     },
     close() {
       shutdown(undefined);

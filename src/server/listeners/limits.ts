@@ -20,8 +20,10 @@
  *   not the transactions. The backlog counted is the size (JSON text) of
  *   those merged updates plus what was written to the client after its
  *   socket filled up (replies to waiting transactions, probes, lock
- *   notifications; the message that filled it is not counted, so a single
- *   large reply never trips the bound). Past the bound the client is
+ *   notifications; what is written in the same turn as the message that
+ *   filled it, such as the rest of one round of monitor updates, is not
+ *   counted, so a single large reply or update never trips the bound). Past
+ *   the bound the client is
  *   disconnected, with a log line; its merged updates are dropped.
  *   ovsdb-server has no such bound for clients (its own RAFT connections
  *   have one, `cluster/set-backlog-threshold`).

@@ -33,6 +33,34 @@ export interface ServerTlsOptions {
   readonly cert: string | Buffer;
   /** The CA certificate(s) client certificates must chain to. */
   readonly ca: string | Buffer | readonly (string | Buffer)[];
+  /** Oldest and newest TLS versions accepted (default: Node's). */
+  readonly minVersion?: tls.SecureVersion | undefined;
+  readonly maxVersion?: tls.SecureVersion | undefined;
+  /** OpenSSL cipher list (default: Node's). */
+  readonly ciphers?: string | undefined;
+}
+
+/**
+ * Options of one passive remote, as ovsdb-server takes them from a
+ * `Connection` row or a config file: they apply to every session accepted
+ * on it.
+ */
+export interface RemoteOptions {
+  /** RBAC role of its sessions. */
+  readonly role?: string | undefined;
+  /** Its sessions may only read. */
+  readonly readOnly?: boolean | undefined;
+  /** Inactivity probe of its sessions, ms (0: none; default: the server's). */
+  readonly probeIntervalMs?: number | undefined;
+}
+
+/** What is known of a session when it starts. */
+export interface SessionStart {
+  readonly role?: string | undefined;
+  readonly readOnly?: boolean | undefined;
+  readonly probeIntervalMs?: number | undefined;
+  /** The common name of the peer's TLS certificate. */
+  readonly peerId?: string | undefined;
 }
 
 /** One listener of a server. */
@@ -66,11 +94,23 @@ export interface ListenerHost {
   /** Whether the server is shutting down: new connections are then dropped. */
   closing(): boolean;
   /** Serve a new connection. */
-  startSession(channel: SessionChannel): void;
+  startSession(channel: SessionChannel, start?: SessionStart): void;
+}
+
+/** The sessions of one listener. */
+interface OpenCount {
+  sessions: number;
+  readonly sockets: Set<net.Socket>;
 }
 
 interface Listener {
   readonly address: ListenAddress;
+  /** Sessions accepted on it and still open. */
+  readonly sessions: number;
+  /** Their sockets (unix, tcp and ssl listeners). */
+  readonly sockets?: Set<net.Socket> | undefined;
+  /** Its TLS server (pssl), whose certificates {@link Listeners.setTls} replaces. */
+  readonly tlsServer?: tls.Server | undefined;
   /** Stop listening (WebSocket listeners also close their clients). */
   close(): Promise<void>;
 }
@@ -109,8 +149,10 @@ export class Listeners {
   /** Connections accepted by the listeners and not closed yet. */
   private open = 0;
   private readonly bounds: ChannelBounds;
+  private tls: ServerTlsOptions | undefined;
 
   constructor(private readonly host: ListenerHost) {
+    this.tls = host.tls;
     this.limits = host.limits ?? new ConnectionLimits();
     this.bounds = {
       limits: this.limits,
@@ -160,22 +202,24 @@ export class Listeners {
    *   `wss:` without the tls option and for a WebSocket listener on a
    *   non-loopback address; the socket error when listening fails.
    */
-  async listen(remote: string): Promise<ListenAddress> {
+  async listen(remote: string, options: RemoteOptions = {}): Promise<ListenAddress> {
     if (isWebSocketRemote(remote)) return this.listenWebSocket(remote);
     const r = parsePassiveRemote(remote);
     let server: net.Server;
+    let tlsServer: tls.Server | undefined;
     const kind = r.kind;
+    const listener: OpenCount = { sessions: 0, sockets: new Set() };
     if (kind === 'pssl') {
-      const t = this.host.tls;
+      const t = this.tls;
       if (t === undefined) throw new Error(`${remote}: a pssl: listener needs the tls option`);
-      const tlsServer = tls.createServer({
-        key: t.key,
-        cert: t.cert,
-        ca: t.ca as string | Buffer | (string | Buffer)[],
+      tlsServer = tls.createServer({
+        ...secureContextOptions(t),
         requestCert: true,
         rejectUnauthorized: true,
       });
-      tlsServer.on('secureConnection', (socket) => this.accept(socket, 'ssl', remote));
+      tlsServer.on('secureConnection', (socket) =>
+        this.accept(socket, 'ssl', remote, options, listener),
+      );
       tlsServer.on('tlsClientError', (err, socket) => {
         // A client certificate that does not chain to the CA fails after the
         // handshake: Node then closes the connection (no TLS alert) and says
@@ -194,7 +238,7 @@ export class Listeners {
       server = tlsServer;
     } else {
       server = net.createServer((socket) =>
-        this.accept(socket, kind === 'punix' ? 'unix' : 'tcp', remote),
+        this.accept(socket, kind === 'punix' ? 'unix' : 'tcp', remote, options, listener),
       );
     }
     // A long path is bound through its directory's descriptor, kept open while listening.
@@ -228,6 +272,11 @@ export class Listeners {
         : { remote, kind: r.kind, client: clientRemote(r, port), port, host: r.host };
     this.listeners.push({
       address,
+      get sessions() {
+        return listener.sessions;
+      },
+      sockets: listener.sockets,
+      tlsServer,
       close: () =>
         new Promise<void>((resolve) =>
           server.close(() => {
@@ -249,10 +298,11 @@ export class Listeners {
    * and remove its unix socket file; sessions it accepted stay connected.
    * Resolves false when no listener has that remote.
    */
-  async unlisten(remote: string): Promise<boolean> {
+  async unlisten(remote: string, closeSessions = false): Promise<boolean> {
     const i = this.listeners.findIndex((l) => l.address.remote === remote);
     const l = i < 0 ? undefined : this.listeners.splice(i, 1)[0];
     if (l === undefined) return false;
+    if (closeSessions) for (const socket of l.sockets ?? []) socket.destroy();
     await l.close();
     if (l.address.path !== undefined) removeSocketFile(l.address.path);
     return true;
@@ -303,13 +353,34 @@ export class Listeners {
       port: ws.port,
       host: url.hostname.replace(/^\[(.*)\]$/, '$1'),
     };
-    this.listeners.push({ address, close: () => ws.close() });
+    this.listeners.push({ address, sessions: 0, close: () => ws.close() });
     this.host.log.write('socket_util', 'INFO', `${remote}: listening on port ${ws.port}`);
     return address;
   }
 
+  /**
+   * Use `t` for the `pssl:` listeners opened from now on and for the new
+   * connections of those open (the connections made keep theirs).
+   */
+  setTls(t: ServerTlsOptions | undefined): void {
+    this.tls = t;
+    if (t === undefined) return;
+    for (const l of this.listeners) l.tlsServer?.setSecureContext(secureContextOptions(t));
+  }
+
+  /** The sessions open on the listener of `remote` (undefined: no such listener). */
+  sessionsOf(remote: string): number | undefined {
+    return this.listeners.find((l) => l.address.remote === remote)?.sessions;
+  }
+
   /** A connection accepted on a unix, tcp or ssl listener: name it and serve it. */
-  private accept(socket: net.Socket, kind: 'unix' | 'tcp' | 'ssl', remote: string): void {
+  private accept(
+    socket: net.Socket,
+    kind: 'unix' | 'tcp' | 'ssl',
+    remote: string,
+    options: RemoteOptions,
+    listener: OpenCount,
+  ): void {
     if (this.host.closing()) {
       socket.destroy();
       return;
@@ -333,6 +404,35 @@ export class Listeners {
       name = `${kind}:${host.includes(':') ? `[${host}]` : host}:${socket.remotePort}`;
       socket.setNoDelay(true);
     }
-    this.host.startSession(new SocketChannel(socket, name, kind !== 'unix', this.bounds));
+    listener.sessions++;
+    listener.sockets.add(socket);
+    socket.once('close', () => {
+      listener.sessions--;
+      listener.sockets.delete(socket);
+    });
+    const peerId =
+      kind === 'ssl' ? peerCommonName((socket as tls.TLSSocket).getPeerCertificate()) : undefined;
+    this.host.startSession(new SocketChannel(socket, name, kind !== 'unix', this.bounds), {
+      ...options,
+      peerId,
+    });
   }
+}
+
+/** The options of a TLS secure context made of `t`. */
+function secureContextOptions(t: ServerTlsOptions): tls.SecureContextOptions {
+  return {
+    key: t.key,
+    cert: t.cert,
+    ca: t.ca as string | Buffer | (string | Buffer)[],
+    ...(t.minVersion === undefined ? {} : { minVersion: t.minVersion }),
+    ...(t.maxVersion === undefined ? {} : { maxVersion: t.maxVersion }),
+    ...(t.ciphers === undefined ? {} : { ciphers: t.ciphers }),
+  };
+}
+
+/** The common name of a peer certificate's subject (the last, as OpenSSL lists them), if any. */
+function peerCommonName(cert: tls.PeerCertificate | undefined): string | undefined {
+  const cn = cert?.subject?.CN as string | string[] | undefined;
+  return Array.isArray(cn) ? cn[cn.length - 1] : cn;
 }

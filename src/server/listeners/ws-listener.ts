@@ -34,6 +34,7 @@ import { type RawData, type WebSocket, WebSocketServer } from 'ws';
 import { isLoopbackHost, TokenAuthenticator } from '../../net/auth.js';
 import { listenUrl, parseListenAddress } from '../../net/listen-address.js';
 import { OriginPolicy } from '../../net/origin.js';
+import type { TextInPieces } from '../../ovsdb/wire/json-text.js';
 import type { Transport } from '../../ovsdb/wire/transport.js';
 import {
   type ChannelBounds,
@@ -165,12 +166,15 @@ export class WebSocketChannel implements SessionChannel {
     if (this.closedReported) handlers.close();
   }
 
-  write(text: string): void {
+  /** Send one message: a text frame, or (a message in pieces) a fragmented one, a piece a frame. */
+  write(text: TextInPieces): void {
     if (this.ws.readyState !== this.ws.OPEN) return;
-    const bytes = Buffer.byteLength(text);
+    const pieces = typeof text === 'string' ? [text] : text;
+    let bytes = 0;
+    for (const p of pieces) bytes += Buffer.byteLength(p);
     if (this.held) this.backlog?.wrote(bytes);
     this.queued += bytes;
-    this.ws.send(text, () => {
+    const sent = (): void => {
       this.queued -= bytes;
       if (this.held && this.queued <= HIGH_WATER_MARK / 4) {
         this.held = false;
@@ -178,7 +182,11 @@ export class WebSocketChannel implements SessionChannel {
         this.ws.resume();
         this.handlers?.drain?.();
       }
-    });
+    };
+    for (let i = 0; i < pieces.length; i++) {
+      const last = i === pieces.length - 1;
+      this.ws.send(pieces[i] as string, { binary: false, fin: last }, last ? sent : undefined);
+    }
     if (!this.held && this.queued > HIGH_WATER_MARK) {
       this.held = true;
       this.ws.pause();

@@ -9,7 +9,7 @@
  * @module
  */
 
-import { stringifyJson } from '../../ovsdb/wire/json-text.js';
+import { TextPieces } from '../../ovsdb/wire/json-text.js';
 import type { Row } from '../engine/database.js';
 import type { RowChange, TxnChanges } from '../engine/executor.js';
 import type { BacklogMeter } from '../listeners/limits.js';
@@ -100,7 +100,10 @@ export class MergedBacklog {
   private measure(r: MergedRow): number {
     const changes: TxnChanges = { rows: [toChange(r)] };
     const u = this.monitor.since([{ id: this.lastId, changes }]);
-    return u === undefined ? 0 : stringifyJson(u).length;
+    if (u === undefined) return 0;
+    const text = new TextPieces();
+    text.json(u);
+    return text.length;
   }
 }
 

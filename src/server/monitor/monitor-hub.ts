@@ -7,7 +7,8 @@
  */
 
 import { isUuid, ZERO_UUID } from '../../ovsdb/values/uuid.js';
-import { isObject } from '../../ovsdb/wire/json.js';
+import { errorText, isObject } from '../../ovsdb/wire/json.js';
+import { stringifyJsonPieces, type TextInPieces } from '../../ovsdb/wire/json-text.js';
 import type { TxnChanges } from '../engine/executor.js';
 import { OpError, syntaxError } from '../engine/op-error.js';
 import type { DatabaseRegistry, Served } from '../registry.js';
@@ -59,15 +60,21 @@ export class MonitorHub {
       const pending = merged === undefined ? this.pendingUpdates.get(m) : [merged.take()];
       if (pending === undefined) continue;
       this.pendingUpdates.delete(m);
-      const updates =
-        pending.length === 1 ? m.update((pending[0] as HistoryEntry).changes) : m.since(pending);
-      if (updates === undefined) continue;
-      const served = this.databases.of(m.db);
-      const txnId = served?.history.lastId ?? ZERO_UUID;
-      s.notifyUpdate(
-        NOTIFY_METHOD[m.version],
-        m.version === 3 ? [m.id, txnId, updates] : [m.id, updates],
-      );
+      try {
+        const updates =
+          pending.length === 1 ? m.update((pending[0] as HistoryEntry).changes) : m.since(pending);
+        if (updates === undefined) continue;
+        const served = this.databases.of(m.db);
+        const txnId = served?.history.lastId ?? ZERO_UUID;
+        s.notifyUpdate(
+          NOTIFY_METHOD[m.version],
+          m.version === 3 ? [m.id, txnId, updates] : [m.id, updates],
+        );
+      } catch (e) {
+        // Never left behind silently: the client reconnects and resumes.
+        s.fail(`cannot send monitor ${jsonKey(m.id)} its update: ${errorText(e)}`);
+        return;
+      }
     }
   }
 
@@ -121,9 +128,23 @@ export class MonitorHub {
     s.addMonitor(m);
     served.monitors.add(m);
     this.monitorOwner.set(m, s);
-    const updates: MonitorUpdates = (since !== undefined ? m.since(since) : m.initial()) ?? {};
-    if (version === 3) s.reply(id, [since !== undefined, served.history.lastId, updates]);
-    else s.reply(id, updates);
+    let reply: TextInPieces;
+    try {
+      const updates: MonitorUpdates = (since !== undefined ? m.since(since) : m.initial()) ?? {};
+      reply = stringifyJsonPieces(
+        version === 3 ? [since !== undefined, served.history.lastId, updates] : updates,
+      );
+    } catch (e) {
+      this.destroy(m, false);
+      fail(
+        new OpError(
+          'resources exhausted',
+          `the reply to this monitor request cannot be made: ${errorText(e)}`,
+        ),
+      );
+      return;
+    }
+    s.replyWithText(id, reply);
   }
 
   /** `monitor_cond_change`. */

@@ -6,6 +6,7 @@
  */
 
 import type * as net from 'node:net';
+import type { TextInPieces } from '../../ovsdb/wire/json-text.js';
 import type { BacklogMeter, ConnectionLimits } from '../listeners/limits.js';
 
 /** What a channel reports to its session. */
@@ -34,8 +35,8 @@ export interface SessionChannel {
   readonly probes: boolean;
   /** Start delivering events. */
   attach(handlers: ChannelHandlers): void;
-  /** Send one serialized message. */
-  write(text: string): void;
+  /** Send one serialized message: a string, or its pieces in order (a message longer than one string can be). */
+  write(text: TextInPieces): void;
   /**
    * True while written messages wait because the client reads too slowly.
    * The server does not flush such a session's monitors (their changes merge
@@ -91,6 +92,8 @@ export class SocketChannel implements SessionChannel {
   readonly kind = 'stream';
   private closedReported = false;
   private readPaused = false;
+  /** The socket filled up in this turn of the event loop (see {@link SocketChannel.write}). */
+  private filledThisTurn = false;
   /** True while a received chunk is handled (writes are gathered). */
   private corked = false;
   private handlers: ChannelHandlers | undefined;
@@ -163,20 +166,44 @@ export class SocketChannel implements SessionChannel {
   }
 
   /**
-   * Queue `text`. While the socket cannot take more (the client reads too
-   * slowly), the server stops reading from it, as ovsdb-server stops serving
-   * a session that has a backlog; the drain is reported to the session.
+   * Queue `text` (a string, or its pieces' bytes in order).
+   * While the socket cannot take more (the client reads too slowly), the
+   * server stops reading from it, as ovsdb-server stops serving a session
+   * that has a backlog; the drain is reported to the session. What is
+   * written in the same turn as the write that filled the socket (the rest
+   * of one batch of replies, or of one round of monitor updates) is not
+   * counted in the backlog: one large reply or update never trips its bound.
    */
-  write(text: string): void {
+  write(text: TextInPieces): void {
     if (this.socket.destroyed || !this.socket.writable) return;
-    if (this.readPaused) this.backlog?.wrote(Buffer.byteLength(text));
-    if (!this.socket.write(text) && !this.corked) this.holdBack();
+    if (typeof text === 'string') {
+      if (this.counting) this.backlog?.wrote(Buffer.byteLength(text));
+      if (!this.socket.write(text) && !this.corked) this.holdBack();
+      return;
+    }
+    let bytes = 0;
+    let more = true;
+    for (const piece of text) {
+      bytes += piece.byteLength;
+      more = this.socket.write(piece);
+    }
+    if (this.counting) this.backlog?.wrote(bytes);
+    if (!more && !this.corked) this.holdBack();
+  }
+
+  /** Whether what is written now counts in the backlog (see {@link SocketChannel.write}). */
+  private get counting(): boolean {
+    return this.readPaused && !this.filledThisTurn;
   }
 
   /** Stop reading until the socket drained, then report the drain. */
   private holdBack(): void {
     if (this.readPaused) return;
     this.readPaused = true;
+    this.filledThisTurn = true;
+    queueMicrotask(() => {
+      this.filledThisTurn = false;
+    });
     this.socket.pause();
     this.socket.once('drain', () => {
       this.readPaused = false;

@@ -32,6 +32,8 @@ export interface MethodContext {
    * rewritten, and the sessions told. Returns the error to reply with, or undefined.
    */
   readonly convert: (served: Served, schema: DatabaseSchema, json: unknown) => OpError | undefined;
+  /** The `_Server` database session `s` reads when it is not the server's (a simulated cluster member's). */
+  readonly serverViewOf?: ((s: Session) => Served | undefined) | undefined;
 }
 
 /** The handler of one request method: answer request `id` of session `s`. */
@@ -59,7 +61,8 @@ function lookupDb(
     );
     return undefined;
   }
-  const served = ctx.databases.get(name);
+  const served =
+    (name === '_Server' ? ctx.serverViewOf?.(s) : undefined) ?? ctx.databases.get(name);
   if (served === undefined) {
     s.replyError(
       id,

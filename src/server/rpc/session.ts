@@ -29,7 +29,13 @@
 import { ovsJsonText } from '../../ovsdb/values/ovs-text.js';
 import { ProtocolError } from '../../ovsdb/wire/errors.js';
 import { JsonStreamFramer } from '../../ovsdb/wire/framer.js';
-import { parseJsonMessage, stringifyJson } from '../../ovsdb/wire/json-text.js';
+import {
+  framePieces,
+  parseJsonMessage,
+  stringifyJson,
+  stringifyJsonPieces,
+  type TextInPieces,
+} from '../../ovsdb/wire/json-text.js';
 import { OvsHmapOrder } from '../engine/ovs-hmap.js';
 import type { BacklogMeter } from '../listeners/limits.js';
 import type { Monitor } from '../monitor/monitor.js';
@@ -65,6 +71,11 @@ export interface SessionHost {
 export interface PendingTransaction {
   /** The request's id, as sent. */
   readonly id: unknown;
+}
+
+/** The text of a reply to request `id` whose result's JSON text is `result`. */
+function replyText(id: unknown, result: TextInPieces): TextInPieces {
+  return framePieces(`{"id":${stringifyJson(echoJson(id))},"result":`, result, ',"error":null}');
 }
 
 /** The key of a JSON value for id lookups (JSON equality). */
@@ -127,6 +138,19 @@ function checkMessage(
   return { type, m };
 }
 
+/**
+ * What a connection may do, from the remote it came through (a `Connection`
+ * row's `role` and `read_only`, or a config file's options) and its peer.
+ */
+export interface SessionAccess {
+  /** The RBAC role (see `engine/rbac.ts`); none or empty: no restriction. */
+  readonly role?: string | undefined;
+  /** Only read-only operations are allowed. */
+  readonly readOnly?: boolean | undefined;
+  /** The peer's identity for RBAC: the common name of its TLS certificate, if any. */
+  readonly peerId?: string | undefined;
+}
+
 /** One connected client. */
 export class Session {
   /** Set by `set_db_change_aware`. */
@@ -149,6 +173,8 @@ export class Session {
     private readonly channel: SessionChannel,
     private readonly host: SessionHost,
     private readonly probeIntervalMs: number,
+    /** What the session may do (see {@link SessionAccess}). */
+    readonly access: SessionAccess = {},
   ) {
     this.framer = channel.kind === 'stream' ? new JsonStreamFramer() : undefined;
     if (channel.probes && probeIntervalMs > 0) {
@@ -219,9 +245,14 @@ export class Session {
   reply(id: unknown, result: unknown): void {
     if (this.isClosed) return;
     this.host.flush(this);
-    this.sendText(
-      `{"id":${stringifyJson(echoJson(id))},"result":${stringifyJson(result)},"error":null}`,
-    );
+    this.sendText(replyText(id, stringifyJsonPieces(result)));
+  }
+
+  /** Send a reply whose result is already JSON text (pending monitor updates go first). */
+  replyWithText(id: unknown, result: TextInPieces): void {
+    if (this.isClosed) return;
+    this.host.flush(this);
+    this.sendText(replyText(id, result));
   }
 
   /** Send an error reply, without a `result` member as ovsdb-server does (pending updates go first). */
@@ -238,14 +269,23 @@ export class Session {
     this.notifyUpdate(method, params);
   }
 
-  /** Send a monitor update notification as is (its first param, the monitor id, as ovsdb-server echoes it). */
+  /**
+   * Send a monitor update notification as is (its first param, the monitor
+   * id, as ovsdb-server echoes it), in pieces when it is long.
+   */
   notifyUpdate(method: string, params: readonly unknown[]): void {
     const out = params.length > 0 ? [echoJson(params[0]), ...params.slice(1)] : params;
-    this.sendText(`{"id":null,"method":${JSON.stringify(method)},"params":${stringifyJson(out)}}`);
+    this.sendText(
+      framePieces(
+        `{"id":null,"method":${JSON.stringify(method)},"params":`,
+        stringifyJsonPieces(out),
+        '}',
+      ),
+    );
   }
 
-  /** Send an already serialized message. */
-  sendText(text: string): void {
+  /** Send an already serialized message (one string, or its pieces in order). */
+  sendText(text: TextInPieces): void {
     if (this.isClosed) return;
     if (this.channel.batching !== true) this.host.persist?.();
     if (!this.isClosed) this.channel.write(text);
@@ -258,6 +298,17 @@ export class Session {
     if (this.isClosed) return;
     this.finish();
     this.channel.close();
+  }
+
+  /**
+   * End the session because it cannot be sent what it is owed (a monitor
+   * update): logged, then closed as {@link Session.close} does; its client
+   * reconnects (and resumes its monitors).
+   */
+  fail(reason: string): void {
+    if (this.isClosed) return;
+    this.host.log.write('ovsdb_jsonrpc_server', 'ERR', `${this.name}: ${reason}, disconnecting`);
+    this.close();
   }
 
   /** Drop the connection at once. */
@@ -336,9 +387,7 @@ export class Session {
         const method = m.method as string;
         const params = m.params as unknown[];
         if (method === 'echo') {
-          this.sendText(
-            `{"id":${stringifyJson(echoJson(m.id))},"result":${stringifyJson(echoJson(params))},"error":null}`,
-          );
+          this.sendText(replyText(m.id, stringifyJsonPieces(echoJson(params))));
           return;
         }
         this.host.request(this, method, params, m.id);

@@ -8,8 +8,10 @@
  */
 
 import { performance } from 'node:perf_hooks';
+import { errorText } from '../../ovsdb/wire/json.js';
+import { stringifyJsonPieces, type TextInPieces } from '../../ovsdb/wire/json-text.js';
 import type { TxnChanges } from '../engine/executor.js';
-import { syntaxError } from '../engine/op-error.js';
+import { OpError, syntaxError } from '../engine/op-error.js';
 import type { Served, Trigger } from '../registry.js';
 import type { LockTable } from './locks.js';
 import { jsonKey, type Session } from './session.js';
@@ -23,14 +25,28 @@ export interface TransactionHost {
   readonly locks: LockTable<Session>;
   /** The connected sessions, in connection order (a copy). */
   sessions(): Session[];
-  /** Record a commit to `served`: history, monitors, persistence. */
-  committed(served: Served, changes: TxnChanges, durable: boolean): void;
+  /**
+   * Before a commit to `served` changes anything: queue its record for the
+   * database's file, if it has one. Returns the commit's transaction id from
+   * the file, if any.
+   * @throws OpError when the record cannot be made (the commit is refused).
+   */
+  record(served: Served, changes: TxnChanges, durable: boolean): string | undefined;
+  /** After a commit to `served`: its history and monitors (`fileId`: what {@link TransactionHost.record} returned). */
+  committed(served: Served, changes: TxnChanges, fileId: string | undefined): void;
   /** Service session `s` in the main loop (flush its monitors unless it is backlogged). */
   service(s: Session): void;
   /** Called with every transaction's results once it is answered (metrics), if set. */
   readonly transacted?:
     | ((served: Served, results: unknown[], committed: boolean) => void)
     | undefined;
+}
+
+/** A transaction that ran: its results, and for a commit the reply's text. */
+interface Executed {
+  readonly results: unknown[];
+  readonly reply: TextInPieces | undefined;
+  readonly committed: boolean;
 }
 
 /** Runs the `transact` requests of one server and keeps the ones that wait. */
@@ -55,7 +71,7 @@ export class Transactions {
     };
     const r = this.execute(t, undefined);
     if (r === undefined) return;
-    s.reply(id, r.results);
+    this.answer(t, r);
     if (r.committed) this.afterCommit(s, served);
   }
 
@@ -68,18 +84,38 @@ export class Transactions {
   }
 
   /**
-   * Run a transaction. Returns its result array and whether it committed
-   * changes, or undefined when it must wait (it is then pending, with a
-   * timer for its timeout).
+   * Run a transaction. Returns its result array (and, for a commit, the
+   * reply's text, made before the commit) and whether it committed changes,
+   * or undefined when it must wait (it is then pending, with a timer for
+   * its timeout).
+   *
+   * A commit is made only once its reply and its record are made: the
+   * record queued for the file, the reply's text ready (in pieces when it
+   * is longer than a string can be). When either cannot be made, the
+   * transaction is refused with "resources exhausted" and nothing changes.
    */
-  private execute(
-    t: Trigger,
-    elapsedOverride: number | undefined,
-  ): { results: unknown[]; committed: boolean } | undefined {
+  private execute(t: Trigger, elapsedOverride: number | undefined): Executed | undefined {
     const elapsed = elapsedOverride ?? Math.floor(performance.now() - t.created);
+    const access = t.session.access;
+    let reply: TextInPieces | undefined;
+    let fileId: string | undefined;
     const out = t.served.db.transact(t.ops, {
       ownsLock: (name) => this.host.locks.owns(t.session, name),
       elapsedMs: elapsed,
+      readOnly: access.readOnly,
+      role: access.role,
+      peerId: access.peerId,
+      beforeCommit: (changes, durable, results) => {
+        try {
+          reply = stringifyJsonPieces(results);
+        } catch (e) {
+          throw new OpError(
+            'resources exhausted',
+            `the reply to this transaction cannot be made: ${errorText(e)}`,
+          );
+        }
+        fileId = this.host.record(t.served, changes, durable);
+      },
     });
     if (out.blocked === true) {
       if (!t.session.pending.has(t.idKey)) {
@@ -92,9 +128,17 @@ export class Transactions {
       return undefined;
     }
     this.forget(t);
-    if (out.changes !== null) this.host.committed(t.served, out.changes, out.durable);
+    if (out.changes !== null) this.host.committed(t.served, out.changes, fileId);
     this.host.transacted?.(t.served, out.results, out.changes !== null);
-    return { results: out.results, committed: out.changes !== null };
+    return out.changes !== null && reply !== undefined
+      ? { results: out.results, reply, committed: true }
+      : { results: out.results, reply: undefined, committed: false };
+  }
+
+  /** Reply to `t` with its outcome. */
+  private answer(t: Trigger, r: Executed): void {
+    if (r.reply !== undefined) t.session.replyWithText(t.id, r.reply);
+    else t.session.reply(t.id, r.results);
   }
 
   /**
@@ -151,18 +195,18 @@ export class Transactions {
     let candidates = only ?? [...served.triggers];
     let first = true;
     for (;;) {
-      const done: { t: Trigger; results: unknown[] }[] = [];
+      const done: { t: Trigger; r: Executed }[] = [];
       let committed = false;
       for (const t of candidates) {
         if (t.session.pending.get(t.idKey) !== t) continue;
         const r = this.execute(t, first && only !== undefined ? elapsed : undefined);
         if (r === undefined) continue;
-        done.push({ t, results: r.results });
+        done.push({ t, r });
         if (r.committed) committed = true;
       }
       first = false;
       for (const s of this.host.sessions()) {
-        for (const d of done) if (d.t.session === s) s.reply(d.t.id, d.results);
+        for (const d of done) if (d.t.session === s) this.answer(d.t, d.r);
         this.host.service(s);
       }
       if (!committed) return;

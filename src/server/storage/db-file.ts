@@ -5,7 +5,10 @@
  * by ovsdb-server open here, and `ovsdb-tool` reads the files written here.
  *
  * ## Writing
- * {@link DbStorage.record} turns a commit into its record at once;
+ * {@link DbStorage.record} turns a commit into its record at once (the
+ * server calls it before the commit changes anything, and refuses the
+ * commit when it throws; a record longer than one string is made and kept
+ * in pieces);
  * {@link DbStorage.flush} appends every record waiting (in one write) and,
  * when one of them came from a `durable` commit, flushes the file to disk
  * (`fdatasync`) as ovsdb-server does. The server flushes before any byte
@@ -60,7 +63,7 @@ import { basename, dirname, join, resolve } from 'node:path';
 import { parseSchema } from '../../ovsdb/schema/schema.js';
 import type { DatabaseSchema } from '../../ovsdb/schema/schema-types.js';
 import { isPlainObject } from '../../ovsdb/wire/json.js';
-import { stringifyJson } from '../../ovsdb/wire/json-text.js';
+import { stringifyJson, stringifyJsonPieces } from '../../ovsdb/wire/json-text.js';
 import { Database } from '../engine/database.js';
 import type { TxnChanges } from '../engine/executor.js';
 import { markStoredSchema } from '../engine/ovs-hash.js';
@@ -69,13 +72,14 @@ import type { HistoryEntry } from '../monitor/history.js';
 import { readSnapshot } from '../persistence.js';
 import {
   chainId,
-  composedSha1,
-  composeRecord,
   DbFileError,
   ioText,
   LogWriter,
   RecordBuffer,
+  type RecordParts,
+  recordParts,
   replaceFile,
+  type ScanOptions,
   STANDALONE_MAGIC,
   scanLog,
 } from './log.js';
@@ -107,6 +111,8 @@ export interface DbFileOptions {
    * last records. 0 (the default): no ids.
    */
   readonly history?: number | undefined;
+  /** @internal How large records are read (see `log.ts`). */
+  readonly scan?: ScanOptions | undefined;
   /** Where warnings and notes go (module, level, text). */
   readonly log?:
     | ((module: string, level: 'INFO' | 'WARN' | 'ERR', text: string) => void)
@@ -221,31 +227,41 @@ export class DbStorage {
       const history = Math.max(0, options.history ?? 0);
       let chain = '';
       const replayed: HistoryEntry[] = [];
-      const scan = scanLog(fd, path, STANDALONE_MAGIC, (r) => {
-        if (history > 0) chain = chainId(chain, r.sha1);
-        if (db === undefined) {
-          let schema: DatabaseSchema;
-          try {
-            schema = markStoredSchema(parseSchema(r.json));
-          } catch (e) {
-            throw new DbFileError(path, `not a database schema: ${(e as Error).message}`, r.offset);
+      const scan = scanLog(
+        fd,
+        path,
+        STANDALONE_MAGIC,
+        (r) => {
+          if (history > 0) chain = chainId(chain, r.sha1);
+          if (db === undefined) {
+            let schema: DatabaseSchema;
+            try {
+              schema = markStoredSchema(parseSchema(r.json));
+            } catch (e) {
+              throw new DbFileError(
+                path,
+                `not a database schema: ${(e as Error).message}`,
+                r.offset,
+              );
+            }
+            db = new Database(schema);
+          } else {
+            let changes: TxnChanges | null;
+            try {
+              changes = applyTxnRecord(db, r.json);
+            } catch (e) {
+              throw new DbFileError(path, (e as Error).message, r.offset);
+            }
+            if (history > 0 && changes !== null) {
+              replayed.push({ id: chain, changes });
+              if (replayed.length > 2 * history) replayed.splice(0, replayed.length - history);
+            }
           }
-          db = new Database(schema);
-        } else {
-          let changes: TxnChanges | null;
-          try {
-            changes = applyTxnRecord(db, r.json);
-          } catch (e) {
-            throw new DbFileError(path, (e as Error).message, r.offset);
-          }
-          if (history > 0 && changes !== null) {
-            replayed.push({ id: chain, changes });
-            if (replayed.length > 2 * history) replayed.splice(0, replayed.length - history);
-          }
-        }
-        n++;
-        if (n === 2) base = r.offset + r.size;
-      });
+          n++;
+          if (n === 2) base = r.offset + r.size;
+        },
+        options.scan,
+      );
       if (db === undefined) {
         throw new DbFileError(
           path,
@@ -295,8 +311,8 @@ export class DbStorage {
   /** Create `path` from `schema` (as `ovsdb-tool create`), atomically, and open it. */
   static create(path: string, schema: DatabaseSchema, options: DbFileOptions = {}): DbStorage {
     const abs = resolve(path);
-    const records = [composeRecord(stringifyJson(createdSchemaJson(schema)))];
-    const { fd, size } = replaceFile(abs, records);
+    const records = [recordParts(stringifyJson(createdSchemaJson(schema)))];
+    const { fd, size } = replaceFile(abs, bytesOf(records));
     options.log?.('ovsdb_file', 'INFO', `${path}: created database ${schema.name}`);
     return new DbStorage(
       abs,
@@ -351,14 +367,14 @@ export class DbStorage {
     }
     const columnDiff = options.columnDiff ?? true;
     const records = [
-      composeRecord(stringifyJson(schemaToJson(db.schema))),
-      composeRecord(
-        stringifyJson(
+      recordParts(stringifyJson(schemaToJson(db.schema))),
+      recordParts(
+        stringifyJsonPieces(
           snapshotRecord(db, 'converted from an ovnkit JSON snapshot by ovnkit-server', columnDiff),
         ),
       ),
     ];
-    const { fd, size } = replaceFile(path, records);
+    const { fd, size } = replaceFile(path, bytesOf(records));
     options.log?.(
       'ovsdb_file',
       'WARN',
@@ -415,7 +431,7 @@ export class DbStorage {
     const durable = this.pendingDurable;
     this.pendingDurable = false;
     try {
-      this.writer.append([this.pending.bytes()]);
+      this.writer.append(this.pending.bytes());
     } catch (e) {
       // The file ends with the records written before: the next ids follow them.
       this.chain = this.writtenChain;
@@ -474,11 +490,11 @@ export class DbStorage {
   /** `schemaRecord`: the schema record to write (default: the schema as `get_schema` returns it). */
   private rewrite(comment: string, schemaRecord: unknown = schemaToJson(this.db.schema)): void {
     const started = Date.now();
-    let records: Buffer[];
+    let records: RecordParts[];
     try {
       records = [
-        composeRecord(stringifyJson(schemaRecord)),
-        composeRecord(stringifyJson(snapshotRecord(this.db, comment, this.columnDiff))),
+        recordParts(stringifyJson(schemaRecord)),
+        recordParts(stringifyJsonPieces(snapshotRecord(this.db, comment, this.columnDiff))),
       ];
     } catch (e) {
       this.schedule(true);
@@ -486,7 +502,7 @@ export class DbStorage {
     }
     let replaced: { fd: number; size: number };
     try {
-      replaced = replaceFile(this.path, records);
+      replaced = replaceFile(this.path, bytesOf(records));
     } catch (e) {
       this.schedule(true);
       throw e;
@@ -540,11 +556,16 @@ export class DbStorage {
 }
 
 /** The id of the last of a new file's `records` ({@link chainId}); '' without a history. */
-function chainOf(records: readonly Buffer[], history: number | undefined): string {
+function chainOf(records: readonly RecordParts[], history: number | undefined): string {
   if (!((history ?? 0) > 0)) return '';
   let chain = '';
-  for (const r of records) chain = chainId(chain, composedSha1(r));
+  for (const r of records) chain = chainId(chain, r.sha1);
   return chain;
+}
+
+/** The bytes of `records`, in order. */
+function bytesOf(records: readonly RecordParts[]): Buffer[] {
+  return records.flatMap((r) => r.buffers);
 }
 
 /** What `path` is when it exists and is not a regular file (`a FIFO`, …), else undefined. */

@@ -12,9 +12,13 @@
  * on one line: JSON text escapes every LF inside a string.
  *
  * Reading is bounded and never recursive: a header line is at most 128 bytes
- * (ovsdb-server's own limit), a record's length is checked against what the
- * file holds before anything is allocated, and a record larger than the
- * longest string the JavaScript engine can hold is refused by name.
+ * (ovsdb-server's own limit), and a record's length is checked against what
+ * the file holds before anything is allocated. A record of more than 64 MiB
+ * is read a chunk at a time, each chunk hashed and parsed as it comes (the
+ * framer's incremental decoder, with its nesting limit), so that no buffer
+ * or string holds the whole record: records longer than the longest string
+ * the JavaScript engine makes (512 MiB) are read too, as ovsdb-server
+ * writes them.
  *
  * A damaged record is told apart by where it is:
  * - the **last** record (no complete record header line follows it) is a
@@ -46,7 +50,9 @@ import {
   writevSync,
 } from 'node:fs';
 import { dirname } from 'node:path';
-import { parseJson } from '../../ovsdb/wire/json-text.js';
+import { JsonStreamFramer } from '../../ovsdb/wire/framer.js';
+import { errorText } from '../../ovsdb/wire/json.js';
+import { parseJson, type TextInPieces } from '../../ovsdb/wire/json-text.js';
 
 /** The magic word of standalone database files. */
 export const STANDALONE_MAGIC = 'JSON';
@@ -55,8 +61,10 @@ export const CLUSTER_MAGIC = 'CLUSTER';
 
 /** The longest header line read, as in ovsdb-server (`char header[128]`). */
 const HEADER_MAX = 128;
-/** The largest record body read: the longest string V8 holds (2^29 − 24 UTF-16 units). */
-export const MAX_RECORD_BYTES = 2 ** 29 - 24;
+/** Records longer than this are read a chunk at a time, never whole (see the module documentation). */
+const STREAM_RECORD_BYTES = 64 * 1024 * 1024;
+/** How much of such a record is read at a time. */
+const STREAM_CHUNK = 4 * 1024 * 1024;
 /** How much is read at a time when looking for a later record. */
 const SCAN_CHUNK = 1 << 20;
 
@@ -141,6 +149,41 @@ export function composeRecord(text: string, magic = STANDALONE_MAGIC): Buffer {
   return out;
 }
 
+const LF = Buffer.from('\n', 'latin1');
+
+/** A record as buffers to write one after the other (see {@link recordParts}). */
+export interface RecordParts {
+  /** The record's header line, then its body. */
+  readonly buffers: readonly Buffer[];
+  /** The SHA-1 of its body (hex). */
+  readonly sha1: string;
+}
+
+/**
+ * The record of `text` ({@link composeRecord}), for a text of any length:
+ * one buffer when it is one string, else its header line and its pieces'
+ * bytes (not copied), so that no string or buffer holds the whole record.
+ */
+export function recordParts(text: TextInPieces, magic = STANDALONE_MAGIC): RecordParts {
+  if (typeof text === 'string') {
+    const record = composeRecord(text, magic);
+    return { buffers: [record], sha1: composedSha1(record) };
+  }
+  const hash = crypto.createHash('sha1');
+  const buffers: Buffer[] = [LF];
+  let length = 1;
+  for (const piece of text) {
+    hash.update(piece);
+    buffers.push(Buffer.from(piece.buffer, piece.byteOffset, piece.byteLength));
+    length += piece.byteLength;
+  }
+  hash.update(LF);
+  buffers.push(LF);
+  const sha1 = hash.digest('hex');
+  buffers[0] = Buffer.from(`OVSDB ${magic} ${length} ${sha1}\n`, 'latin1');
+  return { buffers, sha1 };
+}
+
 /** The SHA-1 (hex) a record made by {@link composeRecord} names in its header. */
 export function composedSha1(record: Buffer): string {
   const lf = record.indexOf(0x0a);
@@ -167,23 +210,36 @@ const KEEP_BYTES = 1 << 20;
 /**
  * Records waiting to be appended, encoded one after another into one
  * buffer that is reused from flush to flush: no buffer per record, and one
- * write for all of them.
+ * write for all of them. A record in pieces (longer than one string can
+ * be) keeps its own buffers, between those of the records around it.
  */
 export class RecordBuffer {
   private buf: Buffer = Buffer.allocUnsafeSlow(64 * 1024);
+  /** Where the records encoded in `buf` since the last record in pieces begin. */
+  private start = 0;
   private used = 0;
+  /** The bytes of the records before `start`, in order (records in pieces, and `buf`'s part before them). */
+  private sealed: Buffer[] = [];
   /** How many records wait. */
   count = 0;
 
   constructor(private readonly magic = STANDALONE_MAGIC) {}
 
-  /** Queue the record of `text`; returns its SHA-1 (hex). */
-  add(text: string): string {
+  /** Queue the record of `text`; returns its SHA-1 (hex). Nothing is queued when it throws. */
+  add(text: TextInPieces): string {
+    if (typeof text !== 'string') {
+      const parts = recordParts(text, this.magic);
+      if (this.used > this.start) this.sealed.push(this.buf.subarray(this.start, this.used));
+      this.start = this.used;
+      for (const b of parts.buffers) this.sealed.push(b);
+      this.count++;
+      return parts.sha1;
+    }
     const bodyLength = Buffer.byteLength(text, 'utf8') + 1;
     const need = this.used + recordLength(bodyLength, this.magic);
     if (need > this.buf.length) {
       const bigger = Buffer.allocUnsafeSlow(Math.max(need, this.buf.length * 2));
-      this.buf.copy(bigger, 0, 0, this.used);
+      this.buf.copy(bigger, this.start, this.start, this.used);
       this.buf = bigger;
     }
     const at = this.used + `OVSDB ${this.magic} ${bodyLength} `.length;
@@ -192,14 +248,18 @@ export class RecordBuffer {
     return this.buf.toString('latin1', at, at + 40);
   }
 
-  /** The queued records' bytes (valid until the next {@link RecordBuffer.clear} or {@link RecordBuffer.add}). */
-  bytes(): Buffer {
-    return this.buf.subarray(0, this.used);
+  /** The queued records' bytes, in order (valid until the next {@link RecordBuffer.clear} or {@link RecordBuffer.add}). */
+  bytes(): Buffer[] {
+    const tail = this.buf.subarray(this.start, this.used);
+    if (this.sealed.length === 0) return [tail];
+    return tail.length === 0 ? this.sealed : [...this.sealed, tail];
   }
 
   /** Forget the queued records. */
   clear(): void {
     this.used = 0;
+    this.start = 0;
+    this.sealed = [];
     this.count = 0;
     if (this.buf.length > KEEP_BYTES) this.buf = Buffer.allocUnsafeSlow(64 * 1024);
   }
@@ -229,7 +289,7 @@ export interface LogScan {
   readonly torn?: string | undefined;
 }
 
-function readFully(fd: number, buf: Buffer, position: number): number {
+function readFully(fd: number, buf: Uint8Array, position: number): number {
   let done = 0;
   while (done < buf.length) {
     const n = readSync(fd, buf, done, buf.length - done, position + done);
@@ -267,6 +327,77 @@ function recordFollows(fd: number, from: number, size: number): boolean {
 
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
+/** A record's body as read: its SHA-1, and its JSON (which throws when it is not valid JSON). */
+interface RecordBody {
+  readonly sha1: string;
+  json(): unknown;
+}
+
+/** Read the `length` bytes of a record's body at `position` whole; undefined when the file ends first. */
+function readRecord(fd: number, position: number, length: number): RecordBody | undefined {
+  const body = Buffer.allocUnsafe(length);
+  if (readFully(fd, body, position) !== length) return undefined;
+  return { sha1: sha1Hex(body), json: () => parseJson(utf8.decode(body)) };
+}
+
+/**
+ * Read the `length` bytes of a record's body at `position` a chunk at a
+ * time, each chunk through the SHA-1 and the framer's incremental decoder
+ * (its nesting limit and checks), so that nothing holds the whole body;
+ * undefined when the file ends first. A parse error stops the parsing, not
+ * the hashing: the hash decides first whether the record is whole.
+ */
+function readLargeRecord(
+  fd: number,
+  position: number,
+  length: number,
+  chunkBytes: number,
+): RecordBody | undefined {
+  const hash = crypto.createHash('sha1');
+  const framer = new JsonStreamFramer({ maxMessageBytes: length });
+  const values: unknown[] = [];
+  let failure: unknown;
+  let done = 0;
+  // One buffer for every chunk: the framer and its decoder copy what they keep of a chunk
+  // (a plain Uint8Array's slice is a copy).
+  const buf = new Uint8Array(Math.max(1, Math.min(chunkBytes, length)));
+  while (done < length) {
+    const chunk = buf.subarray(0, Math.min(buf.length, length - done));
+    const n = readFully(fd, chunk, position + done);
+    if (n < chunk.length) return undefined;
+    hash.update(chunk);
+    if (failure === undefined) {
+      try {
+        framer.pushInto(chunk, values);
+      } catch (e) {
+        failure = e;
+      }
+    }
+    done += n;
+  }
+  const sha1 = hash.digest('hex');
+  return {
+    sha1,
+    json: () => {
+      if (failure !== undefined) throw failure;
+      if (values.length !== 1 || framer.bufferedBytes > 0) {
+        throw new SyntaxError(
+          values.length === 0 ? 'the record ends inside its value' : 'more than one value',
+        );
+      }
+      return values[0];
+    },
+  };
+}
+
+/** @internal How {@link scanLog} reads large records (tests make every record large). */
+export interface ScanOptions {
+  /** Records longer than this many bytes are read a chunk at a time (default 64 MiB). */
+  readonly streamRecordBytes?: number | undefined;
+  /** The chunk (default 4 MiB). */
+  readonly streamChunkBytes?: number | undefined;
+}
+
 /**
  * Read the records of the log open on `fd` (of `path`, for messages), in
  * order, passing each to `onRecord`; records must carry `magic`. Stops at a
@@ -280,7 +411,10 @@ export function scanLog(
   path: string,
   magic: string,
   onRecord: (record: LogRecord) => void,
+  options: ScanOptions = {},
 ): LogScan {
+  const streamAbove = options.streamRecordBytes ?? STREAM_RECORD_BYTES;
+  const chunkBytes = options.streamChunkBytes ?? STREAM_CHUNK;
   let size: number;
   try {
     size = fstatSync(fd).size;
@@ -326,31 +460,21 @@ export function scanLog(
       if (length > size - dataOffset) {
         return damaged(`record of ${length} bytes cut short at ${size - dataOffset} bytes`);
       }
-      if (length > MAX_RECORD_BYTES) {
-        throw new DbFileError(
-          path,
-          `record of ${length} bytes is larger than the ${MAX_RECORD_BYTES} bytes this server reads`,
-          offset,
-        );
-      }
-      const body = Buffer.allocUnsafe(length);
-      if (readFully(fd, body, dataOffset) !== length) {
-        return damaged(`record of ${length} bytes cut short`);
-      }
-      const sha1 = sha1Hex(body);
+      const read =
+        length > streamAbove
+          ? readLargeRecord(fd, dataOffset, length, chunkBytes)
+          : readRecord(fd, dataOffset, length);
+      if (read === undefined) return damaged(`record of ${length} bytes cut short`);
+      const sha1 = read.sha1;
       if (sha1 !== (m[3] as string).toLowerCase()) {
         return damaged(`${length} bytes have SHA-1 hash ${sha1} but should have hash ${m[3]}`);
       }
       // The hash holds: the record was written whole. What it says is refused, wherever it is.
       let json: unknown;
       try {
-        json = parseJson(utf8.decode(body));
+        json = read.json();
       } catch (e) {
-        throw new DbFileError(
-          path,
-          `${length} bytes are not valid JSON (${(e as Error).message})`,
-          offset,
-        );
+        throw new DbFileError(path, `${length} bytes are not valid JSON (${errorText(e)})`, offset);
       }
       if (typeof json !== 'object' || json === null || Array.isArray(json)) {
         throw new DbFileError(path, `${length} bytes are not a JSON object`, offset);
@@ -383,7 +507,7 @@ export function fsyncDir(path: string): void {
 }
 
 /**
- * Write `records` to a new file that replaces `path` atomically, as
+ * Write `records` (their bytes, in order) to a new file that replaces `path` atomically, as
  * ovsdb-server compacts: `<path>.tmp` (a stale one removed first) is
  * written, flushed to disk, renamed over the real file (the target of a
  * symlink), and the directory flushed. Returns the new file's descriptor,

@@ -41,7 +41,12 @@ import {
 } from '../../ovsdb/values/sorted-datum.js';
 import { isUuid, newUuid } from '../../ovsdb/values/uuid.js';
 import { isPlainObject, setOwn } from '../../ovsdb/wire/json.js';
-import { stringifyJson } from '../../ovsdb/wire/json-text.js';
+import {
+  joinPieces,
+  stringifyJson,
+  type TextInPieces,
+  TextPieces,
+} from '../../ovsdb/wire/json-text.js';
 import { commit, precommit } from '../engine/commit.js';
 import { Database } from '../engine/database.js';
 import type { TxnChanges } from '../engine/executor.js';
@@ -207,26 +212,38 @@ function atomText(atom: Atom, type: AtomicType): string {
   return stringifyJson(atomToWire(atom, type));
 }
 
-/** `stringifyJson(datumToWire(d, type))`, written directly. */
-export function datumJsonText(d: Datum, type: DatumType): string {
+/** The JSON text of `d` (`stringifyJson(datumToWire(d, type))`) into `out`, an element at a time. */
+function writeDatum(d: Datum, type: DatumType, out: TextPieces): void {
   const kt = type.key.type;
   if (type.value !== undefined) {
     const vt = type.value.type;
     const vals = d.values ?? [];
-    let out = '["map",[';
+    out.add('["map",[');
     for (let i = 0; i < d.keys.length; i++) {
-      if (i > 0) out += ',';
-      out += `[${atomText(d.keys[i] as Atom, kt)},${atomText(vals[i] as Atom, vt)}]`;
+      out.add(
+        `${i > 0 ? ',' : ''}[${atomText(d.keys[i] as Atom, kt)},${atomText(vals[i] as Atom, vt)}]`,
+      );
     }
-    return `${out}]]`;
+    out.add(']]');
+    return;
   }
-  if (d.keys.length === 1) return atomText(d.keys[0] as Atom, kt);
-  let out = '["set",[';
+  if (d.keys.length === 1) {
+    out.add(atomText(d.keys[0] as Atom, kt));
+    return;
+  }
+  out.add('["set",[');
   for (let i = 0; i < d.keys.length; i++) {
-    if (i > 0) out += ',';
-    out += atomText(d.keys[i] as Atom, kt);
+    const a = atomText(d.keys[i] as Atom, kt);
+    out.add(i > 0 ? `,${a}` : a);
   }
-  return `${out}]]`;
+  out.add(']]');
+}
+
+/** `stringifyJson(datumToWire(d, type))`, written directly. */
+export function datumJsonText(d: Datum, type: DatumType): string {
+  const out = new TextPieces();
+  writeDatum(d, type, out);
+  return joinPieces(out.finish());
 }
 
 const columnNameTexts = new Map<string, string>();
@@ -241,18 +258,26 @@ function memberPrefix(column: string): string {
   return t;
 }
 
-/**
- * The JSON text of {@link rowRecord} (`stringifyJson` of it), written
- * directly, or undefined when it writes nothing.
- */
-function rowRecordText(
+/** Whether {@link rowRecord} writes anything for `ch`: a modification of no persistent column writes nothing. */
+function hasRowRecord(table: TableSchema, ch: TxnChanges['rows'][number]): boolean {
+  if (ch.new === null || ch.old === null) return true;
+  for (const c of ch.changed) if (isPersistent(table, c)) return true;
+  return false;
+}
+
+/** The JSON text of {@link rowRecord} (`stringifyJson` of it) into `out`, for a change that has one. */
+function writeRowRecord(
   store: TableStore,
   ch: TxnChanges['rows'][number],
   columnDiff: boolean,
-): string | undefined {
-  if (ch.new === null) return 'null';
+  out: TextPieces,
+): void {
+  if (ch.new === null) {
+    out.add('null');
+    return;
+  }
   const table = store.schema;
-  let out = '{';
+  out.add('{');
   let columns = 0;
   if (ch.old === null) {
     const row = ch.new;
@@ -260,64 +285,65 @@ function rowRecordText(
       const type = columnType(table, c);
       const d = row.fields[c] as Datum;
       if (isDefaultDatum(d, type)) continue;
-      out += `${columns === 0 ? '' : ','}${memberPrefix(c)}${datumJsonText(d, type)}`;
+      out.add(columns === 0 ? memberPrefix(c) : `,${memberPrefix(c)}`);
+      writeDatum(d, type, out);
       columns++;
     }
-    return `${out}}`;
+  } else {
+    for (const c of ch.changed) {
+      if (!isPersistent(table, c)) continue;
+      const type = columnType(table, c);
+      const value = ch.new.fields[c] as Datum;
+      const d = columnDiff ? recordDiff(ch.old.fields[c] as Datum, value, type) : value;
+      out.add(columns === 0 ? memberPrefix(c) : `,${memberPrefix(c)}`);
+      writeDatum(d, type, out);
+      columns++;
+    }
   }
-  for (const c of ch.changed) {
-    if (!isPersistent(table, c)) continue;
-    const type = columnType(table, c);
-    const value = ch.new.fields[c] as Datum;
-    const d = columnDiff ? recordDiff(ch.old.fields[c] as Datum, value, type) : value;
-    out += `${columns === 0 ? '' : ','}${memberPrefix(c)}${datumJsonText(d, type)}`;
-    columns++;
-  }
-  return columns === 0 ? undefined : `${out}}`;
+  out.add('}');
 }
 
 /**
  * The JSON text of {@link txnRecord} (the same text `stringifyJson` makes
- * of it), built without the record object: each row is serialized on its
- * own and the text around them written here. An object keyed by row UUIDs
- * would get a new hidden class for every UUID it ever held, which is most
- * of what the object costs.
+ * of it), built without the record object: each row is written on its own
+ * and the text around them here, in pieces when it is longer than one
+ * string can be. An object keyed by row UUIDs would get a new hidden class
+ * for every UUID it ever held, which is most of what the object costs.
  */
 export function txnRecordText(
   db: Database,
   changes: TxnChanges,
   columnDiff: boolean,
   now = Date.now(),
-): string | undefined {
-  let tables: Map<string, Map<string, string>> | undefined;
+): TextInPieces | undefined {
+  let tables: Map<string, { store: TableStore; rows: TxnChanges['rows'][number][] }> | undefined;
   for (const ch of changes.rows) {
     const store = db.tables.get(ch.table);
-    if (store === undefined) continue;
-    const text = rowRecordText(store, ch, columnDiff);
-    if (text === undefined) continue;
+    if (store === undefined || !hasRowRecord(store.schema, ch)) continue;
     tables ??= new Map();
     let t = tables.get(ch.table);
     if (t === undefined) {
-      t = new Map();
+      t = { store, rows: [] };
       tables.set(ch.table, t);
     }
-    t.set(ch.uuid, text);
+    t.rows.push(ch);
   }
   if (tables === undefined) return undefined;
-  let out = `{"_date":${stringifyJson(now)}`;
-  for (const [name, rows] of tables) {
-    out += `,${JSON.stringify(name)}:{`;
-    let first = true;
-    for (const [uuid, text] of rows) {
-      out += first ? `${JSON.stringify(uuid)}:${text}` : `,${JSON.stringify(uuid)}:${text}`;
-      first = false;
+  const out = new TextPieces();
+  out.add(`{"_date":${stringifyJson(now)}`);
+  for (const [name, { store, rows }] of tables) {
+    out.add(`,${JSON.stringify(name)}:{`);
+    for (let i = 0; i < rows.length; i++) {
+      const ch = rows[i] as TxnChanges['rows'][number];
+      out.add(i === 0 ? `${JSON.stringify(ch.uuid)}:` : `,${JSON.stringify(ch.uuid)}:`);
+      writeRowRecord(store, ch, columnDiff, out);
     }
-    out += '}';
+    out.add('}');
   }
   const comment = changes.comment;
-  if (comment !== undefined && comment !== '') out += `,"_comment":${JSON.stringify(comment)}`;
-  if (columnDiff) out += ',"_is_diff":true';
-  return `${out}}`;
+  if (comment !== undefined && comment !== '') out.add(`,"_comment":${JSON.stringify(comment)}`);
+  out.add(columnDiff ? ',"_is_diff":true}' : '}');
+  return out.finish();
 }
 
 /** The whole contents of `db` as one record of inserts (`ovsdb_to_txn_json`), as compaction writes it. */

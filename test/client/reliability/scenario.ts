@@ -30,7 +30,7 @@
 import { connectDatabase } from '../../../src/client/client.js';
 import { TransactionError } from '../../../src/ovsdb/wire/errors.js';
 import type { Operation } from '../../../src/ovsdb/wire/wire.js';
-import { type OvsdbClusterHandle, startOvsdbCluster } from '../../../src/testing/index.js';
+import { startOvsdbCluster } from '../../../src/testing/index.js';
 import { TransactionOutcomeUnknownError } from '../../../src/transactions/errors.js';
 import { DB, TEST_SCHEMA } from '../../helpers/server.js';
 import { dumpToRows, TEST_MODEL } from '../helpers/fixtures.js';
@@ -140,15 +140,14 @@ export function killProblems(k: KillFigures, maxDelayMs: number): string[] {
   return problems;
 }
 
-function compare(
-  cluster: OvsdbClusterHandle,
+/** Compare a replica of the `Test` database with an `ovsdb-client --format=json dump` of it. */
+export function compareWithDump(
   replica: {
     count(t: 'Item' | 'Root' | 'Connection'): number;
     get(t: 'Item' | 'Root' | 'Connection', u: string): unknown;
   },
   dumpText: string,
 ): { rows: number; differences: string[] } {
-  void cluster;
   const dump = dumpToRows(TEST_MODEL.schema, dumpText);
   const differences: string[] = [];
   let rows = 0;
@@ -368,8 +367,7 @@ export async function runFailover(options: FailoverOptions): Promise<FailoverRes
     // Final comparison.
     const final = await settle();
     const leader = await cluster.leader();
-    const end = compare(
-      cluster,
+    const end = compareWithDump(
       observer,
       await cluster.ovsdbClient(leader.index, '--format=json', 'dump', DB),
     );
@@ -426,7 +424,7 @@ export async function runFailover(options: FailoverOptions): Promise<FailoverRes
       try {
         await settle();
         const dump = await cluster.ovsdbClient(next.index, '--format=json', 'dump', DB);
-        const { rows, differences } = compare(cluster, observer, dump);
+        const { rows, differences } = compareWithDump(observer, dump);
         const figures: KillFigures = {
           kill,
           atTransaction,

@@ -19,6 +19,7 @@ import {
 } from '../../../examples/pod-allocation/controller/index.js';
 import { connectDatabase, type DatabaseClient } from '../../../src/client/index.js';
 import { createNb, NB, type NBTables } from '../../../src/nb/index.js';
+import type { Dialer } from '../../../src/ovsdb/index.js';
 
 /** The NB schema the tests serve. */
 export const NB_SCHEMA = 'schema/ovn-nb-7.18.0.ovsschema';
@@ -31,14 +32,18 @@ export interface Rig {
   close(): Promise<void>;
 }
 
-/** Connect a client and a controller (not started). */
+/**
+ * Connect a client and a controller (not started), to `remote` or with
+ * client options (a test database's `{ remotes, dial }`).
+ */
 export async function rig(
-  remote: string,
+  remote: string | { readonly remotes: string; readonly dial: Dialer },
   topology: ClusterTopology,
   options: Partial<Omit<PodControllerOptions, 'nb' | 'source' | 'topology'>> = {},
   source = new ProgrammaticPodSource(),
 ): Promise<Rig> {
-  const client = connectDatabase({ remotes: remote, model: NB });
+  const target = typeof remote === 'string' ? { remotes: remote } : remote;
+  const client = connectDatabase({ ...target, model: NB });
   await client.ready;
   const controller = new PodController({
     nb: createNb(client),

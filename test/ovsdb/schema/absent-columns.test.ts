@@ -8,9 +8,9 @@
 import { describe, expect, it } from 'vitest';
 import {
   absentColumns,
-  checkConditionColumns,
   compareSchemas,
   SchemaDriftError,
+  serverConditions,
   usableColumns,
 } from '../../../src/ovsdb/schema/compat.js';
 import { parseSchema } from '../../../src/ovsdb/schema/schema.js';
@@ -40,8 +40,8 @@ const SERVER = parseSchema({
     T: {
       columns: {
         a: { type: 'string' },
-        // d as a set: a kind the model's codec cannot read.
-        d: { type: { key: 'integer', min: 0, max: 4 } },
+        // d of another atomic type: the model cannot read it.
+        d: { type: { key: 'string', min: 0, max: 1 } },
       },
       isRoot: true,
     },
@@ -63,23 +63,54 @@ describe('absentColumns', () => {
     expect(absentColumns(compareSchemas(MODEL, MODEL), MODEL, 'T')).toEqual([]);
   });
 
-  it('a monitor condition on one is a SchemaDriftError naming table.column', () => {
+  it('a monitor condition on one is a SchemaDriftError naming table.column, or dropped', () => {
+    const refuse = (where: Parameters<typeof serverConditions>[3]) =>
+      serverConditions(report, MODEL, 'T', where, 'refuse');
     expect(() =>
-      checkConditionColumns(report, MODEL, 'T', [
+      refuse([
         ['a', '==', 'x'],
         ['b', '==', 1],
       ]),
     ).toThrow(SchemaDriftError);
+    let thrown: unknown;
     try {
-      checkConditionColumns(report, MODEL, 'T', [true, ['d', '==', 1]]);
+      refuse([true, ['d', '==', 1]]);
     } catch (e) {
-      expect(e).toMatchObject({ table: 'T', column: 'd', opIndex: -1, serverVersion: '1.0.0' });
-      expect((e as Error).message).toBe(
-        "the monitor condition of table T: column T.d does not exist in the server's schema (version 1.0.0); the model is newer than the server",
-      );
+      thrown = e;
     }
-    expect(() => checkConditionColumns(report, MODEL, 'T', [['a', '==', 'x'], true])).not.toThrow();
-    expect(() => checkConditionColumns(report, MODEL, 'T', undefined)).not.toThrow();
+    expect(thrown).toMatchObject({ table: 'T', column: 'd', opIndex: -1, serverVersion: '1.0.0' });
+    expect((thrown as Error).message).toBe(
+      "the monitor condition of table T: column T.d does not exist in the server's schema (version 1.0.0); the model is newer than the server",
+    );
+    expect(refuse([['a', '==', 'x'], true])).toEqual({
+      where: [['a', '==', 'x'], true],
+      dropped: [],
+    });
+    // Dropped, as the C IDL does: what is left is sent; nothing left is [false].
+    const drop = (where: Parameters<typeof serverConditions>[3]) =>
+      serverConditions(report, MODEL, 'T', where, 'drop');
+    expect(
+      drop([
+        ['a', '==', 'x'],
+        ['b', '==', 1],
+      ]),
+    ).toEqual({
+      where: [['a', '==', 'x']],
+      dropped: [['b', '==', 1]],
+    });
+    expect(
+      drop([
+        ['b', '==', 1],
+        ['d', '==', 2],
+      ]),
+    ).toEqual({
+      where: [false],
+      dropped: [
+        ['b', '==', 1],
+        ['d', '==', 2],
+      ],
+    });
+    expect(drop([])).toEqual({ where: [], dropped: [] });
   });
 });
 

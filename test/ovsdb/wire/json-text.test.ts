@@ -6,10 +6,14 @@ import {
   hasLongInteger,
   hasNulEscape,
   integerTokenValue,
+  joinPieces,
+  MAX_STRING_UNITS,
   parseJson,
   parseJsonLossless,
   parseJsonMessage,
   stringifyJson,
+  stringifyJsonPieces,
+  TextPieces,
 } from '../../../src/ovsdb/wire/json-text.js';
 
 const SAFE = Number.MAX_SAFE_INTEGER;
@@ -260,5 +264,84 @@ describe('stringifyJson', () => {
     const text = stringifyJson(v);
     expect(text.length).toBe(400_000 + 19);
     expect(text.slice(199_998, 200_019)).toBe('[[9223372036854775807');
+  });
+});
+
+/** `JSON.stringify` with each bigint written as its digits: what `stringifyJson` must write. */
+function reference(v: unknown): string {
+  return (
+    JSON.stringify(v, (_k, x: unknown) => (typeof x === 'bigint' ? `@@${x}@@` : x)) ?? ''
+  ).replace(/"@@(-?\d+)@@"/g, '$1');
+}
+
+describe('JSON text in pieces', () => {
+  it('is one string, JSON.stringify itself, when it fits in one', () => {
+    const v = { a: [1, 'x', null], b: { c: true } };
+    expect(stringifyJsonPieces(v)).toBe(JSON.stringify(v));
+    const out = new TextPieces();
+    out.add('[');
+    out.json(v);
+    out.add(']');
+    expect(out.finish()).toBe(`[${JSON.stringify(v)}]`);
+  });
+
+  it('writes what JSON.stringify would, member runs and all, when walked', () => {
+    // A bigint sends the value through the walker: runs of small members are
+    // written together, large or unusual ones (toJSON, nested bigints) walked.
+    const wide: Record<string, unknown> = {};
+    for (let i = 0; i < 5000; i++) wide[`k${i}`] = { n: i, s: 'x'.repeat(i % 97), l: [i, [i]] };
+    const value = {
+      big: 2n ** 63n - 1n,
+      wide,
+      rows: Array.from({ length: 3000 }, (_, i) => (i % 1000 === 7 ? { b: BigInt(i) } : [i, 'r'])),
+      odd: [undefined, () => 1, Symbol('s'), { toJSON: (k: string) => `key ${k}` }, new Date(0)],
+      long: 'é😀'.repeat(300_000),
+      deep: [[[[[[1n]]]]]],
+      '10': 'integer key',
+      omitted: undefined,
+    };
+    expect(stringifyJson(value)).toBe(reference(value));
+    expect(joinPieces(stringifyJsonPieces(value))).toBe(reference(value));
+  });
+
+  it('never cuts a surrogate pair when it writes a long string in slices', () => {
+    for (const at of [(1 << 20) - 1, 1 << 20, (1 << 20) + 1]) {
+      const s = `${'a'.repeat(at)}😀${'b'.repeat(10)}`;
+      const value = [1n, s, '\ud800 lone'];
+      expect(stringifyJson(value)).toBe(reference(value));
+    }
+  });
+
+  it('writes a text longer than the longest string in pieces that each fit in one', () => {
+    const s = 'y'.repeat(60 * 1024 * 1024);
+    const value = { rows: Array.from({ length: 9 }, () => ({ pad: s })) };
+    const pieces = stringifyJsonPieces(value);
+    if (typeof pieces === 'string') throw new Error('one string');
+    let bytes = 0;
+    for (const p of pieces) {
+      expect(p.byteLength).toBeLessThanOrEqual(128 * 1024 * 1024);
+      bytes += p.byteLength;
+    }
+    const rowText = `{"pad":"${s}"}`;
+    expect(bytes).toBe('{"rows":[]}'.length + 9 * rowText.length + 8);
+    expect(bytes).toBeGreaterThan(MAX_STRING_UNITS);
+    // Each piece is whole UTF-8 text; together they are the text.
+    const decoder = new TextDecoder('utf-8', { fatal: true });
+    let head = '';
+    for (const p of pieces) {
+      head += decoder.decode(p.subarray(0, 64));
+      if (head.length >= 64) break;
+    }
+    expect(head).toMatch(/^\{"rows":\[\{"pad":"y{20}/);
+    let tail = '';
+    for (let i = pieces.length - 1; i >= 0 && tail.length < 64; i--) {
+      const p = pieces[i] as Uint8Array;
+      tail = decoder.decode(p.subarray(Math.max(0, p.byteLength - 64))) + tail;
+    }
+    expect(tail).toMatch(/y{20}"\}\]\}$/);
+    let commas = 0;
+    for (const p of pieces) for (const b of p) if (b === 0x2c) commas++;
+    expect(commas).toBe(8);
+    expect(() => stringifyJson(value)).toThrow(/longer than the longest string/);
   });
 });

@@ -21,6 +21,7 @@ import {
   scanLog,
   schemaToJson,
 } from '../../../src/server/core-index.js';
+import { composedSha1, RecordBuffer, recordParts } from '../../../src/server/storage/log.js';
 
 const SCHEMA = parseSchema({
   name: 'L',
@@ -68,10 +69,14 @@ interface Opened {
   size: number;
 }
 
-function open(file: string): Opened {
+/** Every record read a few bytes at a time, as records of more than 64 MiB are read. */
+const CHUNKED = { streamRecordBytes: 0, streamChunkBytes: 7 };
+
+function open(file: string, scan?: typeof CHUNKED): Opened {
   const warnings: string[] = [];
   const st = DbStorage.open(file, {
     compaction: false,
+    scan,
     log: (_m, level, text) => {
       if (level === 'WARN') warnings.push(text);
     },
@@ -123,22 +128,26 @@ describe('a damaged last record', () => {
   it('a file cut anywhere keeps exactly the whole records before the cut', () => {
     const { bytes, starts } = makeFile(4);
     fc.assert(
-      fc.property(fc.integer({ min: starts[1] as number, max: bytes.length }), (cut) => {
-        const file = path();
-        writeFileSync(file, bytes.subarray(0, cut));
-        const whole = starts.filter(
-          (_s, i) => i > 0 && (starts[i + 1] ?? bytes.length) <= cut,
-        ).length;
-        const o = open(file);
-        expect(o.rows).toEqual(range(whole));
-        const end = starts[whole + 1] ?? bytes.length;
-        expect(o.size).toBe(end);
-        // The torn tail is truncated away on disk, with a warning naming the file.
-        expect(readFileSync(file).length).toBe(end);
-        if (cut === end) expect(o.warnings).toEqual([]);
-        else expect(o.warnings[0]).toContain(`${file}: `);
-      }),
-      { numRuns: 60 },
+      fc.property(
+        fc.integer({ min: starts[1] as number, max: bytes.length }),
+        fc.boolean(),
+        (cut, chunked) => {
+          const file = path();
+          writeFileSync(file, bytes.subarray(0, cut));
+          const whole = starts.filter(
+            (_s, i) => i > 0 && (starts[i + 1] ?? bytes.length) <= cut,
+          ).length;
+          const o = open(file, chunked ? CHUNKED : undefined);
+          expect(o.rows).toEqual(range(whole));
+          const end = starts[whole + 1] ?? bytes.length;
+          expect(o.size).toBe(end);
+          // The torn tail is truncated away on disk, with a warning naming the file.
+          expect(readFileSync(file).length).toBe(end);
+          if (cut === end) expect(o.warnings).toEqual([]);
+          else expect(o.warnings[0]).toContain(`${file}: `);
+        },
+      ),
+      { numRuns: 80 },
     );
   });
 
@@ -198,6 +207,12 @@ describe('a damaged last record', () => {
       Buffer.concat([bytes, Buffer.from(`OVSDB JSON 999999999999999 ${'0'.repeat(40)}\n{"T":`)]),
     );
     expect(open(file).rows).toEqual([0]);
+    // Checked against the file before a large record is read in chunks too.
+    writeFileSync(
+      file,
+      Buffer.concat([bytes, Buffer.from(`OVSDB JSON 99999999 ${'0'.repeat(40)}\n{"T":`)]),
+    );
+    expect(open(file, CHUNKED).rows).toEqual([0]);
   });
 });
 
@@ -308,18 +323,23 @@ describe('damage before the end', () => {
   });
 
   it('a last record whose hash holds but whose JSON does not parse is an error, never truncated', () => {
-    for (const body of [
-      '{"T":',
-      '[1]',
-      '{"T":{"x":' + '['.repeat(5000) + ']'.repeat(5000) + '}}',
-    ]) {
-      const file = path();
-      const bytes = Buffer.concat([makeFile(1).bytes, composeRecord(body)]);
-      writeFileSync(file, bytes);
-      expect(() => open(file)).toThrow(
-        /record at offset \d+: \d+ bytes are not (valid JSON|a JSON object)/,
-      );
-      expect(readFileSync(file).length).toBe(bytes.length);
+    // Read whole, or in chunks as a record over 64 MiB is.
+    for (const scan of [undefined, CHUNKED]) {
+      for (const body of [
+        '{"T":',
+        '[1]',
+        '{}{}',
+        '{"T":{}} x',
+        '{"T":{"x":' + '['.repeat(5000) + ']'.repeat(5000) + '}}',
+      ]) {
+        const file = path();
+        const bytes = Buffer.concat([makeFile(1).bytes, composeRecord(body)]);
+        writeFileSync(file, bytes);
+        expect(() => open(file, scan)).toThrow(
+          /record at offset \d+: \d+ bytes are not (valid JSON|a JSON object)/,
+        );
+        expect(readFileSync(file).length).toBe(bytes.length);
+      }
     }
   });
 
@@ -342,5 +362,58 @@ describe('damage before the end', () => {
     expect(() => readFileSync(`${file}.tmp`)).toThrow(/ENOENT/);
     truncateSync(file, 10);
     expect(() => open(file)).toThrow(/the schema record is damaged/);
+  });
+});
+
+describe('records read in chunks (as records of more than 64 MiB are)', () => {
+  it('give the same rows', () => {
+    const { bytes } = makeFile(5);
+    const file = path();
+    writeFileSync(file, bytes);
+    expect(open(file, CHUNKED).rows).toEqual(range(5));
+  });
+
+  it('name the file and offset of a damaged record before the end', () => {
+    const { bytes, starts } = makeFile(3);
+    const damaged = Buffer.from(bytes);
+    const at = (starts[2] as number) + bytes.subarray(starts[2] as number).indexOf('"s"');
+    damaged[at] = 0x7b;
+    const file = path();
+    writeFileSync(file, damaged);
+    expect(() => open(file, CHUNKED)).toThrow(
+      new RegExp(`${file}: record at offset ${starts[2]}: .*SHA-1 hash.*more records follow`),
+    );
+    expect(readFileSync(file).equals(damaged)).toBe(true);
+  });
+
+  it('read the records written in pieces', () => {
+    // A record longer than one string is written as its pieces' bytes: the same record.
+    const text = JSON.stringify({ _date: 1, T: { [uuid(3)]: { n: 3, s: 'é'.repeat(9) } } });
+    const enc = new TextEncoder();
+    const parts = recordParts([enc.encode(text.slice(0, 20)), enc.encode(text.slice(20))]);
+    const whole = composeRecord(text);
+    expect(Buffer.concat(parts.buffers).equals(whole)).toBe(true);
+    const file = path();
+    writeFileSync(file, Buffer.concat([makeFile(0).bytes, ...parts.buffers]));
+    expect(open(file, CHUNKED).rows).toEqual([3]);
+  });
+
+  it('queue between the records around them, in order', () => {
+    const enc = new TextEncoder();
+    const texts = ['{"a":1}', '{"b":"é"}', `{"c":"${'x'.repeat(100_000)}"}`, '{"d":4}'];
+    const queue = new RecordBuffer();
+    const sha1s = [
+      queue.add(texts[0] as string),
+      queue.add([enc.encode('{"b":'), enc.encode('"é"}')]),
+      queue.add(texts[2] as string),
+      queue.add([enc.encode(texts[3] as string)]),
+    ];
+    const expected = texts.map((t) => composeRecord(t));
+    expect(Buffer.concat(queue.bytes()).equals(Buffer.concat(expected))).toBe(true);
+    expect(sha1s).toEqual(expected.map((r) => composedSha1(r)));
+    expect(queue.count).toBe(4);
+    queue.clear();
+    queue.add(texts[0] as string);
+    expect(Buffer.concat(queue.bytes()).equals(expected[0] as Buffer)).toBe(true);
   });
 });

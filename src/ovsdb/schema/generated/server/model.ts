@@ -9,7 +9,7 @@ import type { Database, DatabaseInsert, DatabaseUpdate } from './database.js';
  * types.
  */
 export type ServerTables = {
-  readonly Database: TableTypes<Database, DatabaseInsert, DatabaseUpdate>;
+  readonly Database: TableTypes<Database, DatabaseInsert, DatabaseUpdate, '_Server 1.2.0'>;
 };
 
 /**

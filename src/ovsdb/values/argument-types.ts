@@ -8,14 +8,17 @@
  * @module
  */
 
-import type {
-  BaseType,
-  ColumnKind,
-  ColumnSchema,
-  ColumnType,
-} from '../ovsdb/schema/schema-types.js';
+import type { BaseType, ColumnKind, ColumnSchema, ColumnType } from '../schema/schema-types.js';
 
-type Derivation = 'subset' | 'atom' | 'bareAtom' | 'elements' | 'pairs' | 'keys';
+type Derivation =
+  | 'subset'
+  | 'unbounded'
+  | 'atom'
+  | 'bareAtom'
+  | 'elements'
+  | 'pairs'
+  | 'keys'
+  | 'anyKeys';
 
 const cache = new WeakMap<ColumnSchema, Map<Derivation, ColumnSchema>>();
 
@@ -50,6 +53,9 @@ function build(column: ColumnSchema, how: Derivation): ColumnSchema {
     case 'subset':
       type = { key: t.key, value: t.value, min: 0, max: t.max };
       break;
+    case 'unbounded':
+      type = { key: t.key, value: t.value, min: 0, max: Number.POSITIVE_INFINITY };
+      break;
     case 'atom':
       type = { key: t.key, min: 1, max: 1 };
       break;
@@ -58,10 +64,16 @@ function build(column: ColumnSchema, how: Derivation): ColumnSchema {
       break;
     case 'elements':
     case 'keys':
+    case 'anyKeys':
       // Always a set (an array in JS), even for an optional column.
       return {
         name: column.name,
-        type: { key: t.key, min: 0, max: t.max, kind: 'set' },
+        type: {
+          key: t.key,
+          min: 0,
+          max: how === 'anyKeys' ? Number.POSITIVE_INFINITY : t.max,
+          kind: 'set',
+        },
         ephemeral: column.ephemeral,
         mutable: column.mutable,
       };
@@ -105,4 +117,48 @@ export function pairsType(column: ColumnSchema): ColumnSchema {
 /** A set of the map column's keys (the argument of map `delete` by key). */
 export function keysType(column: ColumnSchema): ColumnSchema {
   return derive(column, 'keys');
+}
+
+/**
+ * The type ovsdb-server reads the value of condition function `fn` on
+ * `column` with (`ovsdb_clause_from_json`): the column's own type for `==`
+ * and `!=`; for `includes` the column's with `min` 0, and for `excludes`
+ * with `min` 0 and no `max` (both the column's own type for a column holding
+ * exactly one value); one atom for `<`, `<=`, `>`, `>=`. Constraints (enum,
+ * range, length) are kept, so a value outside them is refused there.
+ */
+export function serverConditionType(column: ColumnSchema, fn: string): ColumnSchema {
+  const scalar = column.type.kind === 'scalar';
+  switch (fn) {
+    case 'includes':
+      return scalar ? column : derive(column, 'subset');
+    case 'excludes':
+      return scalar ? column : derive(column, 'unbounded');
+    case '<':
+    case '<=':
+    case '>':
+    case '>=':
+      return derive(column, 'atom');
+    default:
+      return column;
+  }
+}
+
+/**
+ * The type ovsdb-server reads the argument of `mutator` on `column` with
+ * (`ovsdb_mutation_from_json`), constraints kept: `insert` takes the column's
+ * type with `min` 0, `delete` with `min` 0 and no `max` (for a map, pairs
+ * or, when `byKey`, a set of keys). Undefined for the arithmetic mutators,
+ * whose argument the server reads without constraints (it checks the result).
+ */
+export function serverMutationType(
+  column: ColumnSchema,
+  mutator: string,
+  byKey: boolean,
+): ColumnSchema | undefined {
+  if (mutator === 'insert') return derive(column, 'subset');
+  if (mutator !== 'delete') return undefined;
+  return byKey && column.type.value !== undefined
+    ? derive(column, 'anyKeys')
+    : derive(column, 'unbounded');
 }

@@ -16,15 +16,15 @@
  * @module
  */
 
-import type { ColumnOf, RowOf, TableMap, TableName } from '../ovsdb/schema/model.js';
-import type { ColumnSchema, TableSchema } from '../ovsdb/schema/schema-types.js';
-import { compileColumnCodec, type EncodeContext } from '../ovsdb/values/datum.js';
-import { isUuid, type Uuid } from '../ovsdb/values/uuid.js';
-import { columnValueProblem, describeColumnType } from '../ovsdb/values/validators.js';
-import { DatumError } from '../ovsdb/wire/errors.js';
-import { isPlainObject } from '../ovsdb/wire/json.js';
-import type { Condition, ConditionFunction, WireValue } from '../ovsdb/wire/wire.js';
+import type { ColumnOf, RowOf, TableMap, TableName } from '../schema/model.js';
+import type { ColumnSchema, TableSchema } from '../schema/schema-types.js';
+import { DatumError } from '../wire/errors.js';
+import { isPlainObject } from '../wire/json.js';
+import type { Condition, ConditionFunction, WireValue } from '../wire/wire.js';
 import { atomType, subsetType } from './argument-types.js';
+import { compileColumnCodec, type EncodeContext } from './datum.js';
+import { isUuid, type Uuid } from './uuid.js';
+import { columnValueProblem, describeColumnType } from './value-checks.js';
 
 /** `==` and `!=`: every column. */
 export type EqualityFunction = '==' | '!=';
@@ -69,10 +69,26 @@ export type ConditionFor<C extends string, V> =
  * ['external_ids', 'includes', { pod: 'web-1' }]     // ["external_ids","includes",["map",[["pod","web-1"]]]]
  * ```
  */
-export type ConditionOf<DB extends TableMap, T extends TableName<DB>> = {
+export type ConditionOf<DB extends TableMap, T extends TableName<DB>> = RowCondition<RowOf<DB, T>>;
+
+/** One condition on rows of type `R` (see {@link ConditionOf}). */
+export type RowCondition<R> = {
   // `undefined`: a column a client's `compat` option says may be absent; its values are the others.
-  [C in ColumnOf<DB, T>]: ConditionFor<C, Exclude<RowOf<DB, T>[C], undefined>>;
-}[ColumnOf<DB, T>];
+  [C in Extract<keyof R, string>]: ConditionFor<C, Exclude<R[C], undefined>>;
+}[Extract<keyof R, string>];
+
+/**
+ * One clause of a monitor condition on rows of type `R` (the `where` of a
+ * table's monitor, where a row is monitored when **any** clause holds, as
+ * ovsdb-server ORs them): a typed condition as in transactions, or `true`
+ * (every row) or `false` (none).
+ *
+ * ```ts
+ * where: [['name', '==', 'sw0'], ['external_ids', 'includes', { owner: 'me' }]]
+ * // [["name","==","sw0"],["external_ids","includes",["map",[["owner","me"]]]]]
+ * ```
+ */
+export type MonitorCondition<R> = RowCondition<R> | boolean;
 
 /**
  * Rows of table `T` selected by column equality: `{ name: 'lsp1' }` is
@@ -231,3 +247,27 @@ export function compileWhere(table: TableSchema, where: unknown, ctx: EncodeCont
     'where must be a UUID, an index key object or a list of conditions',
   );
 }
+
+/**
+ * Compile the clauses of a monitor condition ({@link MonitorCondition}) to
+ * the wire, each checked as a transaction's condition is.
+ * @throws DatumError naming the table, column, value and broken rule.
+ */
+export function compileMonitorWhere(table: TableSchema, where: unknown): Condition[] {
+  if (!Array.isArray(where)) {
+    throw new DatumError(
+      table.name,
+      undefined,
+      where,
+      'a monitor condition is a list of clauses ([] or [true]: every row)',
+    );
+  }
+  const out: Condition[] = [];
+  for (const c of where) {
+    out.push(typeof c === 'boolean' ? c : compileCondition(table, c, NO_NAMES));
+  }
+  return out;
+}
+
+/** A monitor condition names no row a transaction inserts. */
+const NO_NAMES: EncodeContext = {};
