@@ -35,12 +35,12 @@ import { connect as netConnect } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { connectDatabase } from '../src/client/client.js';
+import { connectDatabase } from '../src/client/open.js';
 import { Replica } from '../src/client/replica/replica.js';
 import { NB, type NBTables } from '../src/nb/index.js';
 import { connect } from '../src/ovsdb/connection/connect.js';
 import type { DialedTransport } from '../src/ovsdb/transport/dial.js';
-import { dialSocket } from '../src/ovsdb/transport/dial.js';
+import { dialSocket } from '../src/ovsdb/transport/dial-node.js';
 import { JsonStreamFramer } from '../src/ovsdb/wire/framer.js';
 import type { Transport } from '../src/ovsdb/wire/transport.js';
 import type { Operation, TableUpdates2 } from '../src/ovsdb/wire/wire.js';
@@ -236,10 +236,10 @@ function loadReplica(chunks: readonly Buffer[]): Replica<NBTables> {
   const messages: unknown[] = [];
   for (const c of chunks) framer.pushInto(c, messages);
   const updates = (messages[0] as { result: [boolean, string, TableUpdates2] }).result[2];
-  const replica = new Replica(NB);
+  const { replica, feed } = Replica.withFeed(NB);
   for (const table of Object.keys(NB.schema.tables)) {
-    replica.configure(table, ['_version', ...NB.schema.tables[table]!.columnNames]);
-    replica.replace(table, updates[table] ?? {}, 'update2');
+    feed.configure(table, ['_version', ...NB.schema.tables[table]!.columnNames]);
+    feed.replace(table, updates[table] ?? {}, 'update2');
   }
   if (replica.count('Logical_Switch_Port') !== PORTS) throw new Error('offline replica incomplete');
   return replica;

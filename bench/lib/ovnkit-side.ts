@@ -7,7 +7,8 @@
  * @module
  */
 
-import { connectDatabase, type DatabaseClient } from '../../src/client/client.js';
+import type { DatabaseClient } from '../../src/client/client.js';
+import { connectDatabase } from '../../src/client/open.js';
 import { NB, type NBTables } from '../../src/nb/generated/model.js';
 import { connect } from '../../src/ovsdb/connection/connect.js';
 import type { OvsdbConnection } from '../../src/ovsdb/connection/connection.js';

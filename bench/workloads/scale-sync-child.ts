@@ -21,9 +21,10 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { connectDatabase } from '../../src/client/client.js';
+import { connectDatabase } from '../../src/client/open.js';
 import { NB } from '../../src/nb/generated/model.js';
-import { type Dialer, dialRemote } from '../../src/ovsdb/transport/dial.js';
+import type { Dialer } from '../../src/ovsdb/transport/dial.js';
+import { dialRemote } from '../../src/ovsdb/transport/dial-node.js';
 import type { Transport, TransportHandlers } from '../../src/ovsdb/wire/transport.js';
 import { NB_SCHEMA } from '../lib/servers.js';
 

@@ -15,7 +15,7 @@ import { readFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { connectDatabase } from '../../src/client/client.js';
+import { connectDatabase } from '../../src/client/open.js';
 import { NB } from '../../src/nb/generated/model.js';
 import { endSection, startSection } from '../lib/profiler.js';
 import { NB_SCHEMA } from '../lib/servers.js';

@@ -21,7 +21,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { createInterface } from 'node:readline';
-import { connectDatabase } from '../../src/client/client.js';
+import { connectDatabase } from '../../src/client/open.js';
 import { NB } from '../../src/nb/generated/model.js';
 import { benchNodeFlags } from '../lib/child.js';
 import { RawClient } from '../lib/raw-client.js';

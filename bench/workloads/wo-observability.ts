@@ -18,7 +18,7 @@
  */
 
 import { performance } from 'node:perf_hooks';
-import { connectDatabase } from '../../src/client/client.js';
+import { connectDatabase } from '../../src/client/open.js';
 import { NB } from '../../src/nb/generated/model.js';
 import type { ClientMetrics } from '../../src/observability/metrics.js';
 import type { Tracer } from '../../src/observability/tracing.js';

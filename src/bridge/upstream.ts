@@ -9,7 +9,8 @@ import * as net from 'node:net';
 import * as tls from 'node:tls';
 import { formatRemote, parseRemote, type SocketRemote } from '../ovsdb/transport/remote.js';
 import type { TlsOptions } from '../ovsdb/transport/socket-transport.js';
-import { checkTlsOptions, hasTlsFiles, loadTlsFiles } from '../ovsdb/transport/tls-files.js';
+import { loadTlsFiles } from '../ovsdb/transport/tls-files.js';
+import { checkTlsOptions, hasTlsFiles } from '../ovsdb/transport/tls-options.js';
 import { connectUnixSocket } from '../ovsdb/transport/unix-path.js';
 import { ConnectionClosedError, OvsdbError } from '../ovsdb/wire/errors.js';
 

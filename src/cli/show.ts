@@ -10,7 +10,8 @@
  */
 
 import { readFile } from 'node:fs/promises';
-import { connectDatabase, type DatabaseClient } from '../client/client.js';
+import type { DatabaseClient } from '../client/client.js';
+import { connectDatabase } from '../client/open.js';
 import { NB, type NBTables } from '../nb/generated/model.js';
 import { showNb } from '../nb/show.js';
 import type { CliIo } from './commands.js';

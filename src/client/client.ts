@@ -98,10 +98,10 @@ import {
   type CompatTables,
 } from '../ovsdb/schema/compat.js';
 import type { ColumnOf, DatabaseModel, RowOf, TableMap, TableName } from '../ovsdb/schema/model.js';
+import type { Dialer } from '../ovsdb/transport/dial.js';
 import type { MonitorCondition } from '../ovsdb/values/conditions.js';
 import { ConnectionClosedError, OvsdbError } from '../ovsdb/wire/errors.js';
 import type { Condition, Operation, OperationResult } from '../ovsdb/wire/wire.js';
-import type { IndexValue } from '../rows/indexes.js';
 import { type BatchOptions, type BatchResult, transactBatches } from '../transactions/batches.js';
 import type { TransactionBuilder } from '../transactions/builder.js';
 import type { TransactionCallback } from '../transactions/compile.js';
@@ -121,13 +121,8 @@ import {
   type TableMonitorOptions,
 } from './options.js';
 import { Reconnector } from './reconnect.js';
-import {
-  type IndexesOption,
-  Replica,
-  type RowEventHandler,
-  type RowEventKind,
-  type WaitForOptions,
-} from './replica/replica.js';
+import { ReplicaFeed } from './replica/feed.js';
+import { type IndexesOption, Replica } from './replica/replica.js';
 import {
   type ClientHealth,
   type ClientStats,
@@ -152,23 +147,20 @@ export type {
   StatusEventType,
 } from './status.js';
 
-type IndexedTable<DB extends TableMap, IX> = Extract<keyof IX, TableName<DB>>;
-type IndexName<IX, T extends keyof IX> = Extract<keyof NonNullable<IX[T]>, string>;
-
 /**
- * A connected, self-healing replica of one database. Create it with
- * {@link connectDatabase}.
+ * The handle of one database, typed by its model: a replica kept in sync
+ * over reconnects and cluster failover (its reads, events and waits are
+ * those of {@link Replica}), typed and raw transactions, OVSDB locks,
+ * status. Open it with {@link openDatabase}.
  */
 export class DatabaseClient<
   DB extends TableMap,
   IX extends IndexesOption<DB> = Record<never, never>,
-> {
+> extends Replica<DB, IX> {
   /** Resolves once the replica holds the initial contents of every monitor; rejects if the client closes or gives up first. */
   readonly ready: Promise<void>;
   /** Counters. */
   readonly stats: ClientStats;
-  /** The model. */
-  readonly model: DatabaseModel<DB>;
   /**
    * What the client's transactions run on: it sends each on the current
    * session once in sync (see `TransactionExecutor`). `transact`,
@@ -177,50 +169,45 @@ export class DatabaseClient<
    */
   readonly executor: TransactionExecutor<DB>;
 
-  private readonly replica: Replica<DB>;
   private readonly statusReporter: StatusReporter;
   private readonly groups: MonitorGroups<DB>;
   private readonly connection: Reconnector<DB>;
 
-  /** Use {@link openDatabase}. */
-  constructor(options: DatabaseClientOptions<DB, IX>) {
-    this.model = options.model;
-    // (Sampled at scrape time only: the replica exists by then.)
-    const observe = observabilityOf(options, {
-      queueLength: () => this.replica.queueLength,
-      locks: () =>
-        this.connection.locks.statuses().map((l) => ({ name: l.name, held: l.state === 'held' })),
-      health: () => this.connection.health(),
-    });
-    const config = connectionConfig(options, observe);
-    checkCompatOption(options.model, options.compat);
+  /**
+   * Use `openDatabase`.
+   * @param dial - the platform's dialer, for options that give none.
+   */
+  constructor(options: DatabaseClientOptions<DB, IX>, dial: Dialer) {
     const logger = options.logger ?? {};
-    const log = createLog(logger);
-    this.replica = new Replica<DB>(options.model, {
+    // (Bound once the connection exists; the queue asks only once it fills.)
+    const pressure = { to: (_pause: boolean): void => {} };
+    super(options.model, {
       indexes: options.indexes,
       freeze: options.freezeRows,
       highWaterMark: options.eventQueue?.highWaterMark,
       lowWaterMark: options.eventQueue?.lowWaterMark,
-      onPressure:
-        observe?.metrics === undefined
-          ? (pause) => this.connection.onPressure(pause)
-          : (pause) => {
-              if (pause) observe.metrics?.backpressurePause();
-              this.connection.onPressure(pause);
-            },
+      onPressure: (pause) => pressure.to(pause),
       onHandlerError: options.onHandlerError ?? logHandlerError(logger),
     });
-    this.stats = createStats(this.replica.eventStats);
-    this.statusReporter = new StatusReporter(
-      (deliver) => this.replica.enqueueCallback(deliver),
-      log,
-    );
+    // (Sampled at scrape time only: the client exists by then.)
+    const observe = observabilityOf(options, {
+      queueLength: () => this.queueLength,
+      locks: () =>
+        this.connection.locks.statuses().map((l) => ({ name: l.name, held: l.state === 'held' })),
+      health: () => this.connection.health(),
+    });
+    const config = connectionConfig(options, dial, observe);
+    checkCompatOption(options.model, options.compat);
+    const log = createLog(logger);
+    const feed = new ReplicaFeed(this.tables);
+    this.stats = createStats(this.eventStats);
+    this.statusReporter = new StatusReporter((deliver) => feed.enqueueCallback(deliver), log);
     this.groups = new MonitorGroups<DB>(
       options.model,
       options.tables as
         | { readonly [table: string]: TableMonitorOptions | boolean | undefined }
         | undefined,
-      this.replica,
+      feed,
       this.stats,
       log,
       observe,
@@ -229,12 +216,17 @@ export class DatabaseClient<
     this.connection = new Reconnector<DB>({
       config,
       model: options.model,
-      replica: this.replica,
+      feed,
       groups: this.groups,
       status: this.statusReporter,
       stats: this.stats,
       log,
     });
+    const metrics = observe?.metrics;
+    pressure.to = (pause) => {
+      if (pause) metrics?.backpressurePause();
+      this.connection.onPressure(pause);
+    };
     this.ready = this.connection.ready;
     const fence = options.fence;
     this.executor = new ClientExecutor(this.connection, options.model, this, fence, observe);
@@ -253,7 +245,6 @@ export class DatabaseClient<
     // Start on the next microtask, so that handlers added right after
     // construction see the first status events.
     this.connection.start();
-    const metrics = observe?.metrics;
     if (metrics !== undefined) void this.connection.stopped.then(() => metrics.close());
   }
 
@@ -364,104 +355,6 @@ export class DatabaseClient<
    */
   lock(name: string, options?: LockOptions): DatabaseLock {
     return this.connection.locks.lock(name, options);
-  }
-
-  // ---- reads -------------------------------------------------------------------------
-
-  /** The row of `table` with UUID `uuid`. */
-  get<T extends TableName<DB>>(table: T, uuid: string): RowOf<DB, T> | undefined {
-    return this.replica.get(table, uuid);
-  }
-
-  /** Look a row up by a schema index, e.g. `lookup('Logical_Switch_Port', { name: 'p1' })`. */
-  lookup<T extends TableName<DB>>(table: T, key: Partial<RowOf<DB, T>>): RowOf<DB, T> | undefined {
-    return this.replica.lookup(table, key);
-  }
-
-  /** The rows a client index maps `value` to, e.g. `byIndex('Logical_Switch_Port', 'pod', 'ns/web-1')`. */
-  byIndex<T extends IndexedTable<DB, IX>>(
-    table: T,
-    index: IndexName<IX, T>,
-    value: IndexValue,
-  ): RowOf<DB, T>[] {
-    return this.replica.byIndex(table, index, value);
-  }
-
-  /**
-   * The values client index `index` of `table` gives `row` (any row of the
-   * table, stored or not): what `byIndex` finds it by. A transaction view
-   * uses it to index the rows it changes.
-   * @throws IndexError as `byIndex` does.
-   */
-  indexValues(table: TableName<DB>, index: string, row: object): readonly IndexValue[] {
-    return this.replica.indexValues(table, index, row);
-  }
-
-  /** The rows of `table` (a live iterator). */
-  rows<T extends TableName<DB>>(table: T): IterableIterator<RowOf<DB, T>> {
-    return this.replica.rows(table);
-  }
-
-  /** The rows of `table` for which `predicate` is true. */
-  filter<T extends TableName<DB>>(
-    table: T,
-    predicate: (row: RowOf<DB, T>) => boolean,
-  ): RowOf<DB, T>[] {
-    return this.replica.filter(table, predicate);
-  }
-
-  /** A row of `table` for which `predicate` is true. */
-  find<T extends TableName<DB>>(
-    table: T,
-    predicate: (row: RowOf<DB, T>) => boolean,
-  ): RowOf<DB, T> | undefined {
-    return this.replica.find(table, predicate);
-  }
-
-  /** The number of rows of `table`. */
-  count(table: TableName<DB>): number {
-    return this.replica.count(table);
-  }
-
-  /** True when `table` is monitored on the current server (it may be missing there). */
-  isMonitored(table: TableName<DB>): boolean {
-    return this.replica.isMonitored(table);
-  }
-
-  // ---- events --------------------------------------------------------------------------
-
-  /**
-   * Call `handler` for each `kind` change of `table` from now on: `insert`
-   * and `delete` get (row, context), `update` gets (new, old, context), where
-   * context says which server update carried the change. Returns a function
-   * that removes the handler.
-   */
-  on<T extends TableName<DB>, K extends RowEventKind>(
-    table: T,
-    kind: K,
-    handler: RowEventHandler<RowOf<DB, T>, K>,
-  ): () => void {
-    return this.replica.on(table, kind, handler);
-  }
-
-  /**
-   * Resolve with the first row of `table` matching `predicate`, now or when
-   * a change makes one match.
-   * @throws WaitTimeoutError on timeout; ClientClosedError when the client closes.
-   */
-  waitFor<T extends TableName<DB>>(
-    table: T,
-    predicate: (row: RowOf<DB, T>) => boolean,
-    options?: WaitForOptions,
-  ): Promise<RowOf<DB, T>> {
-    const closed = this.connection.closedError;
-    if (closed) return Promise.reject(closed);
-    return this.replica.waitFor(table, predicate, options);
-  }
-
-  /** Resolves when every event queued so far has been delivered to the handlers. */
-  drained(): Promise<void> {
-    return this.replica.drained();
   }
 
   // ---- writes ------------------------------------------------------------------------------
@@ -622,38 +515,35 @@ export class DatabaseClient<
 }
 
 /**
- * Open a database: connect a client with `options` (remotes, model, tables,
- * indexes, TLS, backoff, `fence`, …), wait until its replica is in sync, and
- * return it: the one handle of the database, typed by its model, with
- * typed transactions (`transact`, `transactBatches`), raw ones
- * (`transactRaw`), the replica's reads and events, locks and status. It
- * keeps itself in sync over reconnects and cluster failover until `close()`.
- *
- * @example
- * ```ts
- * import { openDatabase } from 'ovnkit';
- * import { NB } from 'ovnkit/nb';
- *
- * const db = await openDatabase({ remotes: 'unix:/var/run/ovn/ovnnb_db.sock', model: NB });
- * const { value: sw } = await db.transact((tx) => {
- *   const port = tx.insert('Logical_Switch_Port', { name: 'web-1', addresses: ['00:00:00:00:00:05'] });
- *   return tx.insert('Logical_Switch', { name: 'sw0', ports: [port] });
- * });
- * console.log(db.get('Logical_Switch', sw)?.ports.length); // 1
- * db.on('Logical_Switch_Port', 'insert', (lsp) => console.log('new port', lsp.name));
- * await db.close();
- * ```
- * @throws RemoteSyntaxError for an invalid remote; OvsdbError for a table,
- *   column or index the model does not have; RangeError for invalid backoff
- *   options; ClientClosedError when the client gives up (see `backoff`) or
- *   `signal` aborts before it is in sync (the client is closed then).
+ * The handle of `options`, before its first sync, opened with `dial` when
+ * the options give no dialer: what `openDatabase` (in Node and in browsers)
+ * builds on.
  */
-export async function openDatabase<
+export function connectWith<
   DB extends TableMap,
-  const IX extends IndexesOption<CompatTables<DB, C>> = Record<never, never>,
-  const C extends CompatOption<DB> = false,
->(options: DatabaseClientOptions<DB, IX, C>): Promise<DatabaseClient<CompatTables<DB, C>, IX>> {
-  const client = connectDatabase<DB, IX, C>(options);
+  IX extends IndexesOption<CompatTables<DB, C>>,
+  C extends CompatOption<DB>,
+>(
+  options: DatabaseClientOptions<DB, IX, C>,
+  dial: Dialer,
+): DatabaseClient<CompatTables<DB, C>, IX> {
+  // The model's rows are rows of CompatTables<DB, C> (it only widens column types).
+  return new DatabaseClient<CompatTables<DB, C>, IX>(
+    options as unknown as DatabaseClientOptions<CompatTables<DB, C>, IX>,
+    dial,
+  );
+}
+
+/** `connectWith`, resolving once the handle is in sync (closing it when it gives up first). */
+export async function openWith<
+  DB extends TableMap,
+  IX extends IndexesOption<CompatTables<DB, C>>,
+  C extends CompatOption<DB>,
+>(
+  options: DatabaseClientOptions<DB, IX, C>,
+  dial: Dialer,
+): Promise<DatabaseClient<CompatTables<DB, C>, IX>> {
+  const client = connectWith(options, dial);
   try {
     await client.ready;
   } catch (e) {
@@ -661,35 +551,6 @@ export async function openDatabase<
     throw e;
   }
   return client;
-}
-
-/**
- * The handle of {@link openDatabase}, returned at once, before its first
- * sync (`await client.ready`, or `client.whenSynced()`).
- *
- * @deprecated Use `openDatabase`, which returns the same handle once it is
- *   in sync; this form stays for one release.
- * @example
- * ```ts
- * import { NB } from 'ovnkit/nb';
- * import { connectDatabase } from 'ovnkit/client';
- *
- * const nb = connectDatabase({ remotes: 'unix:/var/run/ovn/ovnnb_db.sock', model: NB });
- * await nb.ready;
- * for (const ls of nb.rows('Logical_Switch')) console.log(ls.name, ls.ports.length);
- * await nb.close();
- * ```
- * @throws as `openDatabase`, but for giving up, which rejects `ready`.
- */
-export function connectDatabase<
-  DB extends TableMap,
-  const IX extends IndexesOption<CompatTables<DB, C>> = Record<never, never>,
-  const C extends CompatOption<DB> = false,
->(options: DatabaseClientOptions<DB, IX, C>): DatabaseClient<CompatTables<DB, C>, IX> {
-  // The model's rows are rows of CompatTables<DB, C> (it only widens column types).
-  return new DatabaseClient<CompatTables<DB, C>, IX>(
-    options as unknown as DatabaseClientOptions<CompatTables<DB, C>, IX>,
-  );
 }
 
 /** The metrics recorder and tracer of a new client, or undefined when it has neither. */

@@ -45,7 +45,7 @@ import { isUnknownMethod } from './errors.js';
 import { errorText, type Log } from './log.js';
 import { type ClientObservability, countRows } from './metrics.js';
 import type { TableMonitorOptions } from './options.js';
-import type { PredecodedRows, ReplaceResult, Replica } from './replica/replica.js';
+import type { PredecodedRows, ReplaceResult, ReplicaFeed } from './replica/feed.js';
 import type { ClientStats, MonitorSyncInfo } from './status.js';
 
 /** The transaction id meaning "none": a full dump. */
@@ -139,7 +139,7 @@ export class MonitorGroups<DB extends TableMap> {
   constructor(
     private readonly model: DatabaseModel<DB>,
     tables: { readonly [table: string]: TableMonitorOptions | boolean | undefined } | undefined,
-    private readonly replica: Replica<DB>,
+    private readonly feed: ReplicaFeed<DB>,
     private readonly stats: ClientStats,
     private readonly log: Log,
     private readonly observe?: ClientObservability,
@@ -248,9 +248,9 @@ export class MonitorGroups<DB extends TableMap> {
     for (const table of g.tables) {
       const cfg = this.tableConfig.get(table)!;
       const cols = usableColumns(compat, this.model.schema, table, cfg.columns);
-      const before = this.replica.monitoredColumns(table as TableName<DB>);
+      const before = this.feed.monitoredColumns(table as TableName<DB>);
       if (cols === undefined) {
-        this.replica.configure(table, undefined);
+        this.feed.configure(table, undefined);
         continue;
       }
       // A condition on a column the server lacks is a SchemaDriftError, or dropped.
@@ -262,7 +262,7 @@ export class MonitorGroups<DB extends TableMap> {
       if (!sameList(before, this.sortedLike(table, wireColumns))) shapeChanged = true;
       // Columns the server lacks are absent from the rows (never filled with defaults);
       // those whose type differs are read by the server's type.
-      this.replica.configure(
+      this.feed.configure(
         table,
         wireColumns,
         absentColumns(compat, this.model.schema, table),
@@ -345,7 +345,7 @@ export class MonitorGroups<DB extends TableMap> {
       if (path.length !== tablesAt.length + 1 || typeof table !== 'string') return undefined;
       for (let i = 0; i < tablesAt.length; i++) if (path[i] !== tablesAt[i]) return undefined;
       return g.active.includes(table)
-        ? this.replica.dumpReviver(table, target, format, into)
+        ? this.feed.dumpReviver(table, target, format, into)
         : undefined;
     };
   }
@@ -412,14 +412,14 @@ export class MonitorGroups<DB extends TableMap> {
     if (s.method === 'since') {
       const r = await s.conn.monitorCondSince(this.db, g.id, requests, fromTxnId, options);
       this.checkTables(r.updates);
-      this.replica.beginBatch(r.lastTxnId);
+      this.feed.beginBatch(r.lastTxnId);
       let initialRows = 0;
       let changes = 0;
       let replaced: ReplaceResult | undefined;
       if (r.found) {
         for (const t of g.active) changes += Object.keys(r.updates[t] ?? {}).length;
         for (const table of g.active)
-          initialRows += this.replica.applyUpdate2(table, r.updates[table] ?? {});
+          initialRows += this.feed.applyUpdate2(table, r.updates[table] ?? {});
         this.stats.resumedFound++;
       } else {
         // A full dump: every entry is a row of it (counted as they are decoded).
@@ -449,7 +449,7 @@ export class MonitorGroups<DB extends TableMap> {
         ? await s.conn.monitorCond(this.db, g.id, requests, options)
         : await s.conn.monitor(this.db, g.id, requests, options);
     this.checkTables(updates);
-    this.replica.beginBatch();
+    this.feed.beginBatch();
     const { replaced, entries: initialRows } = this.replaceAll(g, updates, format, predecoded);
     this.stats.initialRows += initialRows;
     this.stats.fullSyncs++;
@@ -489,12 +489,12 @@ export class MonitorGroups<DB extends TableMap> {
   ): { replaced: ReplaceResult; entries: number } {
     // Every table decoded before any is applied: a malformed dump leaves nothing of itself.
     const decoded = g.active.map((table) =>
-      this.replica.decodeDump(table, updates[table] ?? {}, format, predecoded),
+      this.feed.decodeDump(table, updates[table] ?? {}, format, predecoded),
     );
     const total = { inserted: 0, updated: 0, deleted: 0, unchanged: 0 };
     let entries = 0;
     for (const d of decoded) {
-      const r = this.replica.applyDump(d);
+      const r = this.feed.applyDump(d);
       total.inserted += r.inserted;
       total.updated += r.updated;
       total.deleted += r.deleted;
@@ -583,14 +583,14 @@ export class MonitorGroups<DB extends TableMap> {
   }
 
   private applyNotification(s: MonitorSession, g: MonitorGroup, message: Buffered): void {
-    this.replica.beginBatch(message.kind === 'update3' ? message.txnId : undefined);
+    this.feed.beginBatch(message.kind === 'update3' ? message.txnId : undefined);
     try {
       this.checkTables(message.updates);
       for (const table in message.updates) {
         if (!g.active.includes(table)) continue;
         if (message.kind === 'update')
-          this.replica.applyUpdate(table, (message.updates as TableUpdates)[table]!);
-        else this.replica.applyUpdate2(table, (message.updates as TableUpdates2)[table]!);
+          this.feed.applyUpdate(table, (message.updates as TableUpdates)[table]!);
+        else this.feed.applyUpdate2(table, (message.updates as TableUpdates2)[table]!);
       }
       if (message.kind === 'update3') {
         g.lastTxnId = message.txnId;

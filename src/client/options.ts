@@ -7,15 +7,15 @@ import type { ClientMetrics } from '../observability/metrics.js';
 import type { Tracer } from '../observability/tracing.js';
 import type { AbsentConditionPolicy, CompatOption, CompatTables } from '../ovsdb/schema/compat.js';
 import type { DatabaseModel, RowOf, TableMap, TableName } from '../ovsdb/schema/model.js';
-import { type Dialer, dialRemote } from '../ovsdb/transport/dial.js';
+import { DEFAULT_KEEPALIVE_MS, type Dialer } from '../ovsdb/transport/dial.js';
 import {
   formatRemote,
   parseRemote,
   parseRemoteList,
   type Remote,
 } from '../ovsdb/transport/remote.js';
-import { DEFAULT_KEEPALIVE_MS, type TlsOptions } from '../ovsdb/transport/socket-transport.js';
-import { checkTlsOptions } from '../ovsdb/transport/tls-files.js';
+import type { TlsOptions } from '../ovsdb/transport/tls-options.js';
+import { checkTlsOptions } from '../ovsdb/transport/tls-options.js';
 import type { MonitorCondition } from '../ovsdb/values/conditions.js';
 import { OvsdbError } from '../ovsdb/wire/errors.js';
 import { DEFAULT_MAX_REPLY_BYTES, DEFAULT_MAX_UNSOLICITED_BYTES } from '../ovsdb/wire/limits.js';
@@ -294,7 +294,8 @@ export function probeIntervalFor(config: ConnectionConfig, remote: string): numb
 }
 
 /**
- * Check the connection options of `options` and fill in their defaults.
+ * Check the connection options of `options` and fill in their defaults
+ * (`dial`: the platform's dialer, when the options give none).
  * @throws RemoteSyntaxError for an invalid remote; OvsdbError for no
  *   remote, or a TLS setting given both as PEM and as a file; RangeError for
  *   invalid backoff options, or a negative (or non-numeric) interval,
@@ -304,7 +305,11 @@ export function connectionConfig<
   DB extends TableMap,
   IX extends IndexesOption<CompatTables<DB, C>>,
   C extends CompatOption<DB> = false,
->(options: DatabaseClientOptions<DB, IX, C>, observe?: ClientObservability): ConnectionConfig {
+>(
+  options: DatabaseClientOptions<DB, IX, C>,
+  dial: Dialer,
+  observe?: ClientObservability,
+): ConnectionConfig {
   const remotes = normalizeRemotes(options.remotes);
   const shuffled = options.shuffleRemotes ? shuffle(remotes) : undefined;
   const backoff = options.backoff ?? {};
@@ -331,7 +336,7 @@ export function connectionConfig<
     ),
     connectTimeoutMs: options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
     maxWriteQueueBytes: positive('maxWriteQueueBytes', options.maxWriteQueueBytes),
-    dial: options.dial ?? dialRemote,
+    dial: options.dial ?? dial,
     observe,
   };
 }

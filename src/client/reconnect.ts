@@ -18,7 +18,7 @@ import { ClientLocks } from './locks.js';
 import { errorText, type Log } from './log.js';
 import type { MonitorGroups } from './monitor-groups.js';
 import type { ConnectionConfig } from './options.js';
-import type { Replica } from './replica/replica.js';
+import type { ReplicaFeed } from './replica/feed.js';
 import { ServerSelector } from './server-choice.js';
 import { openSession, type Session, type SessionHost } from './session.js';
 import type {
@@ -34,7 +34,7 @@ import type {
 export interface ReconnectorParts<DB extends TableMap> {
   readonly config: ConnectionConfig;
   readonly model: DatabaseModel<DB>;
-  readonly replica: Replica<DB>;
+  readonly feed: ReplicaFeed<DB>;
   readonly groups: MonitorGroups<DB>;
   readonly status: StatusReporter;
   readonly stats: ClientStats;
@@ -63,7 +63,7 @@ export class Reconnector<DB extends TableMap> implements SessionHost<DB> {
   everSynced = false;
   readsPaused = false;
 
-  private readonly replica: Replica<DB>;
+  private readonly feed: ReplicaFeed<DB>;
   private readonly stats: ClientStats;
   private readonly abort = new AbortController();
   private closed: ClientClosedError | undefined;
@@ -79,7 +79,7 @@ export class Reconnector<DB extends TableMap> implements SessionHost<DB> {
   constructor(parts: ReconnectorParts<DB>) {
     this.config = parts.config;
     this.model = parts.model;
-    this.replica = parts.replica;
+    this.feed = parts.feed;
     this.groups = parts.groups;
     this.status = parts.status;
     this.stats = parts.stats;
@@ -364,7 +364,7 @@ export class Reconnector<DB extends TableMap> implements SessionHost<DB> {
     const waiters = this.connectedWaiters;
     this.connectedWaiters = [];
     for (const w of waiters) w.reject(error);
-    this.replica.rejectWaiters(error);
+    this.feed.close(error);
     this.locks.close(error);
     this.log(error.reason === 'closed by the program' ? 'info' : 'error', error.message);
     this.status.emit({ type: 'closed', reason: error.reason, error: error.cause });

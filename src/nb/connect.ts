@@ -6,7 +6,7 @@
  * @module
  */
 
-import { openDatabase } from '../client/client.js';
+import { openDatabase } from '../client/open.js';
 import type { DatabaseClientOptions } from '../client/options.js';
 import type { IndexesOption } from '../client/replica/replica.js';
 import type { CompatOption, CompatTables } from '../ovsdb/schema/compat.js';

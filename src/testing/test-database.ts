@@ -23,11 +23,8 @@
  * @module
  */
 
-import {
-  connectDatabase,
-  type DatabaseClient,
-  type DatabaseClientOptions,
-} from '../client/client.js';
+import type { DatabaseClient, DatabaseClientOptions } from '../client/client.js';
+import { connectDatabase } from '../client/open.js';
 import type { DatabaseModel, TableMap } from '../ovsdb/schema/model.js';
 import type { OvsdbServer } from '../server/server.js';
 import {

@@ -31,7 +31,11 @@ describe('browser bundles', () => {
     expect(result.errors).toEqual([]);
     const inputs = Object.keys(result.metafile.inputs);
     expect(
-      inputs.filter((f) => /socket-transport|connect\.ts|connect-ws|client\.ts|bridge\//.test(f)),
+      inputs.filter((f) =>
+        /socket-transport|connection\/connect\.ts|connect-ws|dial-node|tls-files|unix-path|tcp-state|bridge\//.test(
+          f,
+        ),
+      ),
     ).toEqual([]);
     const text = result.outputFiles[0]?.text ?? '';
     expect(text).not.toMatch(/from ["']node:|require\(["']node:/);

@@ -11,7 +11,8 @@
  */
 
 import { describe, expect, it } from 'vitest';
-import { connectDatabase, type StatusEvent } from '../../src/client/client.js';
+import type { StatusEvent } from '../../src/client/client.js';
+import { connectDatabase } from '../../src/client/open.js';
 import { DEFAULT_PROBE_INTERVAL_MS } from '../../src/client/options.js';
 import { BusyPeer } from './helpers/busy-peer.js';
 import { TEST_MODEL } from './helpers/fixtures.js';

@@ -10,7 +10,8 @@
 import { writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ClientClosedError, connectDatabase, type StatusEvent } from '../../src/client/client.js';
+import { ClientClosedError, type StatusEvent } from '../../src/client/client.js';
+import { connectDatabase } from '../../src/client/open.js';
 import { WaitTimeoutError } from '../../src/client/replica/replica.js';
 import type { OvsdbConnection } from '../../src/ovsdb/connection/connection.js';
 import type { Operation } from '../../src/ovsdb/wire/wire.js';

@@ -10,7 +10,8 @@
  */
 
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { connectDatabase, type DatabaseClient, type StatusEvent } from '../../src/client/client.js';
+import type { DatabaseClient, StatusEvent } from '../../src/client/client.js';
+import { connectDatabase } from '../../src/client/open.js';
 import type { Operation } from '../../src/ovsdb/wire/wire.js';
 import { type OvsdbClusterHandle, startOvsdbCluster } from '../../src/testing/index.js';
 import { DB, TEST_SCHEMA } from '../helpers/server.js';

@@ -22,7 +22,8 @@
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { connectDatabase, type DatabaseClient, type StatusEvent } from '../../src/client/client.js';
+import type { DatabaseClient, StatusEvent } from '../../src/client/client.js';
+import { connectDatabase } from '../../src/client/open.js';
 import { DEFAULT_KEEPALIVE_MS, DEFAULT_PROBE_INTERVAL_MS } from '../../src/client/options.js';
 import { UNANSWERED_LIMIT } from '../../src/client/probe.js';
 import type { Operation } from '../../src/ovsdb/wire/wire.js';

@@ -12,7 +12,8 @@
 
 import type * as PromClient from 'prom-client';
 import { expect, it } from 'vitest';
-import { connectDatabase, type StatusEvent } from '../../src/client/client.js';
+import type { StatusEvent } from '../../src/client/client.js';
+import { connectDatabase } from '../../src/client/open.js';
 import { serveMetricsRegistry } from '../../src/net/metrics-endpoint.js';
 import { prometheusMetrics } from '../../src/observability/prometheus.js';
 import { startOvsdbServer } from '../../src/testing/index.js';

@@ -13,11 +13,12 @@
 
 import { readFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
-import { connectDatabase, type DatabaseClient } from '../../src/client/client.js';
+import type { DatabaseClient } from '../../src/client/client.js';
+import { connectDatabase } from '../../src/client/open.js';
 import { defineModel, type TableTypes } from '../../src/ovsdb/schema/model.js';
 import { parseSchema } from '../../src/ovsdb/schema/schema.js';
 import type { Dialer } from '../../src/ovsdb/transport/dial.js';
-import { dialRemote } from '../../src/ovsdb/transport/dial.js';
+import { dialRemote } from '../../src/ovsdb/transport/dial-node.js';
 import { INT64_MAX, INT64_MIN, type Int64 } from '../../src/ovsdb/values/int64.js';
 import type { Uuid } from '../../src/ovsdb/values/uuid.js';
 import { DatumError, TransactionError } from '../../src/ovsdb/wire/errors.js';

@@ -7,8 +7,8 @@
 
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { connectDatabase } from '../../src/client/client.js';
-import { Replica } from '../../src/client/replica/replica.js';
+import { connectDatabase } from '../../src/client/open.js';
+import { ReplicaFeed } from '../../src/client/replica/feed.js';
 import { NB } from '../../src/nb/index.js';
 import { connect } from '../../src/ovsdb/connection/connect.js';
 import type { Operation, WireNamedUuid } from '../../src/ovsdb/wire/wire.js';
@@ -66,7 +66,7 @@ afterAll(async () => {
 
 describe('a full dump over 8 MiB from ovsdb-server', () => {
   it('is decoded as it arrives, and the replica holds what ovsdb-client dump prints', async () => {
-    const revived = vi.spyOn(Replica.prototype, 'dumpReviver');
+    const revived = vi.spyOn(ReplicaFeed.prototype, 'dumpReviver');
     const client = connectDatabase({ remotes: server.unixRemote, model: NB });
     try {
       await client.ready;

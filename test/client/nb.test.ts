@@ -13,7 +13,7 @@ import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { promisify } from 'node:util';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { connectDatabase } from '../../src/client/client.js';
+import { connectDatabase } from '../../src/client/open.js';
 import { NB } from '../../src/nb/index.js';
 import { SchemaDriftError } from '../../src/ovsdb/schema/compat.js';
 import type { Operation } from '../../src/ovsdb/wire/wire.js';

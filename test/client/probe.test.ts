@@ -23,6 +23,7 @@ import {
   startProbe,
   UNANSWERED_LIMIT,
 } from '../../src/client/probe.js';
+import { dialRemote } from '../../src/ovsdb/transport/dial-node.js';
 import type { TcpKernelState } from '../../src/ovsdb/transport/tcp-state.js';
 import {
   DEFAULT_MAX_REPLY_BYTES,
@@ -261,11 +262,14 @@ describe('startProbe', () => {
 
 describe('connection defaults', () => {
   const config = (options: Record<string, unknown> = {}) =>
-    connectionConfig({
-      remotes: 'unix:/run/db.sock,tcp:10.0.0.1:6641,ssl:10.0.0.2:6641,ws://h:1/x',
-      model: TEST_MODEL,
-      ...options,
-    });
+    connectionConfig(
+      {
+        remotes: 'unix:/run/db.sock,tcp:10.0.0.1:6641,ssl:10.0.0.2:6641,ws://h:1/x',
+        model: TEST_MODEL,
+        ...options,
+      },
+      dialRemote,
+    );
 
   it('no probe on unix: remotes, 5 s over TCP', () => {
     const c = config();

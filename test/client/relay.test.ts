@@ -13,7 +13,8 @@
  */
 
 import { describe, expect, it } from 'vitest';
-import { connectDatabase, type StatusEvent } from '../../src/client/client.js';
+import type { StatusEvent } from '../../src/client/client.js';
+import { connectDatabase } from '../../src/client/open.js';
 import type { Operation } from '../../src/ovsdb/wire/wire.js';
 import { requireOvsdbServer, startOvsdbServer } from '../../src/testing/index.js';
 import { DB, TEST_SCHEMA } from '../helpers/server.js';

@@ -15,7 +15,8 @@
  */
 
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { connectDatabase, type DatabaseClient, type StatusEvent } from '../../src/client/client.js';
+import type { DatabaseClient, StatusEvent } from '../../src/client/client.js';
+import { connectDatabase } from '../../src/client/open.js';
 import type { OvsdbConnection } from '../../src/ovsdb/connection/connection.js';
 import type { Operation } from '../../src/ovsdb/wire/wire.js';
 import { DB, TEST_SCHEMA } from '../helpers/server.js';

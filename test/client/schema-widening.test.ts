@@ -24,7 +24,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connectDatabase, type DatabaseClient } from '../../src/client/client.js';
+import type { DatabaseClient } from '../../src/client/client.js';
+import { connectDatabase } from '../../src/client/open.js';
 import { type ColumnTypeDifference, SchemaDriftError } from '../../src/ovsdb/schema/compat.js';
 import { type DatabaseModel, defineModel, type TableTypes } from '../../src/ovsdb/schema/model.js';
 import { parseSchema } from '../../src/ovsdb/schema/schema.js';

@@ -18,7 +18,7 @@ afterAll(() => rmSync(OUT, { recursive: true, force: true }));
 /** The entry points that must show their use: [file, documented symbol]. */
 const REQUIRED: readonly (readonly [string, string])[] = [
   ['src/ovsdb/connection/connect.ts', 'connect'],
-  ['src/client/client.ts', 'openDatabase'],
+  ['src/client/open.ts', 'openDatabase'],
   ['src/nb/nb.ts', 'createNb'],
   ['src/nb/connect.ts', 'connectNb'],
   ['codegen/generate.ts', 'generate'],

@@ -17,7 +17,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocketServer } from 'ws';
-import { connectDatabase } from '../../src/client/client.js';
+import { connectDatabase } from '../../src/client/open.js';
 import { NB, type NBTables } from '../../src/nb/generated/index.js';
 import { connectNb, lsAdd, lspAdd } from '../../src/nb/index.js';
 import { connect } from '../../src/ovsdb/connection/connect.js';

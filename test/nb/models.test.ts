@@ -9,7 +9,7 @@
  */
 
 import { describe, expect, it } from 'vitest';
-import { connectDatabase } from '../../src/client/client.js';
+import { connectDatabase } from '../../src/client/open.js';
 import {
   aclAdd,
   connectNb,

@@ -7,7 +7,8 @@
  */
 
 import { describe, expect, it } from 'vitest';
-import { connectDatabase, type DatabaseClientOptions } from '../../src/client/client.js';
+import type { DatabaseClientOptions } from '../../src/client/client.js';
+import { connectDatabase } from '../../src/client/open.js';
 import {
   createNb,
   lsAdd,

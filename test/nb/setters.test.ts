@@ -9,7 +9,8 @@
  */
 
 import { beforeAll, describe, expect, it } from 'vitest';
-import { connectDatabase, type DatabaseClient } from '../../src/client/client.js';
+import type { DatabaseClient } from '../../src/client/client.js';
+import { connectDatabase } from '../../src/client/open.js';
 import { coppAdd, coppDel } from '../../src/nb/copp.js';
 import {
   createNb,

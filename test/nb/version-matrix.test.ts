@@ -22,7 +22,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generate, writeGenerated } from '../../codegen/index.js';
-import { connectDatabase } from '../../src/client/client.js';
+import { connectDatabase } from '../../src/client/open.js';
 import { createNb, NB, NB_COMPAT_SCHEMAS, type NBTables } from '../../src/nb/index.js';
 import { SchemaDriftError } from '../../src/ovsdb/schema/compat.js';
 import type { DatabaseModel } from '../../src/ovsdb/schema/model.js';

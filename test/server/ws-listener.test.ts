@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { connectDatabase } from '../../src/client/client.js';
+import { connectDatabase } from '../../src/client/open.js';
 import { connect } from '../../src/ovsdb/connection/connect.js';
 import { defineModel } from '../../src/ovsdb/schema/model.js';
 import { parseSchema } from '../../src/ovsdb/schema/schema.js';

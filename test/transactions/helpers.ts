@@ -3,7 +3,8 @@
  * `test/helpers/targets.ts`) and database clients over it.
  */
 
-import { connectDatabase, type DatabaseClient } from '../../src/client/client.js';
+import type { DatabaseClient } from '../../src/client/client.js';
+import { connectDatabase } from '../../src/client/open.js';
 import { connect } from '../../src/ovsdb/connection/connect.js';
 import type { OvsdbConnection } from '../../src/ovsdb/connection/connection.js';
 import type { DatabaseModel, TableMap } from '../../src/ovsdb/schema/model.js';

@@ -9,7 +9,8 @@
  */
 
 import { describe, expect, it } from 'vitest';
-import { connectDatabase, type DatabaseClient } from '../../src/client/client.js';
+import type { DatabaseClient } from '../../src/client/client.js';
+import { connectDatabase } from '../../src/client/open.js';
 import type { RowOf, TableName } from '../../src/ovsdb/schema/model.js';
 import { IndexError } from '../../src/rows/indexes.js';
 import {

@@ -4,7 +4,7 @@
  */
 
 import { describe, expectTypeOf, it } from 'vitest';
-import { connectDatabase } from '../../src/client/client.js';
+import { connectDatabase } from '../../src/client/open.js';
 import type { EventContext } from '../../src/client/replica/replica.js';
 import { type Acl, type LogicalSwitchPort, NB, type NBTables } from '../../src/nb/index.js';
 import type { DatabaseModel } from '../../src/ovsdb/schema/model.js';

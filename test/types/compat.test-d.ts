@@ -5,7 +5,8 @@
  */
 
 import { describe, expectTypeOf, it } from 'vitest';
-import { connectDatabase, type DatabaseClient, openDatabase } from '../../src/client/client.js';
+import type { DatabaseClient } from '../../src/client/client.js';
+import { connectDatabase, openDatabase } from '../../src/client/open.js';
 import {
   type Acl,
   aclAdd,

@@ -1,10 +1,10 @@
 /**
  * The replica: an in-memory, typed copy of the monitored tables, with schema
- * and client indexes, iteration, change events and `waitFor`.
- *
- * The database client feeds it the monitor replies and notifications; a
- * program reads it. Reads are synchronous and always see the latest applied
- * transaction.
+ * and client indexes, iteration, change events and `waitFor`. This file is
+ * its reading side, which the database client is (`DatabaseClient extends
+ * Replica`); its feeding side (monitor replies and updates) is `feed.ts`,
+ * over the same state (`tables.ts`). Reads are synchronous and always see
+ * the latest applied transaction.
  *
  * ## Rows are immutable
  *
@@ -60,32 +60,18 @@
  */
 
 import type { DatabaseModel, RowOf, TableMap, TableName } from '../../ovsdb/schema/model.js';
-import type { ColumnSchema } from '../../ovsdb/schema/schema-types.js';
 import { OvsdbError } from '../../ovsdb/wire/errors.js';
-import type { MemberReviver } from '../../ovsdb/wire/split-decoder.js';
-import type { TableUpdate, TableUpdate2 } from '../../ovsdb/wire/wire.js';
 import type { Row } from '../../rows/codec.js';
+import { IndexError, type IndexValue, MultiIndex } from '../../rows/indexes.js';
+import type { ReplicaEventStats, RowEventHandler, RowEventKind } from './event-queue.js';
+import { ReplicaFeed } from './feed.js';
 import {
-  type ClientIndexSpec,
-  IndexError,
-  type IndexValue,
-  MultiIndex,
-} from '../../rows/indexes.js';
-import {
-  EventQueue,
-  guardReport,
-  type ReplicaEventStats,
-  type RowEventHandler,
-  type RowEventKind,
-} from './event-queue.js';
-import {
-  type DecodedDump,
   type IndexesOption,
-  type PredecodedRows,
-  type ReplaceCounts,
-  ReplicaStore,
+  type ReplicaOptions,
+  ReplicaTables,
+  type TableState,
   type Waiter,
-} from './store.js';
+} from './tables.js';
 
 export type {
   EventContext,
@@ -95,30 +81,12 @@ export type {
 } from './event-queue.js';
 export type {
   DecodedDump,
-  IndexesOption,
   PredecodedRows,
+  PredecodedTable,
   ReplaceCounts,
   ReplaceResult,
-} from './store.js';
-
-/** Options of {@link Replica}. */
-export interface ReplicaOptions<DB extends TableMap = TableMap> {
-  /** Client indexes per table. */
-  readonly indexes?: IndexesOption<DB> | undefined;
-  /**
-   * Freeze rows (and their set and map values) as they enter the replica, so
-   * that an accidental write throws. Default true.
-   */
-  readonly freeze?: boolean | undefined;
-  /** Queue length at which {@link ReplicaOptions.onPressure} asks to pause reading. Default 10,000. */
-  readonly highWaterMark?: number | undefined;
-  /** Queue length at which reading resumes. Default half the high-water mark. */
-  readonly lowWaterMark?: number | undefined;
-  /** Called with true to ask the owner to stop reading, and false to resume. */
-  readonly onPressure?: ((pause: boolean) => void) | undefined;
-  /** Called when a handler throws or rejects. Default: `console.error`. */
-  readonly onHandlerError?: ((error: unknown, context: string) => void) | undefined;
-}
+} from './feed.js';
+export type { IndexesOption, ReplicaOptions } from './tables.js';
 
 /** Options of {@link Replica.waitFor}. */
 export interface WaitForOptions {
@@ -141,23 +109,32 @@ export class WaitTimeoutError extends OvsdbError {
   }
 }
 
+/** The tables of `DB` that have client indexes in `IX`. */
+type IndexedTable<DB extends TableMap, IX> = Extract<keyof IX, TableName<DB>>;
+/** The client index names of table `T` in `IX`. */
+type IndexName<IX, T extends keyof IX> = Extract<keyof NonNullable<IX[T]>, string>;
+
 /**
- * The typed replica of a database's monitored tables.
+ * The typed replica of a database's monitored tables: its reads, events and
+ * waits. The database client is one, kept in sync with the server; a
+ * replica of your own is fed through its {@link ReplicaFeed}
+ * ({@link Replica.withFeed}).
  *
  * ```ts
- * const replica = new Replica(NB, { indexes: { Logical_Switch_Port: { pod: { column: 'external_ids', key: 'pod' } } } });
- * replica.lookup('Logical_Switch_Port', { name: 'lsp1' });
- * replica.byIndex('Logical_Switch_Port', 'pod', 'ns/web-1');
- * replica.on('Logical_Switch_Port', 'update', (row, old) => console.log(old.up, '→', row.up));
+ * const db = await openDatabase({ remotes, model: NB, indexes: { Logical_Switch_Port: { pod: { column: 'external_ids', key: 'pod' } } } });
+ * db.lookup('Logical_Switch_Port', { name: 'lsp1' });
+ * db.byIndex('Logical_Switch_Port', 'pod', 'ns/web-1');
+ * db.on('Logical_Switch_Port', 'update', (row, old) => console.log(old.up, '→', row.up));
  * ```
  */
-export class Replica<DB extends TableMap = TableMap> {
-  /** Queue and delivery counters. */
-  readonly eventStats: ReplicaEventStats;
-
-  private readonly queue: EventQueue;
-  private readonly store: ReplicaStore<DB>;
-  private readonly indexes: IndexesOption<DB>;
+export class Replica<
+  DB extends TableMap = TableMap,
+  IX extends IndexesOption<DB> = IndexesOption<DB>,
+> {
+  /** The model. */
+  readonly model: DatabaseModel<DB>;
+  /** The state this replica reads, and its feed changes. */
+  protected readonly tables: ReplicaTables<DB>;
   /** The client indexes `indexValues` computed with, per table and index name. */
   private readonly valueIndexes = new Map<string, MultiIndex>();
 
@@ -166,47 +143,49 @@ export class Replica<DB extends TableMap = TableMap> {
    * @param options - see {@link ReplicaOptions}.
    * @throws IndexError for a client index on a column the table does not have.
    */
-  constructor(
-    readonly model: DatabaseModel<DB>,
+  constructor(model: DatabaseModel<DB>, options: ReplicaOptions<DB> = {}) {
+    this.model = model;
+    this.tables = new ReplicaTables(model, options);
+  }
+
+  /**
+   * A replica of `model` and the feed that changes it, for a program that
+   * keeps a replica over a connection of its own.
+   *
+   * ```ts
+   * const { replica, feed } = Replica.withFeed(NB);
+   * feed.configure('Logical_Switch', ['name', 'ports']);
+   * conn.on('update2', (_id, updates) => feed.applyUpdate2('Logical_Switch', updates['Logical_Switch'] ?? {}));
+   * ```
+   */
+  static withFeed<DB extends TableMap>(
+    model: DatabaseModel<DB>,
     options: ReplicaOptions<DB> = {},
-  ) {
-    const report = guardReport(
-      options.onHandlerError ??
-        ((error, context) => {
-          console.error(`replica: ${context} threw:`, error);
-        }),
-    );
-    this.queue = new EventQueue({
-      highWaterMark: options.highWaterMark,
-      lowWaterMark: options.lowWaterMark,
-      onPressure: options.onPressure,
-      report,
-    });
-    this.eventStats = this.queue.stats;
-    this.indexes = options.indexes ?? {};
-    this.store = new ReplicaStore<DB>(model, {
-      indexes: options.indexes,
-      freeze: options.freeze ?? true,
-      queue: this.queue,
-      report,
-    });
+  ): { readonly replica: Replica<DB>; readonly feed: ReplicaFeed<DB> } {
+    const replica = new Replica<DB>(model, options);
+    return { replica, feed: new ReplicaFeed(replica.tables) };
+  }
+
+  /** Queue and delivery counters. */
+  get eventStats(): ReplicaEventStats {
+    return this.tables.eventStats;
   }
 
   // ---- reading ------------------------------------------------------------------
 
-  /** The row of `table` with UUID `uuid`, if the replica has it. */
+  /** The row of `table` with UUID `uuid`. */
   get<T extends TableName<DB>>(table: T, uuid: string): RowOf<DB, T> | undefined {
-    return this.store.get(table, uuid);
+    return this.tables.state(table).rows.get(uuid) as RowOf<DB, T> | undefined;
   }
 
   /** The rows of `table`, in no particular order (a live iterator: do not change the replica while iterating). */
   rows<T extends TableName<DB>>(table: T): IterableIterator<RowOf<DB, T>> {
-    return this.store.rows(table);
+    return this.tables.state(table).rows.values() as IterableIterator<RowOf<DB, T>>;
   }
 
   /** The number of rows of `table`. */
   count(table: TableName<DB>): number {
-    return this.store.count(table);
+    return this.tables.state(table).rows.size;
   }
 
   /** The rows of `table` for which `predicate` is true. */
@@ -214,7 +193,9 @@ export class Replica<DB extends TableMap = TableMap> {
     table: T,
     predicate: (row: RowOf<DB, T>) => boolean,
   ): RowOf<DB, T>[] {
-    return this.store.filter(table, predicate);
+    const out: RowOf<DB, T>[] = [];
+    for (const row of this.rows(table)) if (predicate(row)) out.push(row);
+    return out;
   }
 
   /** The first row of `table` (in no particular order) for which `predicate` is true. */
@@ -222,7 +203,8 @@ export class Replica<DB extends TableMap = TableMap> {
     table: T,
     predicate: (row: RowOf<DB, T>) => boolean,
   ): RowOf<DB, T> | undefined {
-    return this.store.find(table, predicate);
+    for (const row of this.rows(table)) if (predicate(row)) return row;
+    return undefined;
   }
 
   /**
@@ -230,34 +212,78 @@ export class Replica<DB extends TableMap = TableMap> {
    * columns of one of the table's `indexes`.
    *
    * ```ts
-   * replica.lookup('Logical_Switch_Port', { name: 'lsp1' });
+   * db.lookup('Logical_Switch_Port', { name: 'lsp1' });
    * ```
    * @throws IndexError when no schema index has exactly those columns, or
    *   one of them is not monitored.
    */
   lookup<T extends TableName<DB>>(table: T, key: Partial<RowOf<DB, T>>): RowOf<DB, T> | undefined {
-    return this.store.lookup(table, key);
+    const st = this.tables.state(table);
+    const cols = Object.keys(key).sort();
+    const wanted = cols.join(',');
+    for (const idx of st.unique) {
+      if ([...idx.columns].sort().join(',') === wanted) {
+        const uuid = idx.get(key as Readonly<Record<string, unknown>>);
+        return uuid === undefined ? undefined : (st.rows.get(uuid) as RowOf<DB, T> | undefined);
+      }
+    }
+    const declared = st.schema.indexes.some((i) => [...i].sort().join(',') === wanted);
+    const absent = cols.find((c) => st.absent.includes(c));
+    throw new IndexError(
+      table,
+      `(${cols.join(', ')})`,
+      declared
+        ? absent !== undefined
+          ? `the index column ${table}.${absent} does not exist in the server's schema (the model is newer than the server)`
+          : 'an index column is not monitored'
+        : `the table has no schema index on exactly these columns; its indexes: ${
+            st.schema.indexes.map((i) => `(${i.join(', ')})`).join(' ') || 'none'
+          }`,
+    );
   }
 
   /**
    * The rows of `table` that client index `index` maps `value` to (in no
-   * particular order).
+   * particular order), e.g. `byIndex('Logical_Switch_Port', 'pod', 'ns/web-1')`.
    * @throws IndexError when the index was not declared, or its column is not monitored.
    */
-  byIndex<T extends TableName<DB>>(table: T, index: string, value: IndexValue): RowOf<DB, T>[] {
-    return this.store.byIndex(table, index, value);
+  byIndex<T extends IndexedTable<DB, IX>>(
+    table: T,
+    index: IndexName<IX, T>,
+    value: IndexValue,
+  ): RowOf<DB, T>[] {
+    const st = this.tables.state(table);
+    const idx = st.client.get(index);
+    if (idx === undefined) {
+      throw new IndexError(
+        table,
+        index,
+        st.disabled.get(index) ??
+          (st.codec === undefined
+            ? 'the table is not monitored'
+            : 'no such client index was declared'),
+      );
+    }
+    const out: RowOf<DB, T>[] = [];
+    for (const uuid of idx.get(value)) {
+      const row = st.rows.get(uuid);
+      if (row !== undefined) out.push(row as RowOf<DB, T>);
+    }
+    return out;
   }
 
   /**
-   * The values client index `index` of `table` gives `row` (stored or not).
+   * The values client index `index` of `table` gives `row` (any row of the
+   * table, stored or not): what `byIndex` finds it by. A transaction view
+   * uses it to index the rows it changes.
    * @throws IndexError as {@link Replica.byIndex} does.
    */
   indexValues(table: TableName<DB>, index: string, row: object): readonly IndexValue[] {
     const key = `${table}\u0000${index}`;
     let idx = this.valueIndexes.get(key);
     if (idx === undefined) {
-      const specs = this.indexes[table] as Readonly<Record<string, ClientIndexSpec>> | undefined;
-      const spec = specs !== undefined && Object.hasOwn(specs, index) ? specs[index] : undefined;
+      const specs = this.tables.specsOf(table);
+      const spec = Object.hasOwn(specs, index) ? specs[index] : undefined;
       const schema = this.model.schema.tables[table];
       if (spec === undefined || schema === undefined) {
         throw new IndexError(table, index, 'no such client index was declared');
@@ -270,18 +296,20 @@ export class Replica<DB extends TableMap = TableMap> {
 
   /** True when `table` is monitored (configured with columns). */
   isMonitored(table: TableName<DB>): boolean {
-    return this.store.isMonitored(table);
+    return this.tables.state(table).codec !== undefined;
   }
 
   /** The monitored columns of `table`, or undefined when it is not monitored. */
   monitoredColumns(table: TableName<DB>): readonly string[] | undefined {
-    return this.store.monitoredColumns(table);
+    return this.tables.state(table).codec?.columns;
   }
 
-  // ---- events ---------------------------------------------------------------
+  // ---- events and waits ------------------------------------------------------------
 
   /**
-   * Call `handler` for every `kind` change of `table` applied from now on.
+   * Call `handler` for every `kind` change of `table` applied from now on:
+   * `insert` and `delete` get (row, context), `update` gets (new, old,
+   * context), where context says which server update carried the change.
    * Returns a function that removes the handler.
    */
   on<T extends TableName<DB>, K extends RowEventKind>(
@@ -289,47 +317,51 @@ export class Replica<DB extends TableMap = TableMap> {
     kind: K,
     handler: RowEventHandler<RowOf<DB, T>, K>,
   ): () => void {
-    return this.store.on(table, kind, handler);
-  }
-
-  /**
-   * Queue `deliver` behind the row events queued so far (used for status
-   * events). A returned promise is awaited like a handler's.
-   */
-  enqueueCallback(deliver: () => unknown): void {
-    this.queue.enqueueCallback(deliver);
+    if (kind !== 'insert' && kind !== 'update' && kind !== 'delete') {
+      throw new TypeError(
+        `unknown event kind ${JSON.stringify(kind)}: use insert, update or delete`,
+      );
+    }
+    if (typeof handler !== 'function') throw new TypeError('handler must be a function');
+    const list = this.tables.state(table).handlers[kind];
+    return this.tables.queue.subscribe(list, handler as (...args: never[]) => unknown);
   }
 
   /** Events queued and not yet delivered. */
   get queueLength(): number {
-    return this.queue.length;
+    return this.tables.queue.length;
   }
 
-  /** Resolves when every queued event has been delivered. */
+  /** Resolves when every event queued so far has been delivered to the handlers. */
   drained(): Promise<void> {
-    return this.queue.drained();
+    return this.tables.queue.drained();
   }
 
   /**
    * Resolve with the first row of `table` for which `predicate` is true: a
    * row already in the replica, or the next one inserted or updated to
    * match.
-   * @throws WaitTimeoutError after `timeout` ms; the signal's reason when it aborts.
+   * @throws WaitTimeoutError after `timeoutMs`; the signal's reason when it
+   *   aborts; the reason the replica's owner closed (`ClientClosedError` for
+   *   the database client).
    */
   waitFor<T extends TableName<DB>>(
     table: T,
     predicate: (row: RowOf<DB, T>) => boolean,
     options: WaitForOptions = {},
   ): Promise<RowOf<DB, T>> {
-    const waiters = this.store.waitersOf(table);
-    const { signal, timeoutMs: timeout } = options;
+    const { signal, timeoutMs } = options;
+    if (this.tables.closed !== undefined) return Promise.reject(this.tables.closed);
     if (signal?.aborted) return Promise.reject(signal.reason);
+    let st: TableState;
     try {
-      const found = this.store.find(table, predicate);
+      st = this.tables.state(table);
+      const found = this.find(table, predicate);
       if (found !== undefined) return Promise.resolve(found);
     } catch (e) {
       return Promise.reject(e);
     }
+    const waiters = st.waiters;
     return new Promise<RowOf<DB, T>>((resolve, reject) => {
       let timer: ReturnType<typeof setTimeout> | undefined;
       const cleanup = () => {
@@ -353,119 +385,13 @@ export class Replica<DB extends TableMap = TableMap> {
         },
       };
       waiters.add(waiter);
-      if (timeout !== undefined) {
+      if (timeoutMs !== undefined) {
         timer = setTimeout(() => {
           cleanup();
-          reject(new WaitTimeoutError(table, timeout));
-        }, timeout);
+          reject(new WaitTimeoutError(table, timeoutMs));
+        }, timeoutMs);
       }
       signal?.addEventListener('abort', onAbort, { once: true });
     });
-  }
-
-  /** Reject every pending {@link Replica.waitFor} with `error` (the client closed or gave up). */
-  rejectWaiters(error: unknown): void {
-    this.store.rejectWaiters(error);
-  }
-
-  // ---- feeding (used by the client) ---------------------------------------------
-
-  /**
-   * Start a new batch: the changes applied from now on came in one server
-   * update (with transaction id `txnId`, when known).
-   */
-  beginBatch(txnId?: string): void {
-    this.queue.beginBatch(txnId);
-  }
-
-  /**
-   * Monitor `columns` of `table` from now on (undefined: stop monitoring it,
-   * which deletes its rows with events); rows hold exactly those columns
-   * (another column is absent: not a property of the row). `absent` names
-   * the model's columns the server's schema lacks, for error messages
-   * (a client index on one of them cannot be used); `server` gives the
-   * server's schema of the columns whose type differs there (decoded by it,
-   * held in the model's form). Rebuilds the table's indexes. Rows already
-   * present keep their old shape until the next {@link Replica.replace} of
-   * the table, which a change of columns needs.
-   */
-  configure(
-    table: TableName<DB> | string,
-    columns: readonly string[] | undefined,
-    absent: readonly string[] = [],
-    server?: Readonly<Record<string, ColumnSchema>>,
-  ): void {
-    this.store.configure(table, columns, absent, server);
-  }
-
-  /**
-   * Apply the changes of one `update2`/`update3` (or of a found=true
-   * `monitor_cond_since` reply) for `table`, in order, with events.
-   * @returns the number of `initial` entries among them.
-   * @throws ReplicaInconsistencyError or DatumError; changes before the
-   *   failing one stay applied.
-   */
-  applyUpdate2(table: string, changes: TableUpdate2): number {
-    return this.store.applyUpdate2(table, changes);
-  }
-
-  /**
-   * Apply the changes of one plain `update` for `table`, in order, with events.
-   * @throws ReplicaInconsistencyError or DatumError.
-   */
-  applyUpdate(table: string, changes: TableUpdate): void {
-    this.store.applyUpdate(table, changes);
-  }
-
-  /**
-   * Replace the whole content of `table` with a full dump (`initial` or
-   * `insert` rows of update2 format, or `new` rows of plain update format),
-   * emitting events only for rows that really differ: an insert for a new
-   * row, an update for a changed one, a delete for one no longer there.
-   * Rows whose values are unchanged keep their object and get no event.
-   * Every row is decoded before any is applied. `predecoded` holds the rows
-   * decoded as the dump arrived ({@link Replica.dumpReviver}).
-   * @throws ProtocolError for a malformed entry (naming table and key), with
-   *   nothing of the dump applied.
-   */
-  replace(
-    table: string,
-    dump: TableUpdate2 | TableUpdate,
-    format: 'update2' | 'update',
-    predecoded?: PredecodedRows,
-  ): ReplaceCounts {
-    return this.store.replace(table, dump, format, predecoded);
-  }
-
-  /**
-   * Every row of a full dump of `table`, decoded, with nothing applied yet
-   * (a malformed entry is a ProtocolError before any row of it is held).
-   */
-  decodeDump(
-    table: string,
-    dump: TableUpdate2 | TableUpdate,
-    format: 'update2' | 'update',
-    predecoded?: PredecodedRows,
-  ): DecodedDump {
-    return this.store.decodeDump(table, dump, format, predecoded);
-  }
-
-  /** Make a decoded dump the whole content of its table, with events only for rows that differ. */
-  applyDump(decoded: DecodedDump): ReplaceCounts {
-    return this.store.applyDump(decoded);
-  }
-
-  /**
-   * A reviver of the rows of `table` in a full dump still arriving, whose
-   * object of rows is `target`: decodes them into `into` as they are parsed
-   * (see `RequestOptions.reviveLargeReply`).
-   */
-  dumpReviver(
-    table: string,
-    target: object,
-    format: 'update2' | 'update',
-    into: PredecodedRows,
-  ): MemberReviver | undefined {
-    return this.store.dumpReviver(table, target, format, into);
   }
 }

@@ -7,9 +7,9 @@
  */
 
 import { openNodeWebSocketTransport } from '../transport/connect-ws.js';
+import { DEFAULT_KEEPALIVE_MS } from '../transport/dial.js';
 import { parseRemote, type Remote } from '../transport/remote.js';
 import {
-  DEFAULT_KEEPALIVE_MS,
   openSocketTransport,
   type SocketTransportOptions,
   type TlsOptions,

@@ -17,7 +17,8 @@ import { OvsdbError } from '../wire/errors.js';
 import { DEFAULT_MAX_REPLY_BYTES } from '../wire/limits.js';
 import { parseRemote, type Remote, type WebSocketRemote } from './remote.js';
 import type { SocketTransportOptions, TlsOptions } from './socket-transport.js';
-import { checkTlsOptions, hasTlsFiles, loadTlsFiles } from './tls-files.js';
+import { loadTlsFiles } from './tls-files.js';
+import { checkTlsOptions, hasTlsFiles } from './tls-options.js';
 import {
   openWebSocketTransport,
   type WebSocketLike,

@@ -1,19 +1,18 @@
 /**
- * The database client's default {@link Dialer}: Node sockets for `tcp:`,
- * `unix:` and `ssl:` remotes, and the `ws` package for `ws:`/`wss:`
- * remotes. Node only; in a browser, pass a dialer of your own built on
- * `openWebSocketTransport`.
+ * How the database client opens its transports: the {@link Dialer}
+ * contract and what it is given. Node's dialer (sockets, and the `ws`
+ * package) is `dial-node.ts`; the browser's (the global `WebSocket`) is
+ * `dial-browser.ts`. This module imports nothing from Node.
  * @module
  */
 
 import type { Transport } from '../wire/transport.js';
-import { dialWebSocket } from './connect-ws.js';
-import {
-  openSocketTransport,
-  type SocketTransportOptions,
-  type TlsOptions,
-} from './socket-transport.js';
+import type { SocketTransportOptions } from './socket-transport.js';
 import type { TcpStateReader } from './tcp-state.js';
+import type { TlsOptions } from './tls-options.js';
+
+/** The keepalive idle time `connect` and the database client ask for by default: 5,000 ms. */
+export const DEFAULT_KEEPALIVE_MS = 5000;
 
 /** Options a {@link Dialer} gets. */
 export interface DialOptions {
@@ -57,28 +56,8 @@ export interface DialedTransport {
 }
 
 /**
- * Opens a transport to a remote; the default ({@link dialRemote}) opens a Node
- * socket (`tcp:`, `ssl:`, `unix:`) or a WebSocket (`ws:`, `wss:`).
+ * Opens a transport to a remote; the default in Node (`dialRemote`) opens a
+ * socket (`tcp:`, `ssl:`, `unix:`) or a WebSocket (`ws:`, `wss:`), in a
+ * browser (`dialBrowser`) a WebSocket.
  */
 export type Dialer = (remote: string, options: DialOptions) => Promise<DialedTransport>;
-
-/**
- * The default {@link Dialer}: a WebSocket for `ws:`/`wss:` remotes, a
- * socket for the others.
- */
-export const dialRemote: Dialer = (remote, options) =>
-  /^wss?:/i.test(remote) ? dialWebSocket(remote, options) : dialSocket(remote, options);
-
-/**
- * A {@link Dialer} for socket remotes (`tcp:`, `unix:`, `ssl:`):
- * {@link openSocketTransport}, with pause/resume for backpressure.
- */
-export async function dialSocket(remote: string, options: DialOptions): Promise<DialedTransport> {
-  const transport = await openSocketTransport(remote, options);
-  return {
-    transport,
-    pause: () => transport.pauseReading(),
-    resume: () => transport.resumeReading(),
-    tcpState: transport.tcpState,
-  };
-}

@@ -5,74 +5,17 @@
  */
 
 import * as net from 'node:net';
-import type { PeerCertificate } from 'node:tls';
 import * as tls from 'node:tls';
 import { ConnectionClosedError, OvsdbError } from '../wire/errors.js';
 import type { Transport, TransportHandlers } from '../wire/transport.js';
 import { formatRemote, parseRemote, type Remote, type SocketRemote } from './remote.js';
 import { type TcpStateReader, tcpStateReader } from './tcp-state.js';
-import { checkTlsOptions, hasTlsFiles, loadTlsFiles } from './tls-files.js';
-import { connectUnixSocket } from './unix-path.js';
+import { loadTlsFiles } from './tls-files.js';
+import { checkTlsOptions, hasTlsFiles, type TlsOptions } from './tls-options.js';
 
-/**
- * TLS settings for `ssl:` (and `wss:`) remotes. The client's private key, its
- * certificate and the CA certificate are given either as PEM text (`key`,
- * `cert`, `ca`, as Node's `tls.connect` takes them) or as paths of PEM files
- * (`keyFile`, `certFile`, `caFile`, as `ovn-nbctl --private-key=FILE
- * --certificate=FILE --ca-cert=FILE` and ovsdbapp take them); giving both
- * forms of one of them is an error. Files are read each time a connection is
- * opened, so a client that reconnects uses the certificates in the files
- * then: rotate them by replacing the files. A file that cannot be read, or
- * does not hold what it should, fails the connection attempt with an
- * `OvsdbError` naming the option and the path (the database client logs it
- * and retries, as for any failed connection).
- *
- * ```ts
- * const nb = connectDatabase({
- *   remotes: 'ssl:10.0.0.1:6641',
- *   model: NB,
- *   tls: {
- *     keyFile: '/etc/ovn/ovnnb-privkey.pem',
- *     certFile: '/etc/ovn/ovnnb-cert.pem',
- *     caFile: '/etc/ovn/cacert.pem',
- *     checkServerIdentity: () => undefined, // verify the CA only, as ovn-nbctl does
- *   },
- * });
- * ```
- *
- * The server certificate is verified against `ca` by default. Node also checks
- * that the certificate names the host connected to: certificates that
- * `ovs-pki` makes carry their name in the CN and one `DNS:` subject alternative
- * name, so set `servername` to that name when connecting by IP address, or
- * pass a `checkServerIdentity` of your own. (`ovs-vsctl`, `ovn-nbctl` and
- * `ovsdb-server` verify only the CA, not the name; `checkServerIdentity: () =>
- * undefined` does the same.)
- */
-export interface TlsOptions {
-  /** The client's private key (PEM). `ovsdb-server` refuses clients without a certificate. */
-  readonly key?: string | Buffer | undefined;
-  /** The client's certificate (PEM). */
-  readonly cert?: string | Buffer | undefined;
-  /** The CA certificate(s) the server's certificate must chain to (PEM). Defaults to Node's bundled roots. */
-  readonly ca?: string | Buffer | readonly (string | Buffer)[] | undefined;
-  /** The path of a PEM file holding the client's private key, instead of `key`; read at each connection attempt. */
-  readonly keyFile?: string | undefined;
-  /** The path of a PEM file holding the client's certificate, instead of `cert`; read at each connection attempt. */
-  readonly certFile?: string | undefined;
-  /**
-   * The path of a PEM file holding the CA certificate(s), instead of `ca`;
-   * read at each connection attempt.
-   */
-  readonly caFile?: string | undefined;
-  /** Verify the server's certificate chain. Defaults to `true`; turn it off only in tests. */
-  readonly rejectUnauthorized?: boolean | undefined;
-  /** The name the server certificate must carry (and the SNI name). Defaults to the remote's host. */
-  readonly servername?: string | undefined;
-  /** Replaces Node's host-name check: return an Error to refuse the certificate. */
-  readonly checkServerIdentity?:
-    | ((hostname: string, cert: PeerCertificate) => Error | undefined)
-    | undefined;
-}
+export type { TlsOptions } from './tls-options.js';
+
+import { connectUnixSocket } from './unix-path.js';
 
 /** Options of {@link openSocketTransport}. */
 export interface SocketTransportOptions {
@@ -92,9 +35,6 @@ export interface SocketTransportOptions {
    */
   readonly keepAliveMs?: number | undefined;
 }
-
-/** The keepalive idle time {@link connect} and the database client use by default: 5,000 ms. */
-export const DEFAULT_KEEPALIVE_MS = 5000;
 
 /**
  * How many unanswered keepalive probes, one a second, end a connection once

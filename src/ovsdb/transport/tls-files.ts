@@ -9,41 +9,7 @@
 import { createPrivateKey, X509Certificate } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { OvsdbError } from '../wire/errors.js';
-import type { TlsOptions } from './socket-transport.js';
-
-/** Each file option and the PEM option it stands for. */
-const PAIRS = [
-  ['keyFile', 'key'],
-  ['certFile', 'cert'],
-  ['caFile', 'ca'],
-] as const;
-
-/**
- * Refuse TLS settings that give one thing twice (`key` and `keyFile`, `cert`
- * and `certFile`, `ca` and `caFile`) or a file option that is not a non-empty
- * string.
- * @throws OvsdbError naming the options.
- */
-export function checkTlsOptions(tls: TlsOptions | undefined): void {
-  if (tls === undefined) return;
-  for (const [file, pem] of PAIRS) {
-    const path = tls[file];
-    if (path === undefined) continue;
-    if (typeof path !== 'string' || path === '') {
-      throw new OvsdbError(`tls.${file} must be a file path (a non-empty string)`);
-    }
-    if (tls[pem] !== undefined) {
-      throw new OvsdbError(
-        `tls.${pem} and tls.${file} are both given: give the PEM text or the file, not both`,
-      );
-    }
-  }
-}
-
-/** Whether `tls` names any file to read. */
-export function hasTlsFiles(tls: TlsOptions | undefined): tls is TlsOptions {
-  return tls !== undefined && PAIRS.some(([file]) => tls[file] !== undefined);
-}
+import { checkTlsOptions, type TlsOptions } from './tls-options.js';
 
 /**
  * `tls` with its files read: `keyFile`, `certFile` and `caFile` replaced by

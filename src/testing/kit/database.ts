@@ -259,7 +259,7 @@ export async function startSeededServer(
  * cheap).
  * @example
  * ```ts
- * import { connectDatabase } from 'ovnkit/client';
+ * import { openDatabase } from 'ovnkit/client';
  * import { NB } from 'ovnkit/nb';
  * import { assertData, seedDatabase } from 'ovnkit/testing';
  *
@@ -267,9 +267,8 @@ export async function startSeededServer(
  *   Logical_Switch: { sw0: { name: 'sw0', ports: ['p1'] } },
  *   Logical_Switch_Port: { p1: { name: 'p1', addresses: ['00:00:00:00:00:01 10.0.0.1'] } },
  * });
- * const client = connectDatabase({ remotes: db.remote('controller'), dial: db.dial, model: NB });
- * await client.ready;
- * await client.transact([{ op: 'insert', table: 'Logical_Switch', row: { name: 'sw1' } }]);
+ * const client = await openDatabase({ remotes: db.remote('controller'), dial: db.dial, model: NB });
+ * await client.transact((tx) => tx.insert('Logical_Switch', { name: 'sw1' }));
  * await assertData(db, { Logical_Switch: [{ name: 'sw0', ports: ['p1'] }, { name: 'sw1' }] });
  * await client.close();
  * ```

@@ -4,8 +4,9 @@
  */
 
 import { beforeAll } from 'vitest';
-import { connectDatabase, type DatabaseClient } from '../../../src/client/client.js';
+import type { DatabaseClient } from '../../../src/client/client.js';
 import type { StatusEvent } from '../../../src/client/index.js';
+import { connectDatabase } from '../../../src/client/open.js';
 import { connect } from '../../../src/ovsdb/connection/connect.js';
 import type { OvsdbConnection } from '../../../src/ovsdb/connection/connection.js';
 import { defineModel, type TableTypes } from '../../../src/ovsdb/schema/model.js';

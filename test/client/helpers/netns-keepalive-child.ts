@@ -11,7 +11,7 @@
  */
 
 import { execFileSync } from 'node:child_process';
-import { connectDatabase } from '../../../src/client/client.js';
+import { connectDatabase } from '../../../src/client/open.js';
 import { BusyPeer } from './busy-peer.js';
 import { TEST_MODEL } from './fixtures.js';
 

@@ -12,7 +12,7 @@
  * `test/reliability/r2-crash.ts` (the full run).
  */
 
-import { connectDatabase } from '../../../src/client/client.js';
+import { connectDatabase } from '../../../src/client/open.js';
 import { NB, type NBTables } from '../../../src/nb/generated/index.js';
 import { connect } from '../../../src/ovsdb/connection/connect.js';
 import type { Uuid } from '../../../src/ovsdb/values/uuid.js';

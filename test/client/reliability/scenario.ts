@@ -27,7 +27,7 @@
  * order, across every failover.
  */
 
-import { connectDatabase } from '../../../src/client/client.js';
+import { connectDatabase } from '../../../src/client/open.js';
 import { TransactionError } from '../../../src/ovsdb/wire/errors.js';
 import type { Operation } from '../../../src/ovsdb/wire/wire.js';
 import { startOvsdbCluster } from '../../../src/testing/index.js';

@@ -8,7 +8,8 @@
  */
 
 import { beforeAll, describe, expect, it } from 'vitest';
-import { connectDatabase, type DatabaseClient } from '../../../src/client/client.js';
+import type { DatabaseClient } from '../../../src/client/client.js';
+import { connectDatabase } from '../../../src/client/open.js';
 import type { OvsdbConnection } from '../../../src/ovsdb/connection/connection.js';
 import type { Condition, Operation } from '../../../src/ovsdb/wire/wire.js';
 import { DB, TEST_SCHEMA } from '../../helpers/server.js';

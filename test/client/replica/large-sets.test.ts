@@ -8,7 +8,8 @@
 
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { connectDatabase, type DatabaseClient } from '../../../src/client/client.js';
+import type { DatabaseClient } from '../../../src/client/client.js';
+import { connectDatabase } from '../../../src/client/open.js';
 import type { OvsdbConnection } from '../../../src/ovsdb/connection/connection.js';
 import { compareAtoms } from '../../../src/ovsdb/values/order.js';
 import type { Operation, WireRow } from '../../../src/ovsdb/wire/wire.js';

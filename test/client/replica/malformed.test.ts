@@ -111,11 +111,11 @@ describe('full dumps', () => {
   });
 
   it('the replica never holds a malformed row: a dump leaves nothing of itself, an update stops before it', () => {
-    const replica = new Replica(defineModel(SCHEMA));
-    replica.configure('T', ['s', 'i']);
+    const { replica, feed } = Replica.withFeed(defineModel(SCHEMA));
+    feed.configure('T', ['s', 'i']);
     const V = '0a1b2c3d-0000-4000-8000-0000000000aa';
     protocolError(() =>
-      replica.replace(
+      feed.replace(
         'T',
         { [U]: { initial: { s: 'ok' } }, 'not-a-uuid': { initial: {} } },
         'update2',
@@ -123,20 +123,20 @@ describe('full dumps', () => {
     );
     // Every row of a dump is decoded before any is held.
     expect(replica.count('T')).toBe(0);
-    replica.replace('T', { [U]: { initial: { s: 'ok' } } }, 'update2');
+    feed.replace('T', { [U]: { initial: { s: 'ok' } } }, 'update2');
     expect([...replica.rows('T')].map((r) => (r as Record<string, unknown>)['s'])).toEqual(['ok']);
     protocolError(() =>
-      replica.applyUpdate2('T', {
+      feed.applyUpdate2('T', {
         [V]: { insert: { s: 'first' } },
         'not-a-uuid': { insert: {} },
       } as never),
     );
     // An update applies its changes in order, up to the malformed one.
     expect(replica.get('T', V)).toMatchObject({ s: 'first' });
-    replica.applyUpdate2('T', { [V]: { delete: null } });
-    protocolError(() => replica.applyUpdate2('T', { [V]: { insert: { i: 'x' } } as never }));
+    feed.applyUpdate2('T', { [V]: { delete: null } });
+    protocolError(() => feed.applyUpdate2('T', { [V]: { insert: { i: 'x' } } as never }));
     expect(replica.get('T', V)).toBeUndefined();
-    protocolError(() => replica.applyUpdate('T', { [V]: { new: 'x' } as never }));
+    protocolError(() => feed.applyUpdate('T', { [V]: { new: 'x' } as never }));
     expect(replica.get('T', V)).toBeUndefined();
     expect(replica.count('T')).toBe(1);
   });

@@ -15,7 +15,7 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { expect } from 'vitest';
-import { connectDatabase } from '../../../src/client/client.js';
+import { connectDatabase } from '../../../src/client/open.js';
 import {
   delConnection,
   delSsl,

@@ -10,7 +10,8 @@
 
 import * as net from 'node:net';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { connectDatabase, type StatusEvent } from '../../../src/client/client.js';
+import type { StatusEvent } from '../../../src/client/client.js';
+import { connectDatabase } from '../../../src/client/open.js';
 import { connect } from '../../../src/ovsdb/connection/connect.js';
 import { ConnectionClosedError, WriteQueueFullError } from '../../../src/ovsdb/wire/errors.js';
 import { DEFAULT_MAX_WRITE_QUEUE_BYTES } from '../../../src/ovsdb/wire/rpc.js';

@@ -1,13 +1,13 @@
 /**
- * The replica's row store: per table, the rows (immutable objects, frozen
- * by default), the schema and client indexes over them, the event handlers
- * and the `waitFor` waiters. Applying a change stores the new row, updates
- * the indexes, queues the event and wakes the waiters, in that order.
+ * Feeding a replica: the monitor replies and updates the database client
+ * receives, applied to the replica's state (`tables.ts`) in order, each
+ * change storing the new row, updating the indexes, queueing the event and
+ * waking the waiters, in that order. The reading side is `replica.ts`.
  * @module
  */
 
-import type { DatabaseModel, RowOf, TableMap, TableName } from '../../ovsdb/schema/model.js';
-import type { ColumnSchema, TableSchema } from '../../ovsdb/schema/schema-types.js';
+import type { TableMap, TableName } from '../../ovsdb/schema/model.js';
+import type { ColumnSchema } from '../../ovsdb/schema/schema-types.js';
 import { OvsdbError } from '../../ovsdb/wire/errors.js';
 import type { MemberReviver } from '../../ovsdb/wire/split-decoder.js';
 import type { RowUpdate, RowUpdate2, TableUpdate, TableUpdate2 } from '../../ovsdb/wire/wire.js';
@@ -19,28 +19,11 @@ import {
   type Row,
   type RowCodec,
 } from '../../rows/codec.js';
-import {
-  type ClientIndexSpec,
-  IndexError,
-  type IndexValue,
-  MultiIndex,
-  UniqueIndex,
-} from '../../rows/indexes.js';
+import { MultiIndex, UniqueIndex } from '../../rows/indexes.js';
 import { rowVersions } from '../../rows/set-versions.js';
-import type {
-  ErrorReport,
-  EventQueue,
-  EventSource,
-  RowEventHandler,
-  RowEventKind,
-} from './event-queue.js';
+import type { ReplicaTables, TableState } from './tables.js';
 
-/** Client indexes per table: index name → spec (see {@link ClientIndexSpec}). */
-export type IndexesOption<DB extends TableMap> = {
-  readonly [T in TableName<DB>]?: Readonly<Record<string, ClientIndexSpec<RowOf<DB, T>>>>;
-};
-
-/** What a {@link Replica.replace} changed. */
+/** What applying a full dump of a table changed. */
 export interface ReplaceResult {
   /** Rows added. */
   readonly inserted: number;
@@ -53,7 +36,7 @@ export interface ReplaceResult {
 }
 
 /**
- * Rows of a full dump decoded while the reply arrived (`Replica.dumpReviver`),
+ * Rows of a full dump decoded while the reply arrived (`ReplicaFeed.dumpReviver`),
  * by table. They are not in the dump.
  */
 export type PredecodedRows = Map<string, PredecodedTable>;
@@ -70,7 +53,7 @@ export interface PredecodedTable {
   given: number;
 }
 
-/** A table's full dump, decoded (`Replica.decodeDump`) and not yet applied. */
+/** A table's full dump, decoded (`ReplicaFeed.decodeDump`) and not yet applied. */
 export interface DecodedDump {
   readonly table: string;
   readonly codec: RowCodec;
@@ -84,38 +67,6 @@ export interface DecodedDump {
 export interface ReplaceCounts extends ReplaceResult {
   /** The dump's entries. */
   readonly entries: number;
-}
-
-/** Options of {@link ReplicaStore}. */
-export interface ReplicaStoreOptions<DB extends TableMap> {
-  /** Client indexes per table. */
-  readonly indexes?: IndexesOption<DB> | undefined;
-  /** Freeze rows as they enter the store. */
-  readonly freeze: boolean;
-  /** Where the events of applied changes go. */
-  readonly queue: EventQueue;
-  /** Where a throwing `waitFor` predicate is reported (it must not throw). */
-  readonly report: ErrorReport;
-}
-
-/** A pending `waitFor`. */
-export interface Waiter {
-  readonly predicate: (row: Row) => boolean;
-  readonly resolve: (row: Row) => void;
-  readonly reject: (error: unknown) => void;
-}
-
-interface TableState extends EventSource {
-  readonly schema: TableSchema;
-  codec: RowCodec | undefined;
-  /** The model's columns the server lacks (absent from the rows). */
-  absent: readonly string[];
-  readonly rows: Map<string, Row>;
-  unique: UniqueIndex[];
-  client: Map<string, MultiIndex>;
-  /** Why a client index is unusable (its column is not monitored). */
-  disabled: Map<string, string>;
-  readonly waiters: Set<Waiter>;
 }
 
 function freezeRow(row: Row, before: Row | undefined): Row {
@@ -150,195 +101,49 @@ function sameShape(a: Row, b: Row): boolean {
   return n === 0;
 }
 
-/** The tables of a replica: rows, indexes, handlers and waiters (see `Replica` for the API). */
-export class ReplicaStore<DB extends TableMap = TableMap> {
-  private readonly tables = new Map<string, TableState>();
-  private readonly freeze: boolean;
-  private readonly queue: EventQueue;
-  private readonly report: ErrorReport;
-  private readonly indexSpecs: IndexesOption<DB>;
+/** What changes a replica: the database client's side of it (see the module documentation). */
+export class ReplicaFeed<DB extends TableMap = TableMap> {
+  /** @param tables - the state of the replica this feed changes. */
+  constructor(private readonly tables: ReplicaTables<DB>) {}
 
-  /** @throws IndexError for a client index on a column the table does not have. */
-  constructor(
-    private readonly model: DatabaseModel<DB>,
-    options: ReplicaStoreOptions<DB>,
-  ) {
-    this.freeze = options.freeze;
-    this.queue = options.queue;
-    this.report = options.report;
-    this.indexSpecs = options.indexes ?? {};
-    for (const [name, schema] of Object.entries(model.schema.tables)) {
-      this.tables.set(name, {
-        name,
-        schema,
-        codec: undefined,
-        absent: [],
-        rows: new Map(),
-        unique: [],
-        client: new Map(),
-        disabled: new Map(),
-        handlers: { insert: [], update: [], delete: [] },
-        waiters: new Set(),
-      });
-    }
-    for (const table of Object.keys(this.indexSpecs)) {
-      const st = this.state(table);
-      const specs = (
-        this.indexSpecs as Record<string, Record<string, ClientIndexSpec> | undefined>
-      )[table];
-      // Validate the specs now, so that a typo fails at construction.
-      for (const [name, spec] of Object.entries(specs ?? {})) new MultiIndex(name, st.schema, spec);
-    }
-  }
-
-  // ---- reading ------------------------------------------------------------------
-
-  /** The row of `table` with UUID `uuid`. */
-  get<T extends TableName<DB>>(table: T, uuid: string): RowOf<DB, T> | undefined {
-    return this.state(table).rows.get(uuid) as RowOf<DB, T> | undefined;
-  }
-
-  /** The rows of `table` (a live iterator). */
-  rows<T extends TableName<DB>>(table: T): IterableIterator<RowOf<DB, T>> {
-    return this.state(table).rows.values() as IterableIterator<RowOf<DB, T>>;
-  }
-
-  /** The number of rows of `table`. */
-  count(table: TableName<DB>): number {
-    return this.state(table).rows.size;
-  }
-
-  /** The rows of `table` for which `predicate` is true. */
-  filter<T extends TableName<DB>>(
-    table: T,
-    predicate: (row: RowOf<DB, T>) => boolean,
-  ): RowOf<DB, T>[] {
-    const out: RowOf<DB, T>[] = [];
-    for (const row of this.state(table).rows.values()) {
-      if (predicate(row as RowOf<DB, T>)) out.push(row as RowOf<DB, T>);
-    }
-    return out;
-  }
-
-  /** The first row of `table` for which `predicate` is true. */
-  find<T extends TableName<DB>>(
-    table: T,
-    predicate: (row: RowOf<DB, T>) => boolean,
-  ): RowOf<DB, T> | undefined {
-    for (const row of this.state(table).rows.values()) {
-      if (predicate(row as RowOf<DB, T>)) return row as RowOf<DB, T>;
-    }
-    return undefined;
+  /**
+   * Start a new batch: the changes applied from now on came in one server
+   * update (with transaction id `txnId`, when known).
+   */
+  beginBatch(txnId?: string): void {
+    this.tables.queue.beginBatch(txnId);
   }
 
   /**
-   * Look a row up by a schema index.
-   * @throws IndexError when no schema index has exactly those columns, or
-   *   one of them is not monitored.
+   * Queue `deliver` behind the row events queued so far (used for status
+   * events). A returned promise is awaited like a handler's.
    */
-  lookup<T extends TableName<DB>>(table: T, key: Partial<RowOf<DB, T>>): RowOf<DB, T> | undefined {
-    const st = this.state(table);
-    const cols = Object.keys(key).sort();
-    const wanted = cols.join(',');
-    for (const idx of st.unique) {
-      if ([...idx.columns].sort().join(',') === wanted) {
-        const uuid = idx.get(key as Readonly<Record<string, unknown>>);
-        return uuid === undefined ? undefined : (st.rows.get(uuid) as RowOf<DB, T> | undefined);
-      }
-    }
-    const declared = st.schema.indexes.some((i) => [...i].sort().join(',') === wanted);
-    const absent = cols.find((c) => st.absent.includes(c));
-    throw new IndexError(
-      table,
-      `(${cols.join(', ')})`,
-      declared
-        ? absent !== undefined
-          ? `the index column ${table}.${absent} does not exist in the server's schema (the model is newer than the server)`
-          : 'an index column is not monitored'
-        : `the table has no schema index on exactly these columns; its indexes: ${
-            st.schema.indexes.map((i) => `(${i.join(', ')})`).join(' ') || 'none'
-          }`,
-    );
-  }
-
-  /**
-   * The rows of `table` that client index `index` maps `value` to.
-   * @throws IndexError when the index was not declared, or its column is not monitored.
-   */
-  byIndex<T extends TableName<DB>>(table: T, index: string, value: IndexValue): RowOf<DB, T>[] {
-    const st = this.state(table);
-    const idx = st.client.get(index);
-    if (idx === undefined) {
-      const why = st.disabled.get(index);
-      throw new IndexError(
-        table,
-        index,
-        why ??
-          (st.codec === undefined
-            ? 'the table is not monitored'
-            : 'no such client index was declared'),
-      );
-    }
-    const out: RowOf<DB, T>[] = [];
-    for (const uuid of idx.get(value)) {
-      const row = st.rows.get(uuid);
-      if (row !== undefined) out.push(row as RowOf<DB, T>);
-    }
-    return out;
-  }
-
-  /** True when `table` is monitored (configured with columns). */
-  isMonitored(table: TableName<DB>): boolean {
-    return this.state(table).codec !== undefined;
+  enqueueCallback(deliver: () => unknown): void {
+    this.tables.queue.enqueueCallback(deliver);
   }
 
   /** The monitored columns of `table`, or undefined when it is not monitored. */
-  monitoredColumns(table: TableName<DB>): readonly string[] | undefined {
-    return this.state(table).codec?.columns;
-  }
-
-  // ---- handlers and waiters -----------------------------------------------------
-
-  /** Call `handler` for every `kind` change of `table` applied from now on; returns its remover. */
-  on<T extends TableName<DB>, K extends RowEventKind>(
-    table: T,
-    kind: K,
-    handler: RowEventHandler<RowOf<DB, T>, K>,
-  ): () => void {
-    if (kind !== 'insert' && kind !== 'update' && kind !== 'delete') {
-      throw new TypeError(
-        `unknown event kind ${JSON.stringify(kind)}: use insert, update or delete`,
-      );
-    }
-    if (typeof handler !== 'function') throw new TypeError('handler must be a function');
-    const list = this.state(table).handlers[kind];
-    return this.queue.subscribe(list, handler as (...args: never[]) => unknown);
+  monitoredColumns(table: string): readonly string[] | undefined {
+    return this.tables.state(table).codec?.columns;
   }
 
   /**
-   * The `waitFor` waiters of `table`, checked against every row inserted or
-   * updated (add and delete them there).
-   * @throws IndexError for a table the model does not have.
+   * Reject every pending `waitFor` with `error`, and every later one (the
+   * client closed or gave up).
    */
-  waitersOf(table: string): Set<Waiter> {
-    return this.state(table).waiters;
-  }
-
-  /** Reject every pending `waitFor` with `error`. */
-  rejectWaiters(error: unknown): void {
-    for (const st of this.tables.values()) {
+  close(error: unknown): void {
+    this.tables.closed = error;
+    for (const st of this.tables.tables.values()) {
       for (const w of [...st.waiters]) w.reject(error);
     }
   }
-
-  // ---- feeding --------------------------------------------------------------------
 
   /**
    * Monitor `columns` of `table` from now on (undefined: stop monitoring it,
    * which deletes its rows with events); rows hold exactly those columns.
    * `absent` are the columns the server's schema lacks (they name the
    * reason when a client index cannot be used); `server` the server's schema
-   * of the columns whose type differs there (read by it, see `row-codec.ts`).
+   * of the columns whose type differs there (read by it, see `rows/codec.ts`).
    * Rebuilds the table's indexes.
    */
   configure(
@@ -347,12 +152,12 @@ export class ReplicaStore<DB extends TableMap = TableMap> {
     absent: readonly string[] = [],
     server?: Readonly<Record<string, ColumnSchema>>,
   ): void {
-    const st = this.state(table);
+    const st = this.tables.state(table);
     if (columns === undefined) {
       if (st.codec === undefined) return;
       for (const [uuid, row] of st.rows) {
         st.rows.delete(uuid);
-        this.queue.emit(st, 'delete', row, undefined);
+        this.tables.queue.emit(st, 'delete', row, undefined);
       }
       st.codec = undefined;
       st.absent = [];
@@ -371,10 +176,7 @@ export class ReplicaStore<DB extends TableMap = TableMap> {
       .map((cols) => new UniqueIndex(st.schema, cols));
     st.client = new Map();
     st.disabled = new Map();
-    const specs = (this.indexSpecs as Record<string, Record<string, ClientIndexSpec> | undefined>)[
-      table
-    ];
-    for (const [name, spec] of Object.entries(specs ?? {})) {
+    for (const [name, spec] of Object.entries(this.tables.specsOf(table))) {
       const idx = new MultiIndex(name, st.schema, spec);
       const col = idx.sourceColumn;
       if (col !== undefined && !monitored.has(col)) {
@@ -396,7 +198,7 @@ export class ReplicaStore<DB extends TableMap = TableMap> {
    * @returns the number of `initial` entries among them.
    */
   applyUpdate2(table: string, changes: TableUpdate2): number {
-    const st = this.state(table);
+    const st = this.tables.state(table);
     const codec = this.codecOf(st);
     let initial = 0;
     for (const uuid in changes) {
@@ -411,7 +213,7 @@ export class ReplicaStore<DB extends TableMap = TableMap> {
 
   /** Apply the changes of one plain `update` for `table`, in order, with events. */
   applyUpdate(table: string, changes: TableUpdate): void {
-    const st = this.state(table);
+    const st = this.tables.state(table);
     const codec = this.codecOf(st);
     for (const uuid in changes) {
       const before = st.rows.get(uuid);
@@ -420,24 +222,24 @@ export class ReplicaStore<DB extends TableMap = TableMap> {
   }
 
   /**
-   * Replace the whole content of `table` with a full dump, with events only
-   * for rows that differ ({@link ReplicaStore.decodeDump}, then
-   * {@link ReplicaStore.applyDump}).
+   * Replace the whole content of `table` with a full dump (`initial` or
+   * `insert` rows of update2 format, or `new` rows of plain update format),
+   * emitting events only for rows that really differ: {@link ReplicaFeed.decodeDump},
+   * then {@link ReplicaFeed.applyDump}.
    */
   replace(
     table: string,
     dump: TableUpdate2 | TableUpdate,
     format: 'update2' | 'update',
-    predecoded?: PredecodedRows,
   ): ReplaceCounts {
-    return this.applyDump(this.decodeDump(table, dump, format, predecoded));
+    return this.applyDump(this.decodeDump(table, dump, format));
   }
 
   /**
    * Every row of a full dump of `table`, decoded, with nothing applied: a
    * malformed entry is a ProtocolError (naming table and key) before any
    * row of the dump is held. Rows `predecoded` holds for this dump (see
-   * {@link ReplicaStore.dumpReviver}) are taken from there.
+   * {@link ReplicaFeed.dumpReviver}) are taken from there.
    */
   decodeDump(
     table: string,
@@ -445,7 +247,7 @@ export class ReplicaStore<DB extends TableMap = TableMap> {
     format: 'update2' | 'update',
     predecoded?: PredecodedRows,
   ): DecodedDump {
-    const st = this.state(table);
+    const st = this.tables.state(table);
     // Rows decoded as the dump arrived left it: what is in it, they could not decode.
     const pre = predecoded?.get(table);
     const fromPre = pre !== undefined && pre.target === dump ? pre : undefined;
@@ -467,7 +269,7 @@ export class ReplicaStore<DB extends TableMap = TableMap> {
    * @throws OvsdbError when the table's monitored columns changed since it was decoded.
    */
   applyDump(decoded: DecodedDump): ReplaceCounts {
-    const st = this.state(decoded.table);
+    const st = this.tables.state(decoded.table);
     const codec = this.codecOf(st, decoded.codec);
     const rows = st.rows;
     let inserted = 0;
@@ -499,9 +301,9 @@ export class ReplicaStore<DB extends TableMap = TableMap> {
 
   /**
    * A reviver of the rows of `table` in a full dump that is still arriving
-   * (see `RequestOptions.reviveLargeReply`): decodes each entry as it is
+   * (see `LargeReplyOptions.reviveLargeReply`): decodes each entry as it is
    * parsed and keeps the row in `into`, out of the dump (`target`, the
-   * dump's object of this table's rows), where {@link ReplicaStore.decodeDump}
+   * dump's object of this table's rows), where {@link ReplicaFeed.decodeDump}
    * takes it. An entry it cannot decode stays in the dump as it came, for
    * `decodeDump` to report. Undefined when the table is not monitored.
    */
@@ -511,7 +313,7 @@ export class ReplicaStore<DB extends TableMap = TableMap> {
     format: 'update2' | 'update',
     into: PredecodedRows,
   ): MemberReviver | undefined {
-    const codec = this.tables.get(table)?.codec;
+    const codec = this.tables.tables.get(table)?.codec;
     if (codec === undefined) return undefined;
     const pre: PredecodedTable = { target, codec, rows: new Map(), given: 0 };
     // A table named twice in one dump: the last one stands, in the dump and here.
@@ -533,14 +335,6 @@ export class ReplicaStore<DB extends TableMap = TableMap> {
   }
 
   // ---- internals ----------------------------------------------------------------
-
-  private state(table: string): TableState {
-    const st = this.tables.get(table);
-    if (st === undefined) {
-      throw new IndexError(table, '-', `database ${this.model.name} has no table ${table}`);
-    }
-    return st;
-  }
 
   /**
    * The table's codec; with `decodedWith`, the codec rows of a dump were
@@ -567,19 +361,19 @@ export class ReplicaStore<DB extends TableMap = TableMap> {
       if (before === undefined) return;
       st.rows.delete(uuid);
       this.indexRemove(st, uuid, before);
-      this.queue.emit(st, 'delete', before, undefined);
+      this.tables.queue.emit(st, 'delete', before, undefined);
       return;
     }
     if (after === before) return;
-    const row = this.freeze ? freezeRow(after, before) : after;
+    const row = this.tables.freeze ? freezeRow(after, before) : after;
     st.rows.set(uuid, row);
     if (before === undefined) {
       this.indexAdd(st, uuid, row);
-      this.queue.emit(st, 'insert', row, undefined);
+      this.tables.queue.emit(st, 'insert', row, undefined);
     } else {
       for (const idx of st.unique) idx.update(uuid, before, row);
       if (st.client.size > 0) for (const idx of st.client.values()) idx.update(uuid, before, row);
-      this.queue.emit(st, 'update', row, before);
+      this.tables.queue.emit(st, 'update', row, before);
     }
     if (st.waiters.size > 0) this.checkWaiters(st, row);
   }
@@ -600,7 +394,7 @@ export class ReplicaStore<DB extends TableMap = TableMap> {
       try {
         match = w.predicate(row);
       } catch (e) {
-        this.report(e, `waitFor(${st.name}) predicate`);
+        this.tables.report(e, `waitFor(${st.name}) predicate`);
       }
       if (match) w.resolve(row);
     }
