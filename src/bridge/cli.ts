@@ -11,7 +11,8 @@
 import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { readTokenFile } from '../net/auth.js';
-import { type Bridge, BridgeConfigError, type BridgeOptions, startBridge } from './bridge.js';
+import { type Bridge, BridgeConfigError, startBridge } from './bridge.js';
+import type { BridgeOptions } from './options.js';
 import { BridgePolicy } from './policy.js';
 
 /** The usage text of `ovnkit bridge`. */

@@ -11,17 +11,15 @@
  */
 
 export { readTokenFile } from '../net/auth.js';
+export { type Bridge, BridgeConfigError, startBridge } from './bridge.js';
+export { type BridgeCliIo, runBridgeCli } from './cli.js';
 export {
-  type Bridge,
-  BridgeConfigError,
   type BridgeLogger,
   type BridgeOptions,
   type BridgeStats,
   DEFAULT_BRIDGE_MAX_BUFFERED_BYTES,
   DEFAULT_BRIDGE_MAX_PENDING_REQUESTS,
-  startBridge,
-} from './bridge.js';
-export { type BridgeCliIo, runBridgeCli } from './cli.js';
+} from './options.js';
 export {
   BridgePolicy,
   type BridgePolicyOptions,

@@ -18,9 +18,9 @@ import type { SocketRemote } from '../ovsdb/transport/remote.js';
 import { ProtocolError } from '../ovsdb/wire/errors.js';
 import { type FramedMessage, JsonStreamFramer } from '../ovsdb/wire/framer.js';
 import { parseJsonMessage, stringifyJson } from '../ovsdb/wire/json-text.js';
-import type { BridgeLogger, BridgeOptions, BridgeStats } from './bridge.js';
 import { type BufferBudget, SessionBuffers } from './buffers.js';
 import { RequestIds, topLevelIdSpan, withId } from './ids.js';
+import type { BridgeLogger, BridgeOptions, BridgeStats } from './options.js';
 import type { BridgePolicy } from './policy.js';
 import { connectUpstream } from './upstream.js';
 

@@ -5,7 +5,8 @@
  * @module
  */
 
-import { type CliIo, COMMANDS } from './commands.js';
+import { COMMANDS } from './commands.js';
+import type { CliIo } from './io.js';
 
 function usage(): string {
   const names = Object.keys(COMMANDS).sort();

@@ -5,13 +5,7 @@
  * @module
  */
 
-/** Where a subcommand writes. */
-export interface CliIo {
-  readonly stdout: { write(text: string): unknown };
-  readonly stderr: { write(text: string): unknown };
-  /** The environment (for defaults such as `OVN_NB_DB`). */
-  readonly env: Readonly<Record<string, string | undefined>>;
-}
+import type { CliIo } from './io.js';
 
 /** A subcommand: runs with its arguments and resolves with the exit status. */
 export type CliRun = (argv: readonly string[], io: CliIo) => Promise<number>;

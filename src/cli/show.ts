@@ -14,7 +14,7 @@ import type { DatabaseClient } from '../client/client.js';
 import { connectDatabase } from '../client/open.js';
 import { NB, type NBTables } from '../nb/generated/model.js';
 import { showNb } from '../nb/show.js';
-import type { CliIo } from './commands.js';
+import type { CliIo } from './io.js';
 
 /** The remote used when neither `--db` nor `OVN_NB_DB` is given (as for `ovn-nbctl`). */
 export const DEFAULT_NB_DB = 'unix:/var/run/ovn/ovnnb_db.sock';

@@ -43,11 +43,10 @@
  * @module
  */
 
+import type { OvsdbConnection } from '../ovsdb/connection/connection.js';
 import { ConnectionClosedError, OvsdbError } from '../ovsdb/wire/errors.js';
 import { LockNotHeldError } from '../transactions/errors.js';
 import { errorText, type Log } from './log.js';
-import type { Session } from './session.js';
-import type { StatusEvent } from './status.js';
 
 /** Where a lock stands (see the module documentation). */
 export type LockState = 'waiting' | 'held' | 'lost' | 'released';
@@ -71,12 +70,29 @@ export interface LockOptions {
   readonly steal?: boolean | undefined;
 }
 
+/** What a lock needs of a session of the client (its `Session`). */
+export interface LockSession {
+  readonly remote: string;
+  readonly conn: Pick<OvsdbConnection, 'lock' | 'steal' | 'unlock'>;
+  /** Why the session ended (set once). */
+  readonly endReason: string | undefined;
+  end(reason: string, error?: unknown): void;
+}
+
+/** A change of a lock's state, as a status event (`type: 'lock'`). */
+export interface LockEvent {
+  readonly type: 'lock';
+  readonly reason: string;
+  readonly remote?: string | undefined;
+  readonly lock: LockStatus;
+}
+
 /** What the locks need of the client. */
 export interface LockHost {
   /** The current session when it is in sync and open, else undefined. */
-  syncedSession(): Session | undefined;
+  syncedSession(): LockSession | undefined;
   /** Queue a status event. */
-  emit(event: StatusEvent): void;
+  emit(event: LockEvent): void;
   readonly log: Log;
 }
 
@@ -117,7 +133,7 @@ export class DatabaseLock {
   private current: LockState = 'waiting';
   private why: string;
   /** The session the server has (or is asked for) a waiter of this lock on. */
-  private session: Session | undefined;
+  private session: LockSession | undefined;
   /** How the lock was asked for on `session`. */
   private mode: 'lock' | 'steal' = 'lock';
   private stealNext: boolean;
@@ -227,19 +243,19 @@ export class DatabaseLock {
   // ---- driven by the client --------------------------------------------------------
 
   /** @internal Ask for the lock on `s` (a session in sync), unless it already is. */
-  askOn(s: Session): void {
+  askOn(s: LockSession): void {
     if (this.current === 'released' || this.session === s) return;
     this.ask(s);
   }
 
   /** @internal The server granted the lock on `s`. */
-  onLocked(s: Session): void {
+  onLocked(s: LockSession): void {
     if (this.session !== s || this.current === 'released') return;
     this.set('held', 'granted by the server', s);
   }
 
   /** @internal Another session stole the lock on `s`. */
-  onStolen(s: Session): void {
+  onStolen(s: LockSession): void {
     if (this.session !== s || this.current === 'released') return;
     if (this.mode === 'steal') {
       // ovsdb-server drops a robbed thief from the lock's queue: join it again.
@@ -250,7 +266,7 @@ export class DatabaseLock {
   }
 
   /** @internal Session `s` ended: a lock held or asked for on it is not any more. */
-  onSessionEnded(s: Session): void {
+  onSessionEnded(s: LockSession): void {
     if (this.session !== s) return;
     this.session = undefined;
     this.seq++;
@@ -273,7 +289,7 @@ export class DatabaseLock {
    * @internal The refusal of a transaction fenced by this lock about to be
    * sent on `s`, or undefined when the lock is held there.
    */
-  refusalOn(s: Session): LockNotHeldError | undefined {
+  refusalOn(s: LockSession): LockNotHeldError | undefined {
     if (this.current === 'held' && this.session === s && s.endReason === undefined)
       return undefined;
     const why =
@@ -285,12 +301,12 @@ export class DatabaseLock {
 
   // ---- internals -------------------------------------------------------------------
 
-  private liveSession(): Session | undefined {
+  private liveSession(): LockSession | undefined {
     const s = this.session;
     return s !== undefined && s.endReason === undefined ? s : undefined;
   }
 
-  private ask(s: Session): void {
+  private ask(s: LockSession): void {
     const mode = this.stealNext ? 'steal' : 'lock';
     this.stealNext = false;
     this.session = s;
@@ -334,7 +350,7 @@ export class DatabaseLock {
    * server's view unknown: the session is ended, which releases every lock
    * of it.
    */
-  private async unlockOn(s: Session): Promise<void> {
+  private async unlockOn(s: LockSession): Promise<void> {
     try {
       await s.conn.unlock(this.name);
     } catch (e) {
@@ -347,7 +363,7 @@ export class DatabaseLock {
     }
   }
 
-  private set(state: LockState, reason: string, s: Session | undefined): void {
+  private set(state: LockState, reason: string, s: LockSession | undefined): void {
     if (state === this.current) return;
     this.current = state;
     this.why = reason;
@@ -419,7 +435,7 @@ export class ClientLocks {
   }
 
   /** The refusal of a transaction fenced by `name` about to be sent on `s` (undefined: send it). */
-  refusal(name: string, s: Session): LockNotHeldError | undefined {
+  refusal(name: string, s: LockSession): LockNotHeldError | undefined {
     const lock = this.locks.get(name);
     if (lock === undefined) {
       return new LockNotHeldError(name, 'client', 'this client has not asked for it');
@@ -428,22 +444,22 @@ export class ClientLocks {
   }
 
   /** `s` is in sync: ask for every lock on it. */
-  onSynced(s: Session): void {
+  onSynced(s: LockSession): void {
     for (const lock of this.locks.values()) lock.askOn(s);
   }
 
   /** The server sent `locked` on `s`. */
-  onLocked(s: Session, name: string): void {
+  onLocked(s: LockSession, name: string): void {
     this.locks.get(name)?.onLocked(s);
   }
 
   /** The server sent `stolen` on `s`. */
-  onStolen(s: Session, name: string): void {
+  onStolen(s: LockSession, name: string): void {
     this.locks.get(name)?.onStolen(s);
   }
 
   /** `s` ended. */
-  onSessionEnded(s: Session): void {
+  onSessionEnded(s: LockSession): void {
     for (const lock of this.locks.values()) lock.onSessionEnded(s);
   }
 

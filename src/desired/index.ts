@@ -26,6 +26,7 @@ export {
   type PlanJson,
   type PlannedChange,
   type PlanOptions,
+  renderPlan,
 } from './plan.js';
 export { planDesired } from './planner.js';
 export {
@@ -34,7 +35,7 @@ export {
   type ReconcilerClient,
   type ReconcilerStats,
 } from './reconciler.js';
-export { renderPlan } from './render.js';
+
 export type { DesiredReader } from './snapshot.js';
 export {
   type AddOptions,

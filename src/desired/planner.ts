@@ -24,8 +24,8 @@ import {
   Plan,
   type PlannedChange,
   type PlanOptions,
+  refKeys,
 } from './plan.js';
-import { refKeys } from './render.js';
 import type { AnyRow, DesiredReader } from './snapshot.js';
 import type { Declared, DesiredState, KeyRef } from './state.js';
 import { mapDiff, setAtoms, setDiff, valuesEqual } from './values.js';

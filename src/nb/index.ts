@@ -209,18 +209,11 @@ export {
 } from './match/check.js';
 export {
   formatMatch,
-  type MatchAddressSetRef,
   type MatchAloneArg,
-  type MatchConstant,
-  type MatchExpr,
   type MatchFieldArg,
   type MatchFieldRef,
   type MatchInput,
-  type MatchOperator,
   type MatchOperatorArg,
-  type MatchPortGroupRef,
-  type MatchStringValue,
-  type MatchValue,
   type MatchValueArg,
   type MatchValueCheck,
   type MatchValueInput,
@@ -239,6 +232,15 @@ export {
   matchFieldNames,
 } from './match/fields.js';
 export { parseMatch } from './match/parser.js';
+export type {
+  MatchAddressSetRef,
+  MatchConstant,
+  MatchExpr,
+  MatchOperator,
+  MatchPortGroupRef,
+  MatchStringValue,
+  MatchValue,
+} from './match/types.js';
 export {
   METER_BAND_ACTIONS,
   METER_UINT32_MAX,

@@ -8,7 +8,7 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/cli.js';
-import type { CliIo } from '../../src/cli/commands.js';
+import type { CliIo } from '../../src/cli/io.js';
 import {
   connectSwitchToRouter,
   lrAdd,

@@ -28,7 +28,7 @@ import {
   type PoolEntry,
   splitAddresses,
 } from './entry.js';
-import type { PoolReconciler } from './reconciler.js';
+import type { ClaimingPools } from './reconciler-options.js';
 
 function plain(request: AddressRequest): boolean {
   return (
@@ -56,7 +56,7 @@ function reown(ipam: Ipam, entry: Pick<PoolEntry, 'name' | 'subnet' | 'mac' | 'i
  * `subnet`.
  */
 export function takeEntry(
-  pools: PoolReconciler,
+  pools: ClaimingPools,
   pod: Pod,
   key: PodKey,
   subnet: string,
@@ -132,7 +132,7 @@ function findPortByName(
  * just deleted).
  */
 export function giveBackEntry(
-  pools: PoolReconciler,
+  pools: ClaimingPools,
   key: PodKey,
   portUuid: string | undefined,
 ): PoolGiveBack | undefined {

@@ -1,19 +1,22 @@
 /**
- * The options, failure events and counters of {@link PoolReconciler}.
+ * The options, failure events and counters of the pool reconciler
+ * (`PoolReconciler`), and what its entry claims (`claims.ts`) need of it.
  * @module
  */
 
 import type { Tracer } from '@opentelemetry/api';
 import type { Nb } from 'ovnkit/nb';
-import type { ControllerMetrics, LogSink } from '../controller/log.js';
+import type { ControllerMetrics, LogRecord, LogSink } from '../controller/log.js';
 import type { RateLimiter } from '../controller/rate-limiter.js';
 import type { Ipam } from '../ipam/ipam.js';
+import type { Subnet } from '../ipam/subnet.js';
 import type { Clock } from './clock.js';
+import type { PoolEntry } from './entry.js';
 import type { PoolFailure } from './failure.js';
+import type { PoolBounds } from './node.js';
 import type { NodeSource } from './node-source.js';
-import type { PoolReconciler } from './reconciler.js';
 
-/** Options of {@link PoolReconciler}. */
+/** Options of `PoolReconciler`. */
 export interface PoolReconcilerOptions {
   /** The Northbound DSL over a connected client. */
   readonly nb: Nb;
@@ -35,7 +38,7 @@ export interface PoolReconcilerOptions {
   readonly resyncIntervalMs?: number | undefined;
   /** Structured logs (default: none). */
   readonly log?: LogSink | undefined;
-  /** Failure events (also kept in {@link PoolReconciler.events}). */
+  /** Failure events (also kept in `PoolReconciler.events`). */
   readonly onEvent?: ((event: PoolFailureEvent) => void) | undefined;
   /** Metrics hooks (default: none). */
   readonly metrics?: ControllerMetrics | undefined;
@@ -69,4 +72,27 @@ export interface PoolStats {
   statusWrites: number;
   transactions: number;
   resyncs: number;
+}
+
+/** A node's valid configuration. */
+export interface NodePlan {
+  readonly bounds: PoolBounds;
+  readonly subnet: Subnet;
+}
+
+/** What taking and giving back pool entries (`claims.ts`) needs of the reconciler. */
+export interface ClaimingPools {
+  readonly started: boolean;
+  /** The reconciler's clock, ms. */
+  readonly now: number;
+  readonly nb: Nb;
+  readonly ipam: Ipam;
+  readonly stats: PoolStats;
+  /** Idle entries per node, claims in flight taken out. */
+  readonly idleEntries: Map<string, Map<string, PoolEntry>>;
+  /** Entries being claimed. */
+  readonly claiming: Set<string>;
+  planOf(node: string): NodePlan | undefined;
+  touch(node: string): void;
+  log(level: LogRecord['level'], msg: string, fields?: Record<string, unknown>): void;
 }

@@ -72,16 +72,16 @@ import {
   poolBounds,
 } from './node.js';
 import type { NodeEvent, NodePoolStatus } from './node-source.js';
-import type { PoolFailureEvent, PoolReconcilerOptions, PoolStats } from './reconciler-options.js';
-
-/** A node's valid configuration. */
-interface NodePlan {
-  readonly bounds: PoolBounds;
-  readonly subnet: Subnet;
-}
+import type {
+  ClaimingPools,
+  NodePlan,
+  PoolFailureEvent,
+  PoolReconcilerOptions,
+  PoolStats,
+} from './reconciler-options.js';
 
 /** The pool reconciler (see the module documentation). */
-export class PoolReconciler implements PodPools {
+export class PoolReconciler implements PodPools, ClaimingPools {
   /** The work queue of node names. */
   readonly queue: WorkQueue<string>;
   /** Per-node status, as last computed. */

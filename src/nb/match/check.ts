@@ -29,7 +29,6 @@
 
 import { InvalidMatchError } from '../errors.js';
 import { parseIp } from '../ip.js';
-import type { MatchExpr, MatchOperator, MatchValue } from './expr.js';
 import {
   fieldInRelease,
   isOvnRelease,
@@ -37,6 +36,7 @@ import {
   matchField,
   matchFieldNames,
 } from './fields.js';
+import type { MatchExpr, MatchOperator, MatchValue } from './types.js';
 
 /** Options of the checks. */
 export interface MatchCheckOptions {

@@ -30,7 +30,7 @@
 import { MatchSyntaxError } from '../errors.js';
 import { parseIp } from '../ip.js';
 import { checkMatch, type MatchCheckOptions } from './check.js';
-import type { MatchExpr, MatchOperator, MatchValue } from './expr.js';
+import type { MatchExpr, MatchOperator, MatchValue } from './types.js';
 
 type Punct =
   | '('

@@ -15,7 +15,6 @@ import {
   uuidDatum,
 } from '../../ovsdb/values/sorted-datum.js';
 import { newUuid } from '../../ovsdb/values/uuid.js';
-import type { RowChange, TxnChanges } from './executor.js';
 import { OpError } from './op-error.js';
 import { anyChange, hasChange, markChanged, type Txn, type TxnRow } from './staging.js';
 import {
@@ -25,6 +24,7 @@ import {
   rowsEqualOn,
   type TableStore,
 } from './table-store.js';
+import type { RowChange, TxnChanges } from './types.js';
 import { englishListDelimiter } from './values.js';
 import { assessWeakRefs } from './weak-refs.js';
 

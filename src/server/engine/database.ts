@@ -20,6 +20,7 @@ import {
 import { isStoredSchema } from './ovs-hash.js';
 import { DEFAULT_INDEX_POLICY, type IndexPolicy } from './secondary-index.js';
 import { type Row, rowToWire, TableStore } from './table-store.js';
+import type { DatabaseState } from './types.js';
 
 export { columnType, type Row, rowToWire, TableStore } from './table-store.js';
 
@@ -56,7 +57,7 @@ function fileColumnOrder(schema: DatabaseSchema, table: TableSchema): string[] {
  * if (!outcome.blocked) console.log(outcome.results); // [{ uuid: ['uuid', '…'] }]
  * ```
  */
-export class Database {
+export class Database implements DatabaseState {
   /** @internal Committed storage per table. */
   readonly tables: ReadonlyMap<string, TableStore>;
   /**

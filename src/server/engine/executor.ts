@@ -58,65 +58,14 @@
  */
 
 import { applyTxn, precommit, txnChanges } from './commit.js';
-import type { Database } from './database.js';
 import { OpError, type OpErrorJson } from './op-error.js';
 import { OP_ID, OpParser } from './op-parser.js';
 import { EXECUTORS, type Exec, READ_ONLY, type Result } from './operations.js';
 import { shashOrder } from './ovs-hash.js';
 import { Txn } from './staging.js';
-import type { Row } from './table-store.js';
+import type { DatabaseState, EngineTransactOptions, TxnChanges } from './types.js';
 
-/** Options of one `transact` call. */
-export interface EngineTransactOptions {
-  /** Whether the session owns lock `name` (for `assert`). Without it, no lock is owned. */
-  readonly ownsLock?: ((name: string) => boolean) | undefined;
-  /** Milliseconds since the request first arrived (for re-running a blocked request). */
-  readonly elapsedMs?: number | undefined;
-  /**
-   * When false, an unsatisfied `wait` that would block fails instead with
-   * "not supported" ("triggers not supported"), as ovsdb-server does where it
-   * cannot wait. Defaults to true.
-   */
-  readonly canBlock?: boolean | undefined;
-  /**
-   * Only read-only operations: others fail with "not allowed", as on an
-   * ovsdb-server connection whose remote is `read_only`.
-   */
-  readonly readOnly?: boolean | undefined;
-  /** The RBAC role of the client (see `rbac.ts`); none or empty: no restriction. */
-  readonly role?: string | undefined;
-  /** The client's identity for RBAC (its TLS certificate's common name); none: every write is refused. */
-  readonly peerId?: string | undefined;
-  /**
-   * Called once the transaction passed every check and before it changes
-   * anything, with what it will change, whether it is durable, and the
-   * reply's results: what must be ready before the commit is made there
-   * (its record in a database file, its reply). An {@link OpError} it
-   * throws refuses the transaction instead (appended to the results as a
-   * commit error); the database is then unchanged.
-   */
-  readonly beforeCommit?:
-    | ((changes: TxnChanges, durable: boolean, results: readonly unknown[]) => void)
-    | undefined;
-}
-
-/** One committed row change: an insert (`old` null), a delete (`new` null) or a modification. */
-export interface RowChange {
-  readonly table: string;
-  readonly uuid: string;
-  readonly old: Row | null;
-  readonly new: Row | null;
-  /** The columns whose value changed (every column for inserts and deletes; `_version` included). */
-  readonly changed: readonly string[];
-}
-
-/** The changes one successful commit made. */
-export interface TxnChanges {
-  /** Row changes, grouped by table in the order the transaction touched the tables. */
-  readonly rows: readonly RowChange[];
-  /** The `comment` operations' texts, joined by newlines, if any. */
-  readonly comment?: string | undefined;
-}
+export type { EngineTransactOptions, RowChange, TxnChanges } from './types.js';
 
 /** The outcome of a request that ran to completion (successfully or not). */
 export interface TransactResult {
@@ -144,7 +93,7 @@ export type TransactOutcome = TransactResult | TransactBlocked;
  * database name. See the module documentation for the semantics.
  */
 export function executeTransaction(
-  db: Database,
+  db: DatabaseState,
   ops: readonly unknown[],
   options: EngineTransactOptions,
 ): TransactOutcome {

@@ -11,8 +11,6 @@ import { defaultDatum } from '../../ovsdb/values/defaults.js';
 import { type Datum, datumsEqual, uuidDatum } from '../../ovsdb/values/sorted-datum.js';
 import { isUuid, newUuid } from '../../ovsdb/values/uuid.js';
 import { type Condition, parseCondition } from './conditions.js';
-import type { Database } from './database.js';
-import type { EngineTransactOptions } from './executor.js';
 import { applyMutations, parseMutations } from './mutations.js';
 import { OpError, syntaxError } from './op-error.js';
 import {
@@ -38,11 +36,12 @@ import {
   rowToWire,
   type TableStore,
 } from './table-store.js';
+import type { DatabaseState, EngineTransactOptions } from './types.js';
 import { checkDatumConstraints, parseDatum, type SymbolTable } from './values.js';
 
 /** The state of one request's execution, shared by its operations. */
 export interface Exec {
-  readonly db: Database;
+  readonly db: DatabaseState;
   readonly txn: Txn;
   readonly symtab: SymbolTable;
   readonly options: EngineTransactOptions;

@@ -32,10 +32,10 @@ import {
   isNever,
   type RowPredicate,
 } from './conditions.js';
-import type { Database } from './database.js';
 import { type Bucket, bucketSize, type ColumnIndex } from './secondary-index.js';
 import type { Txn, TxnRow } from './staging.js';
 import type { Row, TableStore } from './table-store.js';
+import type { DatabaseState } from './types.js';
 
 /** Where the candidate rows of a condition come from. */
 type Lookup =
@@ -68,7 +68,7 @@ function smaller(
 }
 
 /** The cheapest way to find the rows `cond` can match (see the module documentation). */
-function planLookup(db: Database, store: TableStore, cond: Condition): Lookup {
+function planLookup(db: DatabaseState, store: TableStore, cond: Condition): Lookup {
   let eqColumns = 0;
   for (const c of cond) {
     if (c.kind !== 'compare') continue;
@@ -187,7 +187,7 @@ function scan(
 }
 
 /** The rows of `table` that satisfy `cond`, as transaction `txn` sees them. */
-export function queryRows(db: Database, txn: Txn, table: TableSchema, cond: Condition): Row[] {
+export function queryRows(db: DatabaseState, txn: Txn, table: TableSchema, cond: Condition): Row[] {
   const pred = compileCondition(cond);
   if (isNever(pred)) return [];
   const store = txn.store(table.name);

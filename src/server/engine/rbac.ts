@@ -24,15 +24,15 @@
 
 import type { TableSchema } from '../../ovsdb/schema/schema-types.js';
 import type { Datum, DatumType } from '../../ovsdb/values/sorted-datum.js';
-import type { Database } from './database.js';
 import { OpError } from './op-error.js';
 import { queryRows } from './query.js';
 import type { Txn } from './staging.js';
 import { columnType, type Row } from './table-store.js';
+import type { DatabaseState } from './types.js';
 
 /** The client of one transaction, for RBAC. */
 export interface RbacClient {
-  readonly db: Database;
+  readonly db: DatabaseState;
   readonly txn: Txn;
   readonly role: string;
   readonly id: string | undefined;
@@ -40,7 +40,7 @@ export interface RbacClient {
 
 /** The RBAC client of a transaction, or undefined when RBAC does not apply to it. */
 export function rbacClient(
-  db: Database,
+  db: DatabaseState,
   txn: Txn,
   role: string | undefined,
   id: string | undefined,
@@ -85,7 +85,7 @@ function readMapString(
   return i < 0 ? undefined : (d.values?.[i] as string);
 }
 
-function tableSchema(db: Database, name: string): TableSchema {
+function tableSchema(db: DatabaseState, name: string): TableSchema {
   return db.schema.tables[name] as TableSchema;
 }
 

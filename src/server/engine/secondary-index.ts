@@ -57,7 +57,12 @@
 import type { Atom } from '../../ovsdb/schema/schema-types.js';
 import { compareAtoms } from '../../ovsdb/values/order.js';
 import type { Datum } from '../../ovsdb/values/sorted-datum.js';
-import type { Row } from './table-store.js';
+
+/** A committed or in-transaction row: its UUID and every column's value (`_uuid`, `_version` included). */
+export interface Row {
+  readonly uuid: string;
+  readonly fields: Readonly<Record<string, Datum>>;
+}
 
 /** The tunables of the lazy index policy (see the module documentation). */
 export interface IndexPolicy {

@@ -7,8 +7,8 @@
 
 import type { Atom } from '../../ovsdb/schema/schema-types.js';
 import type { Datum } from '../../ovsdb/values/sorted-datum.js';
-import type { Database } from './database.js';
 import type { Row, TableStore } from './table-store.js';
+import type { DatabaseState } from './types.js';
 
 /** One weak reference element of a row: the column and the element's key and value. */
 export interface WeakRef {
@@ -68,7 +68,7 @@ export class Txn {
   /** How many queries have marked rows. */
   private marks = 0;
 
-  constructor(readonly db: Database) {}
+  constructor(readonly db: DatabaseState) {}
 
   store(table: string): TableStore {
     const s = this.db.tables.get(table);

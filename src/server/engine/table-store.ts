@@ -13,14 +13,11 @@ import {
   datumsEqual,
 } from '../../ovsdb/values/sorted-datum.js';
 import { serverColumnIndexOrder, serverColumnOrder } from './ovs-hash.js';
-import { RowMap, TableIndexes } from './secondary-index.js';
-import { datumToWire } from './values.js';
+import { type Row, RowMap, TableIndexes } from './secondary-index.js';
 
-/** A committed or in-transaction row: its UUID and every column's value (`_uuid`, `_version` included). */
-export interface Row {
-  readonly uuid: string;
-  readonly fields: Readonly<Record<string, Datum>>;
-}
+export type { Row } from './secondary-index.js';
+
+import { datumToWire } from './values.js';
 
 /** A table's column orders (see {@link TableStore}), shared by every store of one table schema. */
 interface ColumnOrders {
