@@ -14,12 +14,21 @@
  */
 
 import type { Uuid } from '../ovsdb/values/uuid.js';
-import { AlreadyExistsError, InvalidArgumentError, NotFoundError } from './errors.js';
+import { InvalidArgumentError } from './errors.js';
 import type { CreateOptions, DeleteOptions } from './existence.js';
 import type { NBTables } from './generated/model.js';
 import { getNamed, type PortGroupRef, type SwitchRef } from './lookup.js';
 import { type MatchInput, matchText } from './match/expr.js';
 import type { ColumnValue, IfColumn, NeedsOf, RowIn } from './needs.js';
+import {
+  addRule,
+  byRuleOrder,
+  describeRule,
+  heldRules,
+  type RuleHolder,
+  removeRules,
+  selectDirected,
+} from './rules.js';
 import type { NbInsert, NbRow, NbTxn } from './txn.js';
 import { checkEnum, checkIntRange, checkPriority, checkStringMap } from './validate.js';
 
@@ -89,19 +98,30 @@ function describe(t: AclTarget): string {
   return 'switch' in t ? `switch ${t.switch}` : `port group ${t.portGroup}`;
 }
 
-/** The row holding the ACLs of `target`. */
-function owner(
+function held(
   t: NbTxn,
-  target: AclTarget,
-): { table: 'Logical_Switch' | 'Port_Group'; row: NbRow<'Logical_Switch'> | NbRow<'Port_Group'> } {
+  table: 'Logical_Switch' | 'Port_Group',
+  row: { readonly _uuid: string; readonly acls: readonly string[] },
+  name: string,
+): { holder: RuleHolder; acls: NbRow<'ACL'>[] } {
+  return {
+    holder: { table, uuid: row._uuid, column: 'acls', name },
+    acls: heldRules(t, 'ACL', row.acls),
+  };
+}
+
+/** The row holding the ACLs of `target`, and the ACLs it holds. */
+function owner(t: NbTxn, target: AclTarget): { holder: RuleHolder; acls: NbRow<'ACL'>[] } {
   if (target === null || typeof target !== 'object') {
     throw new InvalidArgumentError('ACL target', target, 'must be { switch } or { portGroup }');
   }
   if ('switch' in target && !('portGroup' in target)) {
-    return { table: 'Logical_Switch', row: getNamed(t, 'Logical_Switch', target.switch) };
+    const row = getNamed(t, 'Logical_Switch', target.switch);
+    return held(t, 'Logical_Switch', row, describe(target));
   }
   if ('portGroup' in target && !('switch' in target)) {
-    return { table: 'Port_Group', row: getNamed(t, 'Port_Group', target.portGroup) };
+    const row = getNamed(t, 'Port_Group', target.portGroup);
+    return held(t, 'Port_Group', row, describe(target));
   }
   throw new InvalidArgumentError(
     'ACL target',
@@ -165,10 +185,6 @@ export function encodeAcl(spec: AclSpec): NbInsert<'ACL'> {
   return row;
 }
 
-function sameAcl(a: NbRow<'ACL'>, direction: string, priority: number, match: string): boolean {
-  return a.direction === direction && a.priority === priority && a.match === match;
-}
-
 /**
  * Add an ACL to a logical switch or a port group (`ovn-nbctl acl-add`).
  *
@@ -200,22 +216,12 @@ export function aclAdd(
   options: CreateOptions = {},
 ): Uuid<'ACL'> {
   const row = encodeAcl(spec);
-  const { table, row: parent } = owner(t, target);
-  for (const uuid of parent.acls) {
-    const acl = t.get('ACL', uuid);
-    if (acl !== undefined && sameAcl(acl, row.direction!, row.priority!, row.match!)) {
-      if (options.mayExist) return acl._uuid;
-      throw new AlreadyExistsError(
-        'ACL',
-        `(${row.direction}, priority ${row.priority}, match ${JSON.stringify(row.match)})`,
-        `on ${describe(target)}`,
-        acl._uuid,
-      );
-    }
-  }
-  const acl = t.insert('ACL', row);
-  t.addToSet(table, parent._uuid, 'acls', [acl]);
-  return acl;
+  const { holder, acls } = owner(t, target);
+  const same = acls.find(
+    (a) => a.direction === row.direction && a.priority === row.priority && a.match === row.match,
+  );
+  const key = describeRule(row.direction, row.priority!, row.match!);
+  return addRule(t, 'ACL', row, holder, same, options, 'ACL', key);
 }
 
 /**
@@ -243,42 +249,9 @@ export function aclDel(
   filter: AclFilter = {},
   options: DeleteOptions = {},
 ): number {
-  const { table, row: parent } = owner(t, target);
-  const direction =
-    filter.direction === undefined
-      ? undefined
-      : checkEnum('ACL.direction', filter.direction, ACL_DIRECTIONS);
-  if ((filter.priority === undefined) !== (filter.match === undefined)) {
-    throw new InvalidArgumentError('aclDel', filter, 'give both priority and match, or neither');
-  }
-  if (filter.priority !== undefined && direction === undefined) {
-    throw new InvalidArgumentError('aclDel', filter, 'priority and match need a direction');
-  }
-  const priority =
-    filter.priority === undefined ? undefined : checkPriority('ACL.priority', filter.priority);
-  const match = filter.match === undefined ? undefined : matchText(filter.match, 'ACL.match');
-  const acls = parent.acls
-    .map((u) => t.get('ACL', u))
-    .filter((a): a is NbRow<'ACL'> => a !== undefined);
-  const victims = acls.filter(
-    (a) =>
-      (direction === undefined || a.direction === direction) &&
-      (priority === undefined || (a.priority === priority && a.match === match)),
-  );
-  if (victims.length === 0 && priority !== undefined && !options.ifExists) {
-    throw new NotFoundError(
-      'ACL',
-      `(${direction}, priority ${priority}, match ${JSON.stringify(match)})`,
-      `on ${describe(target)}`,
-    );
-  }
-  t.removeFromSet(
-    table,
-    parent._uuid,
-    'acls',
-    victims.map((a) => a._uuid),
-  );
-  return victims.length;
+  const { holder, acls } = owner(t, target);
+  const { victims, single } = selectDirected(acls, filter, 'ACL', ACL_DIRECTIONS, 'aclDel');
+  return removeRules(t, holder, victims, options, 'ACL', single);
 }
 
 /**
@@ -290,21 +263,5 @@ export function aclList<DB extends NeedsOf<'aclList'>>(
   target: AclTarget,
 ): RowIn<DB, 'ACL'>[];
 export function aclList(t: NbTxn, target: AclTarget): NbRow<'ACL'>[] {
-  const { row: parent } = owner(t, target);
-  return parent.acls
-    .map((u) => t.get('ACL', u))
-    .filter((a): a is NbRow<'ACL'> => a !== undefined)
-    .sort((a, b) =>
-      a.direction !== b.direction
-        ? a.direction === 'from-lport'
-          ? -1
-          : 1
-        : a.priority !== b.priority
-          ? b.priority - a.priority
-          : a.match < b.match
-            ? -1
-            : a.match > b.match
-              ? 1
-              : 0,
-    );
+  return owner(t, target).acls.sort(byRuleOrder);
 }

@@ -9,15 +9,10 @@
  */
 
 import type { Uuid } from '../ovsdb/values/uuid.js';
-import {
-  AlreadyExistsError,
-  InvalidAddressError,
-  InvalidArgumentError,
-  NotFoundError,
-} from './errors.js';
+import { AlreadyExistsError, InvalidAddressError, InvalidArgumentError } from './errors.js';
 import type { CreateOptions, DeleteOptions } from './existence.js';
 import { parsePrefix } from './ip.js';
-import { type AddressSetRef, findNamed, getNamed, rowsNamed } from './lookup.js';
+import { type AddressSetRef, findNamed, getNamed, namedTarget, rowsNamed } from './lookup.js';
 import { isMac } from './mac.js';
 import type { NeedsOf, RowIn } from './needs.js';
 import type { NbRow, NbTxn } from './txn.js';
@@ -97,11 +92,8 @@ export function addressSetDel<DB extends NeedsOf<'addressSetDel'>>(
   options?: DeleteOptions,
 ): void;
 export function addressSetDel(t: NbTxn, as: AddressSetRef, options: DeleteOptions = {}): void {
-  const row = findNamed(t, 'Address_Set', as);
-  if (row === undefined) {
-    if (options.ifExists) return;
-    throw new NotFoundError('address set', as);
-  }
+  const row = namedTarget(t, 'Address_Set', as, options);
+  if (row === undefined) return;
   t.delete('Address_Set', row._uuid);
 }
 

@@ -14,7 +14,7 @@
 import type { Uuid } from '../ovsdb/values/uuid.js';
 import { isUuid } from '../ovsdb/values/uuid.js';
 import { NotFoundError } from './errors.js';
-import type { DeleteOptions } from './existence.js';
+import { type DeleteOptions, existing } from './existence.js';
 import { getNamed, type RouterRef, type SwitchRef } from './lookup.js';
 import type { NeedsOf } from './needs.js';
 import type { NbRow, NbTxn } from './txn.js';
@@ -115,19 +115,18 @@ export function coppDel(
   options: DeleteOptions = {},
 ): void {
   const p = proto === undefined ? undefined : checkProtocol(proto);
-  const row = findCopp(t, copp);
-  if (row === undefined) {
-    if (options.ifExists) return;
-    throw new NotFoundError('CoPP policy', copp);
-  }
+  const row = existing(findCopp(t, copp), options, () => new NotFoundError('CoPP policy', copp));
+  if (row === undefined) return;
   if (p === undefined) {
     t.delete('Copp', row._uuid);
     return;
   }
-  if (!Object.hasOwn(row.meters, p)) {
-    if (options.ifExists) return;
-    throw new NotFoundError('CoPP policy', `${row.name}:${p}`, 'no meter for this protocol');
-  }
+  const meter = existing(
+    Object.hasOwn(row.meters, p) ? row.meters[p] : undefined,
+    options,
+    () => new NotFoundError('CoPP policy', `${row.name}:${p}`, 'no meter for this protocol'),
+  );
+  if (meter === undefined) return;
   if (Object.keys(row.meters).length === 1) t.delete('Copp', row._uuid);
   else t.setMapKeys('Copp', row._uuid, 'meters', { [p]: null });
 }
@@ -148,11 +147,8 @@ export function coppList(
   copp: CoppRef,
   options: DeleteOptions = {},
 ): Record<string, string> {
-  const row = findCopp(t, copp);
-  if (row === undefined) {
-    if (options.ifExists) return {};
-    throw new NotFoundError('CoPP policy', copp);
-  }
+  const row = existing(findCopp(t, copp), options, () => new NotFoundError('CoPP policy', copp));
+  if (row === undefined) return {};
   const out: Record<string, string> = {};
   for (const k of Object.keys(row.meters).sort()) {
     Object.defineProperty(out, k, {

@@ -30,7 +30,7 @@ import {
   OutOfRangeError,
   UnknownDhcpOptionError,
 } from './errors.js';
-import type { CreateOptions, DeleteOptions } from './existence.js';
+import { type CreateOptions, type DeleteOptions, existing } from './existence.js';
 import { checkCidr, parseIp, parsePrefix } from './ip.js';
 import { getNamed, type PortRef } from './lookup.js';
 import { isMac } from './mac.js';
@@ -478,11 +478,8 @@ export function dhcpOptionsDel(
   dhcp: Uuid<'DHCP_Options'> | string,
   options: DeleteOptions = {},
 ): void {
-  const row = dhcpRow(t, dhcp);
-  if (row === undefined) {
-    if (options.ifExists) return;
-    throw new NotFoundError('DHCP options', dhcp);
-  }
+  const row = existing(dhcpRow(t, dhcp), options, () => new NotFoundError('DHCP options', dhcp));
+  if (row === undefined) return;
   t.delete('DHCP_Options', row._uuid);
 }
 
@@ -636,11 +633,8 @@ export function dhcpOptionsGetOptions(
   dhcp: Uuid<'DHCP_Options'> | string,
   options: DeleteOptions = {},
 ): Record<string, string> | undefined {
-  const row = dhcpRow(t, dhcp);
-  if (row === undefined) {
-    if (options.ifExists) return undefined;
-    throw new NotFoundError('DHCP options', dhcp);
-  }
+  const row = existing(dhcpRow(t, dhcp), options, () => new NotFoundError('DHCP options', dhcp));
+  if (row === undefined) return undefined;
   const out: Record<string, string> = {};
   for (const k of Object.keys(row.options).sort()) {
     Object.defineProperty(out, k, {

@@ -50,3 +50,22 @@ export interface DeleteOptions {
   /** When the object does not exist: do nothing, instead of throwing `NotFoundError`. */
   readonly ifExists?: boolean | undefined;
 }
+
+/**
+ * `found`, the object a delete (or a read of one object) names; when it does
+ * not exist (undefined): undefined with `ifExists` (the caller does
+ * nothing), else `missing()` is thrown.
+ *
+ * ```ts
+ * const row = existing(findNamed(t, 'Logical_Switch', sw), options, () => new NotFoundError('logical switch', sw));
+ * if (row === undefined) return;
+ * ```
+ */
+export function existing<R>(
+  found: R | undefined,
+  options: DeleteOptions,
+  missing: () => Error,
+): R | undefined {
+  if (found !== undefined || options.ifExists === true) return found;
+  throw missing();
+}

@@ -12,7 +12,7 @@
 import type { Uuid } from '../ovsdb/values/uuid.js';
 import { isUuid } from '../ovsdb/values/uuid.js';
 import { AlreadyExistsError, InvalidArgumentError, NotFoundError } from './errors.js';
-import type { CreateOptions, DeleteOptions } from './existence.js';
+import { type CreateOptions, type DeleteOptions, existing } from './existence.js';
 import { normalizeIp } from './ip.js';
 import { getNamed, type PortRef, type SwitchRef } from './lookup.js';
 import { checkMac } from './mac.js';
@@ -141,11 +141,12 @@ export function fwdGroupDel<DB extends NeedsOf<'fwdGroupDel'>>(
 ): void;
 export function fwdGroupDel(t: NbTxn, group: string, options: DeleteOptions = {}): void {
   const row = findGroup(t, group);
-  const ls = row === undefined ? undefined : switchOf(t, row);
-  if (row === undefined || ls === undefined) {
-    if (options.ifExists) return;
-    throw new NotFoundError('forwarding group', group);
-  }
+  const ls = existing(
+    row === undefined ? undefined : switchOf(t, row),
+    options,
+    () => new NotFoundError('forwarding group', group),
+  );
+  if (row === undefined || ls === undefined) return;
   t.removeFromSet('Logical_Switch', ls._uuid, 'forwarding_groups', [row._uuid]);
 }
 

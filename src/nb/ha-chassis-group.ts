@@ -8,8 +8,8 @@
 
 import type { Uuid } from '../ovsdb/values/uuid.js';
 import { AlreadyExistsError, NotFoundError } from './errors.js';
-import type { CreateOptions, DeleteOptions } from './existence.js';
-import { findNamed, getNamed, type HaChassisGroupRef, rowsNamed } from './lookup.js';
+import { type CreateOptions, type DeleteOptions, existing } from './existence.js';
+import { getNamed, type HaChassisGroupRef, namedTarget, rowsNamed } from './lookup.js';
 import type { NeedsOf } from './needs.js';
 import { byName } from './order.js';
 import type { NbRow, NbTxn } from './txn.js';
@@ -85,11 +85,8 @@ export function haChassisGroupDel(
   group: HaChassisGroupRef,
   options: DeleteOptions = {},
 ): void {
-  const row = findNamed(t, 'HA_Chassis_Group', group);
-  if (row === undefined) {
-    if (options.ifExists) return;
-    throw new NotFoundError('HA chassis group', group);
-  }
+  const row = namedTarget(t, 'HA_Chassis_Group', group, options);
+  if (row === undefined) return;
   for (const table of ['Logical_Router_Port', 'Logical_Switch_Port'] as const) {
     for (const r of t.referrers(table, 'ha_chassis_group', row._uuid)) {
       t.update(table, r._uuid, { ha_chassis_group: null });
@@ -184,12 +181,13 @@ export function haChassisGroupRemoveChassis(
   options: DeleteOptions = {},
 ): void {
   const grp = getNamed(t, 'HA_Chassis_Group', group);
-  const existing = chassisOf(t, grp, chassis);
-  if (existing === undefined) {
-    if (options.ifExists) return;
-    throw new NotFoundError('HA chassis', chassis, `in HA chassis group ${grp.name}`);
-  }
-  t.removeFromSet('HA_Chassis_Group', grp._uuid, 'ha_chassis', [existing._uuid]);
+  const member = existing(
+    chassisOf(t, grp, chassis),
+    options,
+    () => new NotFoundError('HA chassis', chassis, `in HA chassis group ${grp.name}`),
+  );
+  if (member === undefined) return;
+  t.removeFromSet('HA_Chassis_Group', grp._uuid, 'ha_chassis', [member._uuid]);
 }
 
 /** An HA chassis group as `ovn-nbctl ha-chassis-group-list` prints it. */

@@ -14,7 +14,7 @@
 import type { Uuid } from '../ovsdb/values/uuid.js';
 import { isUuid } from '../ovsdb/values/uuid.js';
 import { AlreadyExistsError, InvalidArgumentError, NotFoundError } from './errors.js';
-import type { CreateOptions, DeleteOptions } from './existence.js';
+import { type CreateOptions, type DeleteOptions, existing } from './existence.js';
 import {
   findNamed,
   getNamed,
@@ -116,11 +116,12 @@ export function lbGroupDel(
   group: LoadBalancerGroupRef,
   options: DeleteOptions = {},
 ): void {
-  const row = findGroup(t, group);
-  if (row === undefined) {
-    if (options.ifExists) return;
-    throw new NotFoundError('load balancer group', group);
-  }
+  const row = existing(
+    findGroup(t, group),
+    options,
+    () => new NotFoundError('load balancer group', group),
+  );
+  if (row === undefined) return;
   for (const table of ['Logical_Switch', 'Logical_Router'] as const) {
     for (const owner of t.referrers(table, 'load_balancer_group', row._uuid)) {
       t.removeFromSet(table, owner._uuid, 'load_balancer_group', [row._uuid]);
@@ -191,13 +192,15 @@ export function lbGroupDelLb(
       t.removeFromSet('Load_Balancer_Group', g._uuid, 'load_balancer', g.load_balancer);
     return;
   }
-  const row = options.ifExists
+  const found = options.ifExists
     ? findNamed(t, 'Load_Balancer', lb)
     : getNamed(t, 'Load_Balancer', lb);
-  if (row === undefined || !g.load_balancer.includes(row._uuid)) {
-    if (options.ifExists) return;
-    throw new NotFoundError('load balancer', lb, `in load balancer group ${g.name}`);
-  }
+  const row = existing(
+    found !== undefined && g.load_balancer.includes(found._uuid) ? found : undefined,
+    options,
+    () => new NotFoundError('load balancer', lb, `in load balancer group ${g.name}`),
+  );
+  if (row === undefined) return;
   t.removeFromSet('Load_Balancer_Group', g._uuid, 'load_balancer', [row._uuid]);
 }
 
@@ -233,15 +236,18 @@ function detachGroup(
       t.removeFromSet(table, owner._uuid, 'load_balancer_group', owner.load_balancer_group);
     return;
   }
-  const g = findGroup(t, group);
-  if (g === undefined || !owner.load_balancer_group.includes(g._uuid)) {
-    if (options.ifExists) return;
-    throw new NotFoundError(
-      'load balancer group',
-      group,
-      `on ${table === 'Logical_Switch' ? 'switch' : 'router'} ${owner.name || owner._uuid}`,
-    );
-  }
+  const found = findGroup(t, group);
+  const g = existing(
+    found !== undefined && owner.load_balancer_group.includes(found._uuid) ? found : undefined,
+    options,
+    () =>
+      new NotFoundError(
+        'load balancer group',
+        group,
+        `on ${table === 'Logical_Switch' ? 'switch' : 'router'} ${owner.name || owner._uuid}`,
+      ),
+  );
+  if (g === undefined) return;
   t.removeFromSet(table, owner._uuid, 'load_balancer_group', [g._uuid]);
 }
 

@@ -20,12 +20,13 @@ import {
   InvalidArgumentError,
   NotFoundError,
 } from './errors.js';
-import type { CreateOptions, DeleteOptions } from './existence.js';
+import { type CreateOptions, type DeleteOptions, existing } from './existence.js';
 import { type IpFamily, parseIp } from './ip.js';
 import {
   findNamed,
   getNamed,
   type LoadBalancerRef,
+  namedTarget,
   type PortRef,
   type RouterRef,
   rowsNamed,
@@ -242,11 +243,8 @@ export function lbDel<DB extends NeedsOf<'lbDel'>>(
   options?: DeleteOptions,
 ): void;
 export function lbDel(t: NbTxn, lb: LoadBalancerRef, options: DeleteOptions = {}): void {
-  const row = findNamed(t, 'Load_Balancer', lb);
-  if (row === undefined) {
-    if (options.ifExists) return;
-    throw new NotFoundError('load balancer', lb);
-  }
+  const row = namedTarget(t, 'Load_Balancer', lb, options);
+  if (row === undefined) return;
   if (t.monitors('Load_Balancer_Group')) {
     for (const group of t.referrers('Load_Balancer_Group', 'load_balancer', row._uuid)) {
       t.removeFromSet('Load_Balancer_Group', group._uuid, 'load_balancer', [row._uuid]);
@@ -355,10 +353,12 @@ export function lbDelVip(
 ): void {
   const row = getNamed(t, 'Load_Balancer', lb);
   const key = parseLbEndpoint(vip)?.text ?? vip;
-  if (!Object.hasOwn(row.vips, key)) {
-    if (options.ifExists) return;
-    throw new NotFoundError('load balancer VIP', vip, `in load balancer ${row.name}`);
-  }
+  const target = existing(
+    Object.hasOwn(row.vips, key) ? row.vips[key] : undefined,
+    options,
+    () => new NotFoundError('load balancer VIP', vip, `in load balancer ${row.name}`),
+  );
+  if (target === undefined) return;
   t.setMapKeys('Load_Balancer', row._uuid, 'vips', { [key]: null });
 }
 
@@ -462,14 +462,13 @@ export function lbHealthCheckDel(
 ): void {
   const row = getNamed(t, 'Load_Balancer', lb);
   const key = parseLbEndpoint(vip)?.text ?? vip;
-  const existing = row.health_check
-    .map((u) => t.get('Load_Balancer_Health_Check', u))
-    .find((h) => h?.vip === key);
-  if (existing === undefined) {
-    if (options.ifExists) return;
-    throw new NotFoundError('load balancer health check', vip, `in load balancer ${row.name}`);
-  }
-  t.removeFromSet('Load_Balancer', row._uuid, 'health_check', [existing._uuid]);
+  const check = existing(
+    row.health_check.map((u) => t.get('Load_Balancer_Health_Check', u)).find((h) => h?.vip === key),
+    options,
+    () => new NotFoundError('load balancer health check', vip, `in load balancer ${row.name}`),
+  );
+  if (check === undefined) return;
+  t.removeFromSet('Load_Balancer', row._uuid, 'health_check', [check._uuid]);
 }
 
 /**
@@ -548,15 +547,18 @@ function detach(
     t.removeFromSet(table, owner._uuid, 'load_balancer', owner.load_balancer);
     return;
   }
-  const row = findNamed(t, 'Load_Balancer', lb);
-  if (row === undefined || !owner.load_balancer.includes(row._uuid)) {
-    if (options.ifExists) return;
-    throw new NotFoundError(
-      'load balancer',
-      lb,
-      `on ${table === 'Logical_Switch' ? 'switch' : 'router'} ${owner.name || owner._uuid}`,
-    );
-  }
+  const found = findNamed(t, 'Load_Balancer', lb);
+  const row = existing(
+    found !== undefined && owner.load_balancer.includes(found._uuid) ? found : undefined,
+    options,
+    () =>
+      new NotFoundError(
+        'load balancer',
+        lb,
+        `on ${table === 'Logical_Switch' ? 'switch' : 'router'} ${owner.name || owner._uuid}`,
+      ),
+  );
+  if (row === undefined) return;
   t.removeFromSet(table, owner._uuid, 'load_balancer', [row._uuid]);
 }
 

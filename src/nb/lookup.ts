@@ -17,6 +17,7 @@ import {
   type NbObjectKind,
   NotFoundError,
 } from './errors.js';
+import { type DeleteOptions, existing } from './existence.js';
 import type { NbTablesWith, RowIn } from './needs.js';
 import type { NbRow, NbTable, NbTxn } from './txn.js';
 
@@ -110,6 +111,27 @@ export function getNamed<T extends NamedTable>(t: NbTxn, table: T, ref: string):
   const row = findNamed(t, table, ref);
   if (row === undefined) throw new NotFoundError(KINDS[table], ref);
   return row;
+}
+
+/**
+ * The row `ref` (a UUID or a name) of `table` that a delete names:
+ * undefined when none exists and `ifExists` (the delete does nothing).
+ * @throws NotFoundError when none exists without `ifExists`;
+ *   AmbiguousNameError when several rows have the name.
+ */
+export function namedTarget<T extends NamedTable, DB extends Named<T>>(
+  t: NbTxn<DB>,
+  table: T,
+  ref: string,
+  options: DeleteOptions,
+): RowIn<DB, T> | undefined;
+export function namedTarget<T extends NamedTable>(
+  t: NbTxn,
+  table: T,
+  ref: string,
+  options: DeleteOptions,
+): NbRow<T> | undefined {
+  return existing(findNamed(t, table, ref), options, () => new NotFoundError(KINDS[table], ref));
 }
 
 /**

@@ -10,7 +10,7 @@
 import type { Uuid } from '../ovsdb/values/uuid.js';
 import { isUuid } from '../ovsdb/values/uuid.js';
 import { AlreadyExistsError, InvalidArgumentError, NotFoundError } from './errors.js';
-import type { CreateOptions, DeleteOptions } from './existence.js';
+import { type CreateOptions, type DeleteOptions, existing } from './existence.js';
 import type { NeedsOf, RowIn } from './needs.js';
 import { byName } from './order.js';
 import type { NbRow, NbTxn } from './txn.js';
@@ -172,11 +172,8 @@ export function meterDel(t: NbTxn, meter?: string, options: DeleteOptions = {}):
     for (const m of all) t.delete('Meter', m._uuid);
     return all.length;
   }
-  const row = findMeter(t, meter);
-  if (row === undefined) {
-    if (options.ifExists) return 0;
-    throw new NotFoundError('meter', meter);
-  }
+  const row = existing(findMeter(t, meter), options, () => new NotFoundError('meter', meter));
+  if (row === undefined) return 0;
   t.delete('Meter', row._uuid);
   return 1;
 }

@@ -14,7 +14,7 @@
 import type { Uuid } from '../ovsdb/values/uuid.js';
 import { isUuid } from '../ovsdb/values/uuid.js';
 import { AlreadyExistsError, InvalidArgumentError, NotFoundError } from './errors.js';
-import type { CreateOptions, DeleteOptions } from './existence.js';
+import { type CreateOptions, type DeleteOptions, existing } from './existence.js';
 import type { NBTables } from './generated/model.js';
 import { parseIp } from './ip.js';
 import { getNamed, type PortRef } from './lookup.js';
@@ -132,11 +132,8 @@ export function mirrorDel<DB extends NeedsOf<'mirrorDel'>>(
   options?: DeleteOptions,
 ): void;
 export function mirrorDel(t: NbTxn, mirror: string, options: DeleteOptions = {}): void {
-  const row = findMirror(t, mirror);
-  if (row === undefined) {
-    if (options.ifExists) return;
-    throw new NotFoundError('mirror', mirror);
-  }
+  const row = existing(findMirror(t, mirror), options, () => new NotFoundError('mirror', mirror));
+  if (row === undefined) return;
   if (t.monitors('Logical_Switch_Port')) {
     for (const lsp of t.referrers('Logical_Switch_Port', 'mirror_rules', row._uuid)) {
       t.removeFromSet('Logical_Switch_Port', lsp._uuid, 'mirror_rules', [row._uuid]);
@@ -229,10 +226,12 @@ export function lspDetachMirror(
   options: DeleteOptions = {},
 ): void {
   const lsp = getNamed(t, 'Logical_Switch_Port', port);
-  const m = findMirror(t, mirror);
-  if (m === undefined || !lsp.mirror_rules.includes(m._uuid)) {
-    if (options.ifExists) return;
-    throw new NotFoundError('mirror', mirror, `on port ${lsp.name}`);
-  }
+  const found = findMirror(t, mirror);
+  const m = existing(
+    found !== undefined && lsp.mirror_rules.includes(found._uuid) ? found : undefined,
+    options,
+    () => new NotFoundError('mirror', mirror, `on port ${lsp.name}`),
+  );
+  if (m === undefined) return;
   t.removeFromSet('Logical_Switch_Port', lsp._uuid, 'mirror_rules', [m._uuid]);
 }

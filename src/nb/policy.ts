@@ -7,17 +7,20 @@
  */
 
 import type { Uuid } from '../ovsdb/values/uuid.js';
-import {
-  AlreadyExistsError,
-  InvalidArgumentError,
-  MissingNexthopError,
-  NotFoundError,
-} from './errors.js';
+import { InvalidArgumentError, MissingNexthopError } from './errors.js';
 import type { CreateOptions, DeleteOptions } from './existence.js';
 import { normalizeIp, parseIp } from './ip.js';
 import { getNamed, type RouterRef } from './lookup.js';
 import { type MatchInput, matchText } from './match/expr.js';
 import type { NeedsOf, RowIn } from './needs.js';
+import {
+  addRule,
+  byRuleOrder,
+  describeRule,
+  heldRules,
+  type RuleHolder,
+  removeRules,
+} from './rules.js';
 import type { NbInsert, NbRow, NbTxn } from './txn.js';
 import { checkEnum, checkPriority, checkStringMap } from './validate.js';
 
@@ -115,10 +118,18 @@ export function encodePolicy(spec: PolicySpec): NbInsert<'Logical_Router_Policy'
   return row;
 }
 
-function policiesOf(t: NbTxn, lr: NbRow<'Logical_Router'>): PolicyRow[] {
-  return lr.policies
-    .map((u) => t.get('Logical_Router_Policy', u))
-    .filter((p): p is PolicyRow => p !== undefined);
+/** The router `router` as the holder of its policies, and the policies it holds. */
+function policiesOf(t: NbTxn, router: RouterRef): { holder: RuleHolder; policies: PolicyRow[] } {
+  const lr = getNamed(t, 'Logical_Router', router);
+  return {
+    holder: {
+      table: 'Logical_Router',
+      uuid: lr._uuid,
+      column: 'policies',
+      name: `router ${lr.name || lr._uuid}`,
+    },
+    policies: heldRules(t, 'Logical_Router_Policy', lr.policies),
+  };
 }
 
 /**
@@ -146,22 +157,10 @@ export function lrPolicyAdd(
   options: CreateOptions = {},
 ): Uuid<'Logical_Router_Policy'> {
   const row = encodePolicy(spec);
-  const lr = getNamed(t, 'Logical_Router', router);
-  const existing = policiesOf(t, lr).find(
-    (p) => p.priority === row.priority && p.match === row.match,
-  );
-  if (existing !== undefined) {
-    if (options.mayExist) return existing._uuid;
-    throw new AlreadyExistsError(
-      'router policy',
-      `(priority ${row.priority}, match ${JSON.stringify(row.match)})`,
-      `on router ${lr.name || lr._uuid}`,
-      existing._uuid,
-    );
-  }
-  const policy = t.insert('Logical_Router_Policy', row);
-  t.addToSet('Logical_Router', lr._uuid, 'policies', [policy]);
-  return policy;
+  const { holder, policies } = policiesOf(t, router);
+  const same = policies.find((p) => p.priority === row.priority && p.match === row.match);
+  const key = describeRule(undefined, row.priority!, row.match!);
+  return addRule(t, 'Logical_Router_Policy', row, holder, same, options, 'router policy', key);
 }
 
 /**
@@ -187,8 +186,7 @@ export function lrPolicyDel(
   filter?: PolicyFilter,
   options: DeleteOptions = {},
 ): number {
-  const lr = getNamed(t, 'Logical_Router', router);
-  const all = policiesOf(t, lr);
+  const { holder, policies: all } = policiesOf(t, router);
   let victims: PolicyRow[];
   let single: string | undefined;
   if (filter === undefined) {
@@ -205,18 +203,9 @@ export function lrPolicyDel(
     victims = all.filter(
       (p) => p.priority === priority && (match === undefined || p.match === match),
     );
-    if (match !== undefined) single = `(priority ${priority}, match ${JSON.stringify(match)})`;
+    if (match !== undefined) single = describeRule(undefined, priority, match);
   }
-  if (victims.length === 0 && single !== undefined && !options.ifExists) {
-    throw new NotFoundError('router policy', single, `on router ${lr.name || lr._uuid}`);
-  }
-  t.removeFromSet(
-    'Logical_Router',
-    lr._uuid,
-    'policies',
-    victims.map((p) => p._uuid),
-  );
-  return victims.length;
+  return removeRules(t, holder, victims, options, 'router policy', single);
 }
 
 /** The policies of a router, by priority (highest first), then match (`ovn-nbctl lr-policy-list`). */
@@ -225,14 +214,5 @@ export function lrPolicyList<DB extends NeedsOf<'lrPolicyList'>>(
   router: RouterRef,
 ): RowIn<DB, 'Logical_Router_Policy'>[];
 export function lrPolicyList(t: NbTxn, router: RouterRef): PolicyRow[] {
-  const lr = getNamed(t, 'Logical_Router', router);
-  return policiesOf(t, lr).sort((a, b) =>
-    a.priority !== b.priority
-      ? b.priority - a.priority
-      : a.match < b.match
-        ? -1
-        : a.match > b.match
-          ? 1
-          : 0,
-  );
+  return policiesOf(t, router).policies.sort(byRuleOrder);
 }

@@ -11,10 +11,17 @@
 
 import type { Uuid } from '../ovsdb/values/uuid.js';
 import { type AclSpec, encodeAcl } from './acl.js';
-import { AlreadyExistsError, InvalidArgumentError, NotFoundError } from './errors.js';
+import { AlreadyExistsError, InvalidArgumentError } from './errors.js';
 import type { CreateOptions, DeleteOptions } from './existence.js';
 import type { NBTables } from './generated/model.js';
-import { findNamed, getNamed, type PortGroupRef, type PortRef, rowsNamed } from './lookup.js';
+import {
+  findNamed,
+  getNamed,
+  namedTarget,
+  type PortGroupRef,
+  type PortRef,
+  rowsNamed,
+} from './lookup.js';
 import type { NeedsOf, RowIn } from './needs.js';
 import type { NbRow, NbTxn } from './txn.js';
 import { checkName, checkStringMap } from './validate.js';
@@ -89,11 +96,8 @@ export function pgDel<DB extends NeedsOf<'pgDel'>>(
   options?: DeleteOptions,
 ): void;
 export function pgDel(t: NbTxn, pg: PortGroupRef, options: DeleteOptions = {}): void {
-  const row = findNamed(t, 'Port_Group', pg);
-  if (row === undefined) {
-    if (options.ifExists) return;
-    throw new NotFoundError('port group', pg);
-  }
+  const row = namedTarget(t, 'Port_Group', pg, options);
+  if (row === undefined) return;
   t.delete('Port_Group', row._uuid);
 }
 

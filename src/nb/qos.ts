@@ -11,12 +11,21 @@
 
 import type { Uuid } from '../ovsdb/values/uuid.js';
 import { isUuid } from '../ovsdb/values/uuid.js';
-import { AlreadyExistsError, InvalidArgumentError, NotFoundError } from './errors.js';
+import { InvalidArgumentError } from './errors.js';
 import type { CreateOptions, DeleteOptions } from './existence.js';
 import type { NBTables } from './generated/model.js';
 import { getNamed, type SwitchRef } from './lookup.js';
 import { type MatchInput, matchText } from './match/expr.js';
 import type { ColumnValue, NeedsOf, RowIn } from './needs.js';
+import {
+  addRule,
+  byRuleOrder,
+  describeRule,
+  heldRules,
+  type RuleHolder,
+  removeRules,
+  selectDirected,
+} from './rules.js';
 import type { NbRow, NbTxn } from './txn.js';
 import { checkEnum, checkIntRange, checkPriority, checkStringMap } from './validate.js';
 
@@ -72,12 +81,18 @@ export type QosFilter =
 
 type QosRow = NbRow<'QoS'>;
 
-function rulesOf(t: NbTxn, ls: NbRow<'Logical_Switch'>): QosRow[] {
-  return ls.qos_rules.map((u) => t.get('QoS', u)).filter((q): q is QosRow => q !== undefined);
-}
-
-function describeRule(direction: string, priority: number, match: string): string {
-  return `(${direction}, priority ${priority}, match ${JSON.stringify(match)})`;
+/** The switch `sw` as the holder of its QoS rules, and the rules it holds. */
+function rulesOf(t: NbTxn, sw: SwitchRef): { holder: RuleHolder; rules: QosRow[] } {
+  const ls = getNamed(t, 'Logical_Switch', sw);
+  return {
+    holder: {
+      table: 'Logical_Switch',
+      uuid: ls._uuid,
+      column: 'qos_rules',
+      name: `switch ${ls.name}`,
+    },
+    rules: heldRules(t, 'QoS', ls.qos_rules),
+  };
 }
 
 /** The action keys the model's `QoS.action` column allows. */
@@ -151,28 +166,28 @@ export function qosAdd(
     spec.externalIds === undefined
       ? undefined
       : checkStringMap('QoS.external_ids', spec.externalIds);
-  const ls = getNamed(t, 'Logical_Switch', sw);
-  for (const q of rulesOf(t, ls)) {
-    if (q.direction === direction && q.priority === priority && q.match === match) {
-      if (options.mayExist) return q._uuid;
-      throw new AlreadyExistsError(
-        'QoS rule',
-        describeRule(direction, priority, match),
-        `on switch ${ls.name}`,
-        q._uuid,
-      );
-    }
-  }
-  const qos = t.insert('QoS', {
+  const { holder, rules } = rulesOf(t, sw);
+  const same = rules.find(
+    (q) => q.direction === direction && q.priority === priority && q.match === match,
+  );
+  const row = {
     direction,
     priority,
     match,
     ...(Object.keys(action).length > 0 ? { action } : {}),
     ...(Object.keys(bandwidth).length > 0 ? { bandwidth } : {}),
     ...(externalIds !== undefined ? { external_ids: externalIds } : {}),
-  });
-  t.addToSet('Logical_Switch', ls._uuid, 'qos_rules', [qos]);
-  return qos;
+  };
+  return addRule(
+    t,
+    'QoS',
+    row,
+    holder,
+    same,
+    options,
+    'QoS rule',
+    describeRule(direction, priority, match),
+  );
 }
 
 /**
@@ -205,7 +220,7 @@ export function qosDel(
 ): number {
   if (filter === null || typeof filter !== 'object')
     throw new InvalidArgumentError('qosDel', filter, 'the filter must be an object');
-  let victims: QosRow[];
+  const { holder, rules } = rulesOf(t, sw);
   if ('uuid' in filter) {
     const keys = Object.keys(filter).filter(
       (k) => (filter as Record<string, unknown>)[k] !== undefined,
@@ -215,50 +230,11 @@ export function qosDel(
     if (typeof filter.uuid !== 'string' || !isUuid(filter.uuid))
       throw new InvalidArgumentError('QoS uuid', filter.uuid, 'must be a UUID');
     const uuid = filter.uuid.toLowerCase();
-    const ls = getNamed(t, 'Logical_Switch', sw);
-    victims = rulesOf(t, ls).filter((q) => q._uuid === uuid);
-    if (victims.length === 0) {
-      if (options.ifExists) return 0;
-      throw new NotFoundError('QoS rule', filter.uuid, `on switch ${ls.name}`);
-    }
-    t.removeFromSet('Logical_Switch', ls._uuid, 'qos_rules', [victims[0]!._uuid]);
-    return 1;
+    const victims = rules.filter((r) => r._uuid === uuid);
+    return removeRules(t, holder, victims, options, 'QoS rule', filter.uuid);
   }
-  const direction =
-    filter.direction === undefined
-      ? undefined
-      : checkEnum('QoS.direction', filter.direction, QOS_DIRECTIONS);
-  if ((filter.priority === undefined) !== (filter.match === undefined)) {
-    throw new InvalidArgumentError('qosDel', filter, 'give both priority and match, or neither');
-  }
-  if (filter.priority !== undefined && direction === undefined) {
-    throw new InvalidArgumentError('qosDel', filter, 'priority and match need a direction');
-  }
-  const priority =
-    filter.priority === undefined ? undefined : checkPriority('QoS.priority', filter.priority);
-  const match = filter.match === undefined ? undefined : matchText(filter.match, 'QoS.match');
-  const ls = getNamed(t, 'Logical_Switch', sw);
-  victims = rulesOf(t, ls).filter(
-    (q) =>
-      (direction === undefined || q.direction === direction) &&
-      (priority === undefined || (q.priority === priority && q.match === match)),
-  );
-  if (victims.length === 0 && priority !== undefined && !options.ifExists) {
-    throw new NotFoundError(
-      'QoS rule',
-      describeRule(direction!, priority, match!),
-      `on switch ${ls.name}`,
-    );
-  }
-  if (victims.length > 0) {
-    t.removeFromSet(
-      'Logical_Switch',
-      ls._uuid,
-      'qos_rules',
-      victims.map((q) => q._uuid),
-    );
-  }
-  return victims.length;
+  const { victims, single } = selectDirected(rules, filter, 'QoS', QOS_DIRECTIONS, 'qosDel');
+  return removeRules(t, holder, victims, options, 'QoS rule', single);
 }
 
 /**
@@ -270,18 +246,5 @@ export function qosList<DB extends NeedsOf<'qosList'>>(
   sw: SwitchRef,
 ): RowIn<DB, 'QoS'>[];
 export function qosList(t: NbTxn, sw: SwitchRef): QosRow[] {
-  const ls = getNamed(t, 'Logical_Switch', sw);
-  return rulesOf(t, ls).sort((a, b) =>
-    a.direction !== b.direction
-      ? a.direction === 'from-lport'
-        ? -1
-        : 1
-      : a.priority !== b.priority
-        ? b.priority - a.priority
-        : a.match < b.match
-          ? -1
-          : a.match > b.match
-            ? 1
-            : 0,
-  );
+  return rulesOf(t, sw).rules.sort(byRuleOrder);
 }

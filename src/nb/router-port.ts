@@ -9,12 +9,13 @@
 
 import type { Uuid } from '../ovsdb/values/uuid.js';
 import { AlreadyExistsError, InvalidArgumentError, NotFoundError } from './errors.js';
-import type { CreateOptions, DeleteOptions } from './existence.js';
+import { type CreateOptions, type DeleteOptions, existing } from './existence.js';
 import { checkCidr, normalizePrefix } from './ip.js';
 import {
   findNamed,
   getNamed,
   type HaChassisGroupRef,
+  namedTarget,
   type RouterPortRef,
   type RouterRef,
   rowsNamed,
@@ -230,11 +231,8 @@ export function lrpDel<DB extends NeedsOf<'lrpDel'>>(
   options?: DeleteOptions,
 ): void;
 export function lrpDel(t: NbTxn, port: RouterPortRef, options: DeleteOptions = {}): void {
-  const row = findNamed(t, 'Logical_Router_Port', port);
-  if (row === undefined) {
-    if (options.ifExists) return;
-    throw new NotFoundError('logical router port', port);
-  }
+  const row = namedTarget(t, 'Logical_Router_Port', port, options);
+  if (row === undefined) return;
   const owners = routersOf(t, row._uuid);
   for (const lr of owners) t.removeFromSet('Logical_Router', lr._uuid, 'ports', [row._uuid]);
   if (owners.length === 0) t.delete('Logical_Router_Port', row._uuid);
@@ -378,13 +376,14 @@ export function lrpDelGatewayChassis(
   options: DeleteOptions = {},
 ): void {
   const lrp = getNamed(t, 'Logical_Router_Port', port);
-  const gc = lrp.gateway_chassis
-    .map((u) => t.get('Gateway_Chassis', u))
-    .find((g) => g?.chassis_name === chassis);
-  if (gc === undefined) {
-    if (options.ifExists) return;
-    throw new NotFoundError('gateway chassis', chassis, `on router port ${lrp.name}`);
-  }
+  const gc = existing(
+    lrp.gateway_chassis
+      .map((u) => t.get('Gateway_Chassis', u))
+      .find((g) => g?.chassis_name === chassis),
+    options,
+    () => new NotFoundError('gateway chassis', chassis, `on router port ${lrp.name}`),
+  );
+  if (gc === undefined) return;
   t.removeFromSet('Logical_Router_Port', lrp._uuid, 'gateway_chassis', [gc._uuid]);
 }
 

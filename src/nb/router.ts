@@ -12,10 +12,9 @@ import {
   AmbiguousNameError,
   DuplicateNameError,
   InvalidArgumentError,
-  NotFoundError,
 } from './errors.js';
 import type { CreateOptions, DeleteOptions } from './existence.js';
-import { findNamed, getNamed, type RouterRef, rowsNamed } from './lookup.js';
+import { findNamed, getNamed, namedTarget, type RouterRef, rowsNamed } from './lookup.js';
 import { type SetOptions, writeMap } from './maps.js';
 import type { NeedsOf, RowIn } from './needs.js';
 import { byName } from './order.js';
@@ -98,11 +97,8 @@ export function lrDel<DB extends NeedsOf<'lrDel'>>(
   options?: DeleteOptions,
 ): void;
 export function lrDel(t: NbTxn, router: RouterRef, options: DeleteOptions = {}): void {
-  const row = findNamed(t, 'Logical_Router', router);
-  if (row === undefined) {
-    if (options.ifExists) return;
-    throw new NotFoundError('logical router', router);
-  }
+  const row = namedTarget(t, 'Logical_Router', router, options);
+  if (row === undefined) return;
   t.delete('Logical_Router', row._uuid);
 }
 

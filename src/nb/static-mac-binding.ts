@@ -12,7 +12,7 @@
 
 import type { Uuid } from '../ovsdb/values/uuid.js';
 import { AlreadyExistsError, InvalidArgumentError, NotFoundError } from './errors.js';
-import type { CreateOptions, DeleteOptions } from './existence.js';
+import { type CreateOptions, type DeleteOptions, existing } from './existence.js';
 import { normalizeIp } from './ip.js';
 import { findNamed, getNamed, type RouterPortRef } from './lookup.js';
 import { checkMac } from './mac.js';
@@ -102,11 +102,12 @@ export function staticMacBindingDel(
 ): void {
   const address = normalizeIp(ip, 'Static_MAC_Binding.ip');
   const name = findNamed(t, 'Logical_Router_Port', port)?.name ?? port;
-  const row = t.lookup('Static_MAC_Binding', { logical_port: name, ip: address });
-  if (row === undefined) {
-    if (options.ifExists) return;
-    throw new NotFoundError('static MAC binding', `(${name}, ${address})`);
-  }
+  const row = existing(
+    t.lookup('Static_MAC_Binding', { logical_port: name, ip: address }),
+    options,
+    () => new NotFoundError('static MAC binding', `(${name}, ${address})`),
+  );
+  if (row === undefined) return;
   t.delete('Static_MAC_Binding', row._uuid);
 }
 

@@ -28,6 +28,7 @@ import {
   findNamed,
   getNamed,
   type HaChassisGroupRef,
+  namedTarget,
   type PortRef,
   rowsNamed,
   type SwitchRef,
@@ -381,11 +382,8 @@ export function lspDel<DB extends NeedsOf<'lspDel'>>(
   options?: DeleteOptions,
 ): void;
 export function lspDel(t: NbTxn, port: PortRef, options: DeleteOptions = {}): void {
-  const row = findNamed(t, 'Logical_Switch_Port', port);
-  if (row === undefined) {
-    if (options.ifExists) return;
-    throw new NotFoundError('logical switch port', port);
-  }
+  const row = namedTarget(t, 'Logical_Switch_Port', port, options);
+  if (row === undefined) return;
   // Port_Group.ports holds ports weakly: the server drops the port anyway, so
   // the groups are read only when the client monitors them.
   if (t.monitors('Port_Group')) {

@@ -16,11 +16,10 @@ import {
   AmbiguousNameError,
   DuplicateNameError,
   InvalidArgumentError,
-  NotFoundError,
 } from './errors.js';
 import type { CreateOptions, DeleteOptions } from './existence.js';
 import { normalizeIp, parseIp, parsePrefix } from './ip.js';
-import { findNamed, getNamed, rowsNamed, type SwitchRef } from './lookup.js';
+import { findNamed, getNamed, namedTarget, rowsNamed, type SwitchRef } from './lookup.js';
 import { checkMac } from './mac.js';
 import { type SetOptions, setKeysOf, writeMap } from './maps.js';
 import type { NeedsOf, RowIn } from './needs.js';
@@ -267,11 +266,8 @@ export function lsDel<DB extends NeedsOf<'lsDel'>>(
   options?: DeleteOptions,
 ): void;
 export function lsDel(t: NbTxn, sw: SwitchRef, options: DeleteOptions = {}): void {
-  const row = findNamed(t, 'Logical_Switch', sw);
-  if (row === undefined) {
-    if (options.ifExists) return;
-    throw new NotFoundError('logical switch', sw);
-  }
+  const row = namedTarget(t, 'Logical_Switch', sw, options);
+  if (row === undefined) return;
   t.delete('Logical_Switch', row._uuid);
 }
 
