@@ -429,9 +429,15 @@ describe.each(SERVER_KINDS)('locks against %s', (kind) => {
     const a = client({ fence: name });
     const la = a.lock(name);
     await la.whenHeld();
+    // The events, not a poll of the state: the client may be granted the lock
+    // again before a poll would see it lost.
+    const events = record(a);
     await server.restart();
-    await until(() => la.state === 'lost', 10_000, 'the lock to be lost');
+    await until(() => events.includes(`lock:${name}:lost`), 10_000, 'the lock to be lost');
     await la.whenHeld();
+    expect(events.indexOf(`lock:${name}:lost`)).toBeLessThan(
+      events.lastIndexOf(`lock:${name}:held`),
+    );
     await a.transact([{ op: 'insert', table: 'Item', row: { name: `${name}-after` } }]);
     expect(await exists(`${name}-after`)).toBe(true);
   });
