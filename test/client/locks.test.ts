@@ -433,7 +433,13 @@ describe.each(SERVER_KINDS)('locks against %s', (kind) => {
     // again before a poll would see it lost.
     const events = record(a);
     await server.restart();
-    await until(() => events.includes(`lock:${name}:lost`), 10_000, 'the lock to be lost');
+    await until(() => events.includes(`lock:${name}:lost`), 10_000, 'the lock to be lost').catch(
+      (e: unknown) => {
+        throw new Error(
+          `${(e as Error).message}; status events: ${events.join(', ')}; lock ${la.state}`,
+        );
+      },
+    );
     await la.whenHeld();
     expect(events.indexOf(`lock:${name}:lost`)).toBeLessThan(
       events.lastIndexOf(`lock:${name}:held`),
