@@ -428,9 +428,21 @@ describe.each(SERVER_KINDS)('locks against %s', (kind) => {
     const a = client({ fence: name });
     const la = a.lock(name);
     await la.whenHeld();
+    // The events, not a poll of the state: the client may be granted the lock
+    // again before a poll would see it lost.
+    const events = record(a);
     await server.restart();
-    await until(() => la.state === 'lost', 10_000, 'the lock to be lost');
+    await until(() => events.includes(`lock:${name}:lost`), 10_000, 'the lock to be lost').catch(
+      (e: unknown) => {
+        throw new Error(
+          `${(e as Error).message}; status events: ${events.join(', ')}; lock ${la.state}`,
+        );
+      },
+    );
     await la.whenHeld();
+    expect(events.indexOf(`lock:${name}:lost`)).toBeLessThan(
+      events.lastIndexOf(`lock:${name}:held`),
+    );
     await a.transactRaw([{ op: 'insert', table: 'Item', row: { name: `${name}-after` } }]);
     expect(await exists(`${name}-after`)).toBe(true);
   });

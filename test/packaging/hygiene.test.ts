@@ -141,7 +141,8 @@ describe('dependencies', () => {
       const code = readFileSync(p, 'utf8')
         .replace(/\/\*[\s\S]*?\*\//g, '')
         .replace(/^\s*\/\/.*$/gm, '');
-      const re = /(?:(?<![-\w])from\s*|\bimport\s*\(\s*|\brequire\)?\(\s*|\)\(\s*)'([^'.][^']*)'/g;
+      // A package name starts with neither `.` nor `$` (`from '${x}'` in a template is text).
+      const re = /(?:(?<![-\w])from\s*|\bimport\s*\(\s*|\brequire\)?\(\s*|\)\(\s*)'([^'.$][^']*)'/g;
       for (const m of code.matchAll(re)) {
         const spec = m[1]!;
         if (spec.startsWith('node:')) continue;
