@@ -1,7 +1,7 @@
 /**
  * The reading half of a plan: which existing rows the owner holds, which
  * row each declaration names, and the UUID each reference resolves to.
- * The planner (`planner.ts`) builds on it.
+ * The guards (`guards.ts`) and the planner (`planner.ts`) build on it.
  * @module
  */
 
@@ -256,5 +256,19 @@ export class Matching {
     if (v instanceof KeyRef) return this.resolve(v, d, column);
     if (!Array.isArray(v) || !v.some((e) => e instanceof KeyRef)) return v;
     return v.map((e) => (e instanceof KeyRef ? this.resolve(e, d, column) : e));
+  }
+  /** A parent declares its children column, or children with { in }, not both. */
+  protected checkChildrenColumns(): void {
+    for (const d of this.declared.values()) {
+      if (d.parent === undefined || d.parentColumn === undefined) continue;
+      const p = this.state.declared.get(d.parent.id);
+      if (p !== undefined && p.row[d.parentColumn] !== undefined) {
+        throw new DesiredStateError(
+          'children-column',
+          `${p.ref.toString()} declares ${d.parentColumn}, and ${d.ref.toString()} is declared in it: declare the children with { in } only`,
+          { table: p.table, column: d.parentColumn, key: p.ref.toString() },
+        );
+      }
+    }
   }
 }
