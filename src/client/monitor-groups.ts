@@ -33,7 +33,7 @@ import type { DatabaseSchema } from '../ovsdb/schema/schema-types.js';
 import { compileMonitorWhere, type MonitorCondition } from '../ovsdb/values/conditions.js';
 import { ZERO_UUID } from '../ovsdb/values/uuid.js';
 import { OvsdbError, ProtocolError } from '../ovsdb/wire/errors.js';
-import type { ReplyReviver } from '../ovsdb/wire/rpc.js';
+import type { ReplyReviver } from '../ovsdb/wire/rpc-options.js';
 import type {
   Condition,
   MonitorRequest,

@@ -127,15 +127,14 @@ export {
   type JsonStreamFramerOptions,
 } from './wire/framer.js';
 export { readTransactReply, transactFailure } from './wire/results.js';
-export {
-  DEFAULT_MAX_WRITE_QUEUE_BYTES,
-  JsonRpcPeer,
-  type LargeReplyOptions,
-  type PeerOptions,
-  type ReplyHandler,
-  type ReplyReviver,
-  type SendOptions,
-} from './wire/rpc.js';
+export { DEFAULT_MAX_WRITE_QUEUE_BYTES, JsonRpcPeer } from './wire/rpc.js';
+export type {
+  LargeReplyOptions,
+  PeerOptions,
+  ReplyHandler,
+  ReplyReviver,
+  SendOptions,
+} from './wire/rpc-options.js';
 export {
   type MemberReviver,
   type MemberReviverFor,

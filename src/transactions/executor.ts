@@ -8,7 +8,7 @@
 
 import type { ClientObservability } from '../observability/metrics.js';
 import type { DatabaseModel, RowOf, TableMap, TableName } from '../ovsdb/schema/model.js';
-import type { ReplyHandler, SendOptions } from '../ovsdb/wire/rpc.js';
+import type { ReplyHandler, SendOptions } from '../ovsdb/wire/rpc-options.js';
 import type { Operation } from '../ovsdb/wire/wire.js';
 
 /** The read access to the replica that `verify`, replay and outcome resolution use. */

@@ -14,7 +14,7 @@ import {
 } from '../ovsdb/wire/errors.js';
 import { errorText } from '../ovsdb/wire/json.js';
 import { readTransactReply, transactFailure } from '../ovsdb/wire/results.js';
-import type { SendOptions } from '../ovsdb/wire/rpc.js';
+import type { SendOptions } from '../ovsdb/wire/rpc-options.js';
 import type { Operation, OperationResult } from '../ovsdb/wire/wire.js';
 import { TransactionOutcomeUnknownError } from './errors.js';
 import type { TransactionExecutor, TransactRequest } from './executor.js';

@@ -78,7 +78,7 @@ import {
 } from '../ovsdb/wire/errors.js';
 import { errorText } from '../ovsdb/wire/json.js';
 import { readTransactReply, transactFailure } from '../ovsdb/wire/results.js';
-import type { SendOptions } from '../ovsdb/wire/rpc.js';
+import type { SendOptions } from '../ovsdb/wire/rpc-options.js';
 import type { Operation } from '../ovsdb/wire/wire.js';
 import type { CompiledTransaction, VerifiedRow } from './builder.js';
 import { compileTransaction, type TransactionCallback } from './compile.js';

@@ -12,13 +12,13 @@ import { ZERO_UUID } from '../values/uuid.js';
 import { ProtocolError } from '../wire/errors.js';
 import { isObject, preview } from '../wire/json.js';
 import { readTransactReply, transactFailure } from '../wire/results.js';
-import {
-  JsonRpcPeer,
-  type LargeReplyOptions,
-  type PeerOptions,
-  type ReplyHandler,
-  type SendOptions,
-} from '../wire/rpc.js';
+import { JsonRpcPeer } from '../wire/rpc.js';
+import type {
+  LargeReplyOptions,
+  PeerOptions,
+  ReplyHandler,
+  SendOptions,
+} from '../wire/rpc-options.js';
 import type { Transport } from '../wire/transport.js';
 import type {
   Condition,
@@ -29,8 +29,6 @@ import type {
   TableUpdates2,
 } from '../wire/wire.js';
 import { TypedEmitter } from './emitter.js';
-
-export type { LargeReplyOptions, ReplyHandler, SendOptions } from '../wire/rpc.js';
 
 /** The all-zero transaction id: "I have no last transaction id" for `monitor_cond_since`. */
 const ZERO_TXN_ID: string = ZERO_UUID;
