@@ -23,7 +23,7 @@
  */
 
 export * from '../desired/index.js';
-export { TableNotMonitoredError } from '../transactions/view.js';
+export { TableNotMonitoredError } from '../transactions/view-overlay.js';
 export {
   ACL_ACTIONS,
   ACL_DIRECTIONS,

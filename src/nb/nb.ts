@@ -239,7 +239,7 @@ export class Nb<
 }
 
 /** The same transaction, typed by the bundled model (for `NB_Global`, whose columns every model has). */
-function bundled(t: NbTxn<NbModelTables>): NbTxn {
+function bundled<DB extends NbModelTables>(t: NbTxn<DB>): NbTxn {
   return t as unknown as NbTxn;
 }
 

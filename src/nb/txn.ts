@@ -29,7 +29,8 @@
 
 import type { InsertOf, RowOf, TableMap, TableName, UpdateOf } from '../ovsdb/schema/model.js';
 import type { TransactionBuilder } from '../transactions/builder.js';
-import { TransactionView, type TransactionViewReader } from '../transactions/view.js';
+import { TransactionView } from '../transactions/view.js';
+import type { TransactionViewReader } from '../transactions/view-overlay.js';
 import type { NBTables } from './generated/model.js';
 
 /** A Northbound table name (of the bundled model, or of the table map `DB`). */

@@ -72,10 +72,10 @@ export type { Resolution, TransactionResult } from './outcome.js';
 export type { RawTransactOptions } from './raw.js';
 export type { Ref } from './ref.js';
 export { type DryRunResult, type TransactOptions, transact } from './run.js';
+export { TransactionView } from './view.js';
 export {
   TableNotMonitoredError,
-  TransactionView,
   type TransactionViewOptions,
   type TransactionViewReader,
   type TransactionViewReaderExtras,
-} from './view.js';
+} from './view-overlay.js';

@@ -5,8 +5,8 @@
  * peers after each test with `afterEach(closePeers)`.
  */
 
-import type { PeerOptions } from '../../src/ovsdb/wire/rpc-options.js';
 import { JsonRpcPeer } from '../../src/ovsdb/wire/rpc.js';
+import type { PeerOptions } from '../../src/ovsdb/wire/rpc-options.js';
 import {
   createMemoryPair,
   type MemoryTransport,
