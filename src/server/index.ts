@@ -25,9 +25,12 @@
  */
 
 export {
+  DEFAULT_METRICS_IDLE_TIMEOUT_MS,
+  DEFAULT_METRICS_MAX_CONNECTIONS,
   type MetricsAddress,
   type MetricsHttpServer,
   type MetricsRegistryLike,
+  type MetricsServeOptions,
   parseMetricsAddress,
   serveMetricsRegistry,
 } from '../net/metrics-endpoint.js';

@@ -87,14 +87,15 @@ export interface TransactionViewOptions {
 
 /** The rows a transaction changed, over the replica it reads (see {@link TransactionView}). */
 export class ViewOverlay<DB extends TableMap> {
-  /** Per table, the rows changed: the new row, or null for a deleted one. */
+  /** @internal Per table, the rows changed: the new row, or null for a deleted one. */
   protected readonly overlay = new Map<string, Map<string, Rec | null>>();
-  /** Per table, the rows inserted. */
+  /** @internal Per table, the rows inserted. */
   protected readonly inserted = new Map<string, Set<string>>();
-  /** Per table, the view's indexes over the rows it changed (index id → index). */
+  /** @internal Per table, the view's indexes over the rows it changed (index id → index). */
   protected readonly overlayIndexes = new Map<string, Map<string, OverlayIndex>>();
-  /** The tables reads have been allowed from (see {@link TransactionView.monitors}). */
+  /** @internal The tables reads have been allowed from (see `monitors`). */
   protected readonly readable = new Set<string>();
+  /** @internal */
   protected readonly label: string;
 
   /**

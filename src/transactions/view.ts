@@ -50,9 +50,9 @@ import { applyMutation, copyRow, type Rec, refsIn, setMember } from './view-rows
  * be replayed, so read the replica only through the view.
  *
  * ```ts
- * const db = createTransactor(clientExecutor(client)); // client = connectDatabase({ remotes, model: NB })
+ * const db = await openDatabase({ remotes, model: NB });
  * await db.transact((tx) => {
- *   const view = new TransactionView(tx, client);
+ *   const view = new TransactionView(tx, db);
  *   const sw = view.find('Logical_Switch', (s) => s.name === 'sw0')!;
  *   const port = view.insert('Logical_Switch_Port', { name: 'lsp1' });
  *   view.mutate('Logical_Switch', sw._uuid, [['ports', 'insert', [port]]]);

@@ -103,7 +103,7 @@ function sameShape(a: Row, b: Row): boolean {
 
 /** What changes a replica: the database client's side of it (see the module documentation). */
 export class ReplicaFeed<DB extends TableMap = TableMap> {
-  /** @param tables - the state of the replica this feed changes. */
+  /** @internal Made by `Replica.create`, over the state of the replica this feed changes. */
   constructor(private readonly tables: ReplicaTables<DB>) {}
 
   /**

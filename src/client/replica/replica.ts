@@ -134,6 +134,7 @@ export class Replica<
   /** The model. */
   readonly model: DatabaseModel<DB>;
   /** The state this replica reads, and its feed changes. */
+  /** @internal */
   protected readonly tables: ReplicaTables<DB>;
   /** The client indexes `indexValues` computed with, per table and index name. */
   private readonly valueIndexes = new Map<string, MultiIndex>();
@@ -276,7 +277,7 @@ export class Replica<
    * The values client index `index` of `table` gives `row` (any row of the
    * table, stored or not): what `byIndex` finds it by. A transaction view
    * uses it to index the rows it changes.
-   * @throws IndexError as {@link Replica.byIndex} does.
+   * @throws IndexError as `byIndex` does.
    */
   indexValues(table: TableName<DB>, index: string, row: object): readonly IndexValue[] {
     const key = `${table}\u0000${index}`;

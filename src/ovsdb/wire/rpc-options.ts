@@ -109,9 +109,9 @@ export interface ReplyHandler {
   /** The reply's `result`. */
   onReply(result: unknown): void;
   /**
-   * No result will come: an {@link RpcError} (the reply's `error`), a
-   * {@link RequestTimeoutError}, the signal's reason, a
-   * {@link ConnectionClosedError}, or a `TypeError` for params that cannot
+   * No result will come: an `RpcError` (the reply's `error`), a
+   * `RequestTimeoutError`, the signal's reason, a
+   * `ConnectionClosedError`, or a `TypeError` for params that cannot
    * be sent (then before `onSent`).
    */
   onError(error: unknown): void;

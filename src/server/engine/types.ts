@@ -50,7 +50,7 @@ export interface EngineTransactOptions {
    * Called once the transaction passed every check and before it changes
    * anything, with what it will change, whether it is durable, and the
    * reply's results: what must be ready before the commit is made there
-   * (its record in a database file, its reply). An {@link OpError} it
+   * (its record in a database file, its reply). An `OpError` it
    * throws refuses the transaction instead (appended to the results as a
    * commit error); the database is then unchanged.
    */
