@@ -92,7 +92,7 @@ if (wanted.includes('W8A')) {
   mkdirSync(profDir, { recursive: true });
   process.env.OVNKIT_SERVER_NODE_FLAGS = `--cpu-prof --cpu-prof-dir=${profDir} --cpu-prof-interval=250`;
   // As the W8 bench runs it: the compiled program.
-  const cli = ovnkitEntry(ROOT, 'server/cli');
+  const cli = ovnkitEntry(ROOT, 'server/program/cli');
   if (cli.flags.length === 0) process.env.OVNKIT_SERVER_CLI = cli.file;
   const pair = await startOvnPair('ovnkit-server');
   delete process.env.OVNKIT_SERVER_NODE_FLAGS;

@@ -1,7 +1,7 @@
 /**
  * The servers a workload runs against, each fresh and on a Unix socket: the
  * real `ovsdb-server` (standalone, file storage, via `startOvsdbServer`) and
- * ovnkit's in-memory server as its own process (`src/server/cli.ts` through
+ * ovnkit's in-memory server as its own process (`src/server/program/cli.ts` through
  * tsx), so that neither shares the client's CPU.
  * @module
  */
@@ -93,7 +93,7 @@ export async function startBenchServer(kind: ServerKind, root: string): Promise<
   const dir = mkdtempSync(join(tmpdir(), 'ovnkit-bench-mem-'));
   const socketPath = join(dir, 'db.sock');
   // The program as it ships (the run's compiled copy), or its source through tsx.
-  const cli = ovnkitEntry(root, 'server/cli');
+  const cli = ovnkitEntry(root, 'server/program/cli');
   const proc = spawn(
     process.execPath,
     [...cli.flags, cli.file, '--schema', join(root, NB_SCHEMA), '--listen', `punix:${socketPath}`],

@@ -172,7 +172,7 @@ async function sample(
 export const w8: Workload = {
   id: 'W8',
   async run(ctx: BenchContext): Promise<WorkloadResult> {
-    const cli = ovnkitEntry(ctx.root, 'server/cli');
+    const cli = ovnkitEntry(ctx.root, 'server/program/cli');
     const before = process.env.OVNKIT_SERVER_CLI;
     if (cli.flags.length === 0) process.env.OVNKIT_SERVER_CLI = cli.file;
     try {

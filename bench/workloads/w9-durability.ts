@@ -26,7 +26,7 @@
  * `ovnkit-server` runs as a user runs it: plain `node` on JavaScript, the
  * package's `bin`, from the run's compiled copy of the sources (see
  * `bench/lib/compiled.mjs`: the working tree, never a `dist/` that may be
- * stale); `BENCH_W9_TSX=1` runs `src/server/cli.ts`
+ * stale); `BENCH_W9_TSX=1` runs `src/server/program/cli.ts`
  * through tsx instead (its start, about half a second of CPU, then counts
  * in W9d, and its source maps in every error stack).
  *
@@ -88,7 +88,7 @@ function cpuMs(pid: number | undefined): number | undefined {
   }
 }
 
-/** How `ovnkit-server` is started: the compiled CLI, or `src/server/cli.ts` through tsx. */
+/** How `ovnkit-server` is started: the compiled CLI, or `src/server/program/cli.ts` through tsx. */
 let serverCli: string | undefined;
 
 /** Start `subject` on `db` in `dir` with ovsdb-server's command line; resolves once it listens. */
@@ -117,7 +117,7 @@ async function start(root: string, subject: Subject, dir: string, db: string): P
                   '--conditions=ovnkit-source',
                   '--import',
                   'tsx',
-                  join(root, 'src/server/cli.ts'),
+                  join(root, 'src/server/program/cli.ts'),
                   ...args,
                 ]
               : [serverCli, ...args],
@@ -282,7 +282,7 @@ export const w9: Workload = {
       const shared = process.env['OVNKIT_BENCH_COMPILED'];
       const dir = shared !== undefined && shared !== '' ? shared : await compileSources(ctx.root);
       if (dir !== shared) made = dir;
-      serverCli = join(dir, 'src/server/cli.js');
+      serverCli = join(dir, 'src/server/program/cli.js');
     }
     try {
       return await measure(ctx, result, { n4k, warm4k, nDurable, warmDurable }, ports, batch);

@@ -1,5 +1,5 @@
 /**
- * `ovnkit-server` (src/server/cli.ts): the command line read as ovsdb-server
+ * `ovnkit-server` (src/server/program/cli.ts): the command line read as ovsdb-server
  * reads its own, in-process; the control socket answering the real
  * `ovs-appctl`; and the program started with ovsdb-server's own command
  * line (`--detach --no-chdir --pidfile --unixctl --log-file --remote FILE`),
@@ -13,8 +13,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connect } from '../../src/ovsdb/connection/connect.js';
-import { type CliServer, startCli } from '../../src/server/cli.js';
 import { OvsdbServer } from '../../src/server/core-index.js';
+import { type CliServer, startCli } from '../../src/server/program/cli.js';
 import { requireOvsdbServer } from '../../src/testing/index.js';
 import { runTool } from '../../src/testing/processes.js';
 import { accepts, captureIo, command, type Kind, ROOT } from './file-servers.js';

@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connect } from '../../src/ovsdb/connection/connect.js';
-import { type CliServer, startCli } from '../../src/server/cli.js';
+import { type CliServer, startCli } from '../../src/server/program/cli.js';
 import { requireOvsdbServer } from '../../src/testing/index.js';
 import { runTool } from '../../src/testing/processes.js';
 import { captureIo } from './file-servers.js';

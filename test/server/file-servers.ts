@@ -15,7 +15,7 @@ import { requireOvsdbServer } from '../../src/testing/index.js';
 import { installHooks, liveChildren, socketAccepts } from '../../src/testing/processes.js';
 
 export const ROOT = resolve(import.meta.dirname, '../..');
-export const CLI = join(ROOT, 'src/server/cli.ts');
+export const CLI = join(ROOT, 'src/server/program/cli.ts');
 
 /** Which server. */
 export type Kind = 'ovnkit-server' | 'ovsdb-server';

@@ -240,7 +240,7 @@ describe('ovnkit-server --max-connections', () => {
         '--conditions=ovnkit-source',
         '--import',
         'tsx',
-        join(ROOT, 'src/server/cli.ts'),
+        join(ROOT, 'src/server/program/cli.ts'),
         '--schema',
         join(ROOT, 'schema/ovn-nb-7.18.0.ovsschema'),
         `--listen=punix:${join(sub, 's.sock')}`,

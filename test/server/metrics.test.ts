@@ -19,8 +19,8 @@ import { connect } from '../../src/ovsdb/connection/connect.js';
 import type { OvsdbConnection } from '../../src/ovsdb/connection/connection.js';
 import { TransactionError } from '../../src/ovsdb/wire/errors.js';
 import type { Operation } from '../../src/ovsdb/wire/wire.js';
-import { type CliIo, startCli } from '../../src/server/cli.js';
-import { loadPromClient, parseMetricsAddress } from '../../src/server/metrics-http.js';
+import { type CliIo, startCli } from '../../src/server/program/cli.js';
+import { loadPromClient, parseMetricsAddress } from '../../src/server/program/metrics-http.js';
 import { createServer } from '../../src/server/server.js';
 import { requirePackage } from '../client/metrics-require.js';
 import { parseMetrics, sampleValue, series } from '../client/metrics-text.js';
@@ -224,7 +224,9 @@ describe('--metrics values', () => {
       stderr: () => {},
     });
     expect(out).toContain('--metrics=[IP]:PORT');
-    expect(readFileSync(join(ROOT, 'src/server/cli.ts'), 'utf8')).toContain('--metrics=[IP]:PORT');
+    expect(readFileSync(join(ROOT, 'src/server/program/cli.ts'), 'utf8')).toContain(
+      '--metrics=[IP]:PORT',
+    );
   });
 });
 

@@ -23,7 +23,7 @@ import { NB_SCHEMA_PATH, TEST_SCHEMA_PATH } from './harness.js';
 
 const execFileP = promisify(execFile);
 const ROOT = resolve(import.meta.dirname, '../..');
-const CLI = join(ROOT, 'src/server/cli.ts');
+const CLI = join(ROOT, 'src/server/program/cli.ts');
 const NB = 'OVN_Northbound';
 const T = 'Test';
 

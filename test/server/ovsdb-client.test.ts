@@ -20,7 +20,7 @@ import { INT64_SCHEMA_PATH } from './harness.js';
 
 const run = promisify(execFile);
 const ROOT = resolve(import.meta.dirname, '../..');
-const CLI = join(ROOT, 'src/server/cli.ts');
+const CLI = join(ROOT, 'src/server/program/cli.ts');
 const DB = 'Int64';
 
 const MIN = -(2n ** 63n);

@@ -288,7 +288,7 @@ describe('ovnkit-server --listen ws:', () => {
       [
         '--import',
         'tsx',
-        join(root, 'src/server/cli.ts'),
+        join(root, 'src/server/program/cli.ts'),
         '--schema',
         join(root, 'schema/ovn-nb-7.18.0.ovsschema'),
         '--listen',

@@ -6,10 +6,9 @@
  * @module
  */
 
-import type { JsonRpcPeer } from './rpc.js';
 import type { MemberReviver } from './split-decoder.js';
 
-/** Options of {@link JsonRpcPeer}. */
+/** Options of the JSON-RPC peer (`JsonRpcPeer`, rpc.ts). */
 export interface PeerOptions {
   /**
    * Largest incoming message, in bytes: it must admit the largest reply
@@ -98,7 +97,7 @@ export interface LargeReplyOptions extends SendOptions {
 }
 
 /**
- * Where a request sent with {@link JsonRpcPeer.send} reports: its id as it
+ * Where a request sent with `JsonRpcPeer.send` reports: its id as it
  * is written, then exactly once either the reply's result or why none will
  * come. A caller that keeps its own state per request (a transaction) is its
  * own handler, so that a request costs no promise or closure.

@@ -33,12 +33,12 @@
 
 import { readFileSync } from 'node:fs';
 import type { SecureVersion } from 'node:tls';
-import type { TableSchema } from '../ovsdb/schema/schema-types.js';
-import type { Datum } from '../ovsdb/values/sorted-datum.js';
+import type { TableSchema } from '../../ovsdb/schema/schema-types.js';
+import type { Datum } from '../../ovsdb/values/sorted-datum.js';
+import { columnType, type Row } from '../engine/table-store.js';
+import type { RemoteOptions, ServerTlsOptions } from '../listeners/listen.js';
+import type { OvsdbServer } from '../server.js';
 import { absFileName, runDir } from './cli-options.js';
-import { columnType, type Row } from './engine/table-store.js';
-import type { RemoteOptions, ServerTlsOptions } from './listeners/listen.js';
-import type { OvsdbServer } from './server.js';
 
 /** How often remote status is written back, and unopened remotes retried (ms), as ovsdb-server. */
 export const STATUS_INTERVAL_MS = 2500;

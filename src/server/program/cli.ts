@@ -33,9 +33,11 @@ import { readFileSync, realpathSync } from 'node:fs';
 import { basename, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { setFlagsFromString } from 'node:v8';
-import { parseSchemaText } from '../ovsdb/schema/schema.js';
-import type { DatabaseSchema } from '../ovsdb/schema/schema-types.js';
-import { SchemaError } from '../ovsdb/wire/errors.js';
+import { parseSchemaText } from '../../ovsdb/schema/schema.js';
+import type { DatabaseSchema } from '../../ovsdb/schema/schema-types.js';
+import { SchemaError } from '../../ovsdb/wire/errors.js';
+import { ServerLog } from '../rpc/server-log.js';
+import { createServer, type OvsdbServer } from '../server.js';
 import { LogRouter } from './cli-log.js';
 import { type CliOptions, PROGRAM, parseCommandLine, UsageError } from './cli-options.js';
 import {
@@ -53,8 +55,6 @@ import {
   readConfigFile,
 } from './db-config.js';
 import { type MetricsEndpoint, parseMetricsAddress, startMetricsEndpoint } from './metrics-http.js';
-import { ServerLog } from './rpc/server-log.js';
-import { createServer, type OvsdbServer } from './server.js';
 import { UnixctlServer } from './unixctl.js';
 
 const USAGE = `Usage:

@@ -10,9 +10,9 @@ import {
   type MetricsAddress,
   parseMetricsAddress,
   serveMetricsRegistry,
-} from '../net/metrics-endpoint.js';
-import type { ServerMetrics } from '../observability/metrics.js';
-import { type PromClientLike, prometheusMetrics } from '../observability/prometheus.js';
+} from '../../net/metrics-endpoint.js';
+import type { ServerMetrics } from '../../observability/metrics.js';
+import { type PromClientLike, prometheusMetrics } from '../../observability/prometheus.js';
 
 export { type MetricsAddress, parseMetricsAddress };
 
