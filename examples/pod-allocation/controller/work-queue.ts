@@ -124,6 +124,8 @@ export class WorkQueue<K extends string> {
     this.queue.length = 0;
     this.queued.clear();
     this.dirty.clear();
+    // Waiters for idle that only queued or delayed keys kept waiting: wake them now.
+    this.checkIdle();
     await this.idle();
   }
 

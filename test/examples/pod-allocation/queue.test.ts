@@ -113,6 +113,23 @@ describe('work queue', () => {
     q.add('c');
     expect(q.size).toBe(0);
   });
+
+  it('wakes a waiter for idle when shutdown drops the keys that kept it waiting', async () => {
+    const q = new WorkQueue<string>({
+      rateLimiter: new ExponentialFailureRateLimiter(2, 8),
+      worker: async () => {},
+    });
+    q.addAfter('delayed', 10_000); // a retry waiting for its turn: nothing is processing
+    let idle = false;
+    const waiting = q.idle().then(() => {
+      idle = true;
+    });
+    await sleep(5);
+    expect(idle).toBe(false);
+    await q.shutdown();
+    await Promise.race([waiting, sleep(1_000)]);
+    expect(idle).toBe(true);
+  });
 });
 
 describe('annotations', () => {
