@@ -46,7 +46,7 @@ describe('examples/pod-allocation against the packed package', () => {
     const { stdout } = await runIn(dir, process.execPath, [TSC, '-p', '.', '--listFiles'], 180_000);
     const files = stdout.split('\n').map((l) => l.trim());
     const pkg = join(installed.examplesConsumer, 'node_modules/ovnkit/dist/src');
-    for (const entry of ['client', 'nb', 'ovsdb', 'transactions', 'testing', 'server']) {
+    for (const entry of ['client', 'desired', 'nb', 'ovsdb', 'testing', 'server']) {
       expect(files).toContain(join(pkg, entry, 'index.d.ts'));
     }
     expect(files).toContain(join(dir, 'controller/controller.ts'));

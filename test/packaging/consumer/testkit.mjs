@@ -18,7 +18,7 @@ test('a controller test on the test kit', async () => {
   try {
     await client.ready;
     const recorder = db.record();
-    await client.transact([{ op: 'insert', table: 'Logical_Switch', row: { name: 'sw1' } }]);
+    await client.transactRaw([{ op: 'insert', table: 'Logical_Switch', row: { name: 'sw1' } }]);
     assertSent(recorder, [[{ op: 'insert', table: 'Logical_Switch', row: { name: 'sw1' } }]]);
 
     const resynced = new Promise((resolve) => {
