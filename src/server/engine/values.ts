@@ -350,3 +350,18 @@ export function datumToWire(d: Datum, type: DatumType): unknown {
   if (d.keys.length === 1) return atomToWire(d.keys[0] as Atom, type.key.type);
   return ['set', d.keys.map((k) => atomToWire(k, type.key.type))];
 }
+
+// ---------------------------------------------------------------------------
+// Writing JSON text
+
+const columnNameTexts = new Map<string, string>();
+
+/** A member name (a column's, a table's) as a JSON string followed by a colon, made once per name. */
+export function memberPrefix(column: string): string {
+  let t = columnNameTexts.get(column);
+  if (t === undefined) {
+    t = `${JSON.stringify(column)}:`;
+    if (columnNameTexts.size < 65536) columnNameTexts.set(column, t);
+  }
+  return t;
+}
