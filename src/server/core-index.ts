@@ -45,7 +45,7 @@ export type { SymbolTable, UuidSymbol } from './engine/values.js';
 export { datumToWire, parseDatum } from './engine/values.js';
 export { createInProcessPair, type InProcessTransport } from './listeners/in-process-transport.js';
 export { type HistoryEntry, TxnHistory } from './monitor/history.js';
-export { Monitor, type MonitorUpdates, type MonitorVersion } from './monitor/monitor.js';
+export { Monitor, type MonitorVersion } from './monitor/monitor.js';
 export { MonitorCondition } from './monitor/monitor-condition.js';
 export {
   readSnapshot,

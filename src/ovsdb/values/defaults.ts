@@ -55,8 +55,7 @@ export function defaultDatum(type: DatumType): Datum {
  */
 export function isDefaultDatum(d: Datum, type: DatumType): boolean {
   if (type.min === 0) return d.keys.length === 0;
-  if (d.keys.length !== 1) return false;
-  if (!isDefaultAtom(d.keys[0] as Atom, type.key.type)) return false;
-  if (type.value === undefined) return true;
-  return isDefaultAtom(d.values?.[0] as Atom, type.value.type);
+  // `===` is isDefaultAtom: the default real is 0, and -0 === 0.
+  if (d.keys.length !== 1 || d.keys[0] !== defaultAtom(type.key.type)) return false;
+  return type.value === undefined || d.values?.[0] === defaultAtom(type.value.type);
 }

@@ -75,8 +75,8 @@ function tableOf(x: Exec, p: OpParser): TableSchema | undefined {
 interface DefaultRow {
   /** Every column's default value. */
   readonly fields: Readonly<Record<string, Datum>>;
-  /** The columns whose default value satisfies the column's constraints. */
-  readonly valid: ReadonlySet<string>;
+  /** The columns whose default value breaks the column's constraints (an insert must give them). */
+  readonly invalid: ReadonlySet<string>;
 }
 
 const defaultRows = new WeakMap<TableSchema, DefaultRow>();
@@ -90,11 +90,11 @@ function defaultRow(table: TableSchema): DefaultRow {
     const fields: Record<string, Datum> = Object.fromEntries(
       Object.keys(table.columns).map((name) => [name, defaultDatum(columnType(table, name))]),
     );
-    const valid = new Set<string>();
+    const invalid = new Set<string>();
     for (const [name, d] of Object.entries(fields)) {
-      if (checkDatumConstraints(d, columnType(table, name)) === undefined) valid.add(name);
+      if (checkDatumConstraints(d, columnType(table, name)) !== undefined) invalid.add(name);
     }
-    row = { fields, valid };
+    row = { fields, invalid };
     defaultRows.set(table, row);
   }
   return row;
@@ -105,7 +105,14 @@ function defaultFields(table: TableSchema): Record<string, Datum> {
   return { ...defaultRow(table).fields };
 }
 
-/** OVS's `ovsdb_row_from_json`: parse the members of a row object into `fields`. */
+/**
+ * OVS's `ovsdb_row_from_json`: parse the members of a row object into
+ * `fields`. Returns the members' names, in the object's order. ovsdb-server
+ * parses them in its hash order, which decides the error it reports when
+ * several members are bad: the members are parsed in the object's order
+ * first, and only when one fails are they parsed again in that order, to
+ * throw its first error.
+ */
 function parseRowInto(
   table: TableSchema,
   json: unknown,
@@ -116,15 +123,29 @@ function parseRowInto(
     throw syntaxError(json, undefined, 'row must be JSON object');
   }
   const obj = json as Record<string, unknown>;
-  const columns: string[] = [];
-  for (const name of shashOrder(Object.keys(obj))) {
-    if (!Object.hasOwn(table.columns, name)) {
-      throw syntaxError(json, 'unknown column', `No column ${name} in table ${table.name}.`);
+  const names = Object.keys(obj);
+  try {
+    for (const name of names) parseMember(table, obj, name, symtab, fields);
+  } catch (e) {
+    if (names.length > 1) {
+      for (const name of shashOrder(names)) parseMember(table, obj, name, symtab, fields);
     }
-    fields[name] = parseDatum(columnType(table, name), obj[name], symtab);
-    columns.push(name);
+    throw e;
   }
-  return columns;
+  return names;
+}
+
+function parseMember(
+  table: TableSchema,
+  obj: Record<string, unknown>,
+  name: string,
+  symtab: SymbolTable,
+  fields: Record<string, Datum>,
+): void {
+  if (!Object.hasOwn(table.columns, name)) {
+    throw syntaxError(obj, 'unknown column', `No column ${name} in table ${table.name}.`);
+  }
+  fields[name] = parseDatum(columnType(table, name), obj[name], symtab);
 }
 
 /** OVS's `ovsdb_column_set_from_json`. */
@@ -200,11 +221,12 @@ const executeInsert: Executor = (x, p, result) => {
   const defaults = defaultRow(t);
   const fields = { ...defaults.fields };
   parseRowInto(t, rowJson, x.symtab, fields);
-  const store = x.txn.store(t.name);
-  for (const name of store.columnOrder) {
-    const d = fields[name] as Datum;
-    if (d === defaults.fields[name] && defaults.valid.has(name)) continue;
-    if (d.keys.length === 1) {
+  // ovsdb-server then checks every column in order: the values parsed were
+  // checked as they were parsed, so only a default left in place may fail.
+  if (defaults.invalid.size > 0) {
+    for (const name of x.txn.store(t.name).columnOrder) {
+      const d = fields[name] as Datum;
+      if (d !== defaults.fields[name] || !defaults.invalid.has(name)) continue;
       const e = checkDatumConstraints(d, columnType(t, name));
       if (e !== undefined) throw e;
     }
@@ -244,7 +266,8 @@ const executeUpdate: Executor = (x, p, result) => {
   p.check();
   const t = table as TableSchema;
   const fields = defaultFields(t);
-  const columns = parseRowInto(t, rowJson, x.symtab, fields);
+  // In ovsdb-server's order: the first immutable column is the one reported.
+  const columns = shashOrder(parseRowInto(t, rowJson, x.symtab, fields));
   for (const name of columns) {
     if (!(t.columns[name] as { mutable: boolean }).mutable) {
       throw syntaxError(

@@ -98,6 +98,11 @@ function codePointLength(s: string): number {
   return n;
 }
 
+/** `String.prototype.isWellFormed` (ES2024; in every Node this package supports). */
+interface WellFormed {
+  isWellFormed(): boolean;
+}
+
 /**
  * Check one atom against its base type's constraints. The decision is the
  * shared validators' (integers are checked here, over canonical int64); the wording is ovsdb-server's. UUID constraints
@@ -106,6 +111,18 @@ function codePointLength(s: string): number {
 export function checkAtomConstraints(atom: Atom, base: BaseType): OpError | undefined {
   if (base.type === 'uuid' || base.type === 'boolean') {
     if (base.enum === undefined) return undefined;
+  } else if (base.type === 'string') {
+    // Without an enum or length bounds, only what every string must be: valid
+    // Unicode (no lone surrogate) without U+0000 (the validators' rules).
+    if (
+      base.enum === undefined &&
+      base.minLength === undefined &&
+      base.maxLength === undefined &&
+      typeof atom === 'string' &&
+      (atom as string & WellFormed).isWellFormed() &&
+      !atom.includes('\u0000')
+    )
+      return undefined;
   } else if (base.type === 'integer') {
     // Decided here over canonical int64: numbers and bigints compare exactly, and equal integers are ===.
     const n = atom as Int64;
@@ -349,4 +366,19 @@ export function datumToWire(d: Datum, type: DatumType): unknown {
   }
   if (d.keys.length === 1) return atomToWire(d.keys[0] as Atom, type.key.type);
   return ['set', d.keys.map((k) => atomToWire(k, type.key.type))];
+}
+
+// ---------------------------------------------------------------------------
+// Writing JSON text
+
+const columnNameTexts = new Map<string, string>();
+
+/** A member name (a column's, a table's) as a JSON string followed by a colon, made once per name. */
+export function memberPrefix(column: string): string {
+  let t = columnNameTexts.get(column);
+  if (t === undefined) {
+    t = `${JSON.stringify(column)}:`;
+    if (columnNameTexts.size < 65536) columnNameTexts.set(column, t);
+  }
+  return t;
 }

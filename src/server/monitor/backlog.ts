@@ -9,7 +9,6 @@
  * @module
  */
 
-import { TextPieces } from '../../ovsdb/wire/json-text.js';
 import type { Row } from '../engine/database.js';
 import type { RowChange, TxnChanges } from '../engine/executor.js';
 import type { BacklogMeter } from '../listeners/limits.js';
@@ -101,9 +100,7 @@ export class MergedBacklog {
     const changes: TxnChanges = { rows: [toChange(r)] };
     const u = this.monitor.since([{ id: this.lastId, changes }]);
     if (u === undefined) return 0;
-    const text = new TextPieces();
-    text.json(u);
-    return text.length;
+    return typeof u === 'string' ? u.length : u.reduce((n, p) => n + p.length, 0);
   }
 }
 

@@ -8,14 +8,14 @@
 
 import { isUuid, ZERO_UUID } from '../../ovsdb/values/uuid.js';
 import { errorText, isObject } from '../../ovsdb/wire/json.js';
-import { stringifyJsonPieces, type TextInPieces } from '../../ovsdb/wire/json-text.js';
+import { framePieces, type TextInPieces } from '../../ovsdb/wire/json-text.js';
 import type { TxnChanges } from '../engine/executor.js';
 import { OpError, syntaxError } from '../engine/op-error.js';
 import type { DatabaseRegistry, Served } from '../registry.js';
 import { jsonKey, type Session } from '../rpc/session.js';
 import { MergedBacklog } from './backlog.js';
 import type { HistoryEntry, TxnHistory } from './history.js';
-import { Monitor, type MonitorUpdates, type MonitorVersion } from './monitor.js';
+import { Monitor, type MonitorVersion } from './monitor.js';
 
 const NOTIFY_METHOD: Record<MonitorVersion, string> = {
   1: 'update',
@@ -68,7 +68,9 @@ export class MonitorHub {
         const txnId = served?.history.lastId ?? ZERO_UUID;
         s.notifyUpdate(
           NOTIFY_METHOD[m.version],
-          m.version === 3 ? [m.id, txnId, updates] : [m.id, updates],
+          m.id,
+          m.version === 3 ? txnId : undefined,
+          updates,
         );
       } catch (e) {
         // Never left behind silently: the client reconnects and resumes.
@@ -130,10 +132,15 @@ export class MonitorHub {
     this.monitorOwner.set(m, s);
     let reply: TextInPieces;
     try {
-      const updates: MonitorUpdates = (since !== undefined ? m.since(since) : m.initial()) ?? {};
-      reply = stringifyJsonPieces(
-        version === 3 ? [since !== undefined, served.history.lastId, updates] : updates,
-      );
+      const updates = (since !== undefined ? m.since(since) : m.initial()) ?? '{}';
+      reply =
+        version === 3
+          ? framePieces(
+              `[${since !== undefined},${JSON.stringify(served.history.lastId)},`,
+              updates,
+              ']',
+            )
+          : updates;
     } catch (e) {
       this.destroy(m, false);
       fail(
@@ -188,9 +195,12 @@ export class MonitorHub {
     if (updates !== undefined) {
       const served = this.databases.of(m.db);
       const lastId = served?.history.lastId ?? ZERO_UUID;
-      s.notify(
+      s.notifyUpdate(
         NOTIFY_METHOD[m.version],
-        m.version === 3 ? [m.id, lastId, updates] : [m.id, updates],
+        m.id,
+        m.version === 3 ? lastId : undefined,
+        updates,
+        true,
       );
     }
     s.reply(id, {});

@@ -40,20 +40,18 @@ import {
   datumDiff,
   datumsEqual,
 } from '../../ovsdb/values/sorted-datum.js';
+import { type TextInPieces, TextPieces } from '../../ovsdb/wire/json-text.js';
 import type { Database, Row, TableStore } from '../engine/database.js';
 import type { RowChange, TxnChanges } from '../engine/executor.js';
 import { syntaxError } from '../engine/op-error.js';
 import { OP_ARRAY, OP_BOOLEAN, OP_OBJECT, OP_OPTIONAL, OpParser } from '../engine/op-parser.js';
 import { shashOrder } from '../engine/ovs-hash.js';
-import { datumToWire } from '../engine/values.js';
+import { datumToWire, memberPrefix } from '../engine/values.js';
 import type { HistoryEntry } from './history.js';
 import { MonitorCondition } from './monitor-condition.js';
 
 /** The monitor protocol version: 1 `monitor`, 2 `monitor_cond`, 3 `monitor_cond_since`. */
 export type MonitorVersion = 1 | 2 | 3;
-
-/** `{table: {uuid: row-update}}`, as sent in a reply or notification. */
-export type MonitorUpdates = Record<string, Record<string, Record<string, unknown>>>;
 
 const INITIAL = 1;
 const INSERT = 2;
@@ -70,8 +68,10 @@ interface MonitoredColumn {
 class MonitorTable {
   /** Union of the columns' `select` flags. */
   select = 0;
-  /** The monitored columns, in request order. */
+  /** The monitored columns, in ovsdb-server's column order (see {@link Monitor.create}). */
   readonly columns: MonitoredColumn[] = [];
+  /** The monitored columns by name (a pre-serialized update writes members sorted). */
+  sortedColumns: readonly MonitoredColumn[] = [];
   /** Monitored columns plus the columns conditions read: a change to any of them counts. */
   readonly watched = new Set<string>();
   private readonly monitored = new Set<string>();
@@ -115,19 +115,44 @@ class MonitorTable {
   }
 }
 
-function wire(d: Datum, type: DatumType): unknown {
-  return datumToWire(d, type);
-}
-
-function changedColumns(mt: MonitorTable, old: Row, next: Row): Set<string> | undefined {
+/**
+ * The watched columns whose value differs between `old` and `next`, if any.
+ * `candidates`, when known, holds every column that may differ (a commit's
+ * changed columns): only those are compared.
+ */
+function changedColumns(
+  mt: MonitorTable,
+  old: Row,
+  next: Row,
+  candidates: readonly string[] | undefined,
+): Set<string> | undefined {
   let out: Set<string> | undefined;
-  for (const c of mt.watched) {
+  for (const c of candidates ?? mt.watched) {
+    if (candidates !== undefined && !mt.watched.has(c)) continue;
     if (!datumsEqual(old.fields[c] as Datum, next.fields[c] as Datum)) {
       out ??= new Set();
       out.add(c);
     }
   }
   return out;
+}
+
+/** One row's update, decided but not yet written. */
+interface RowUpdate {
+  readonly uuid: string;
+  /** {@link INITIAL}, {@link INSERT}, {@link DELETE} or {@link MODIFY}. */
+  readonly type: number;
+  readonly old: Row | null;
+  readonly next: Row | null;
+  /** For a modification, the watched columns whose value changed. */
+  readonly changed: ReadonlySet<string> | undefined;
+}
+
+/** The row updates one table gets, in the order they were made. */
+interface TableUpdates {
+  readonly name: string;
+  readonly mt: MonitorTable;
+  readonly rows: RowUpdate[];
 }
 
 /**
@@ -137,7 +162,7 @@ function changedColumns(mt: MonitorTable, old: Row, next: Row): Set<string> | un
  * const db = new Database(NB.schema);
  * db.transact([{ op: 'insert', table: 'Logical_Switch', row: { name: 'sw0' } }]);
  * const m = Monitor.create(db, 2, 'm1', { Logical_Switch: { columns: ['name'] } });
- * m.initial(); // { Logical_Switch: { '…uuid…': { initial: { name: 'sw0' } } } }
+ * m.initial(); // '{"Logical_Switch":{"…uuid…":{"initial":{"name":"sw0"}}}}'
  * ```
  */
 export class Monitor {
@@ -183,6 +208,9 @@ export class Monitor {
       // ovsdb-server sorts a monitor's columns by column (its creation order).
       const index = mt.store.columnIndex;
       mt.columns.sort((a, b) => (index.get(a.name) ?? 0) - (index.get(b.name) ?? 0));
+      mt.sortedColumns = [...mt.columns].sort((a, b) =>
+        a.name < b.name ? -1 : a.name > b.name ? 1 : 0,
+      );
     }
     const m = new Monitor(db, version, id, tables);
     m.setMode();
@@ -212,48 +240,33 @@ export class Monitor {
   }
 
   /** The initial contents: every row of the tables whose `select` includes `initial`. */
-  initial(): MonitorUpdates | undefined {
-    let out: MonitorUpdates | undefined;
+  initial(): TextInPieces | undefined {
+    const out = new Map<string, TableUpdates>();
     for (const [name, mt] of this.tables) {
       if (!(mt.select & INITIAL)) continue;
-      let rows: Record<string, Record<string, unknown>> | undefined;
       for (const row of mt.store.rows.values()) {
-        const u = this.rowUpdate(mt, null, row, true);
-        if (u === undefined) continue;
-        if (rows === undefined) {
-          rows = {};
-          out ??= {};
-          out[name] = rows;
-        }
-        rows[row.uuid] = u;
+        const u = this.decide(mt, row.uuid, null, row, true, undefined);
+        if (u !== undefined) addUpdate(out, name, mt, u);
       }
     }
-    return finishUpdates(out, this.sorted);
+    return this.write(out, this.sorted);
   }
 
   /** The row updates one committed transaction causes, if any. */
-  update(changes: TxnChanges): MonitorUpdates | undefined {
-    let out: MonitorUpdates | undefined;
+  update(changes: TxnChanges): TextInPieces | undefined {
+    const out = new Map<string, TableUpdates>();
     let lastTable = '';
     let mt: MonitorTable | undefined;
-    let rows: Record<string, Record<string, unknown>> | undefined;
     for (const change of changes.rows) {
       if (change.table !== lastTable) {
         lastTable = change.table;
         mt = this.tables.get(change.table);
-        rows = out?.[change.table];
       }
       if (mt === undefined || !mt.touches(change)) continue;
-      const u = this.rowUpdate(mt, change.old, change.new, false);
-      if (u === undefined) continue;
-      if (rows === undefined) {
-        rows = {};
-        out ??= {};
-        out[change.table] = rows;
-      }
-      rows[change.uuid] = u;
+      const u = this.decide(mt, change.uuid, change.old, change.new, false, change.changed);
+      if (u !== undefined) addUpdate(out, change.table, mt, u);
     }
-    return finishUpdates(out, this.sorted);
+    return this.write(out, this.sorted);
   }
 
   /**
@@ -262,7 +275,7 @@ export class Monitor {
    * transaction: a row inserted and then deleted is left out, one inserted
    * and then modified is one insert with its final value.
    */
-  since(entries: readonly HistoryEntry[]): MonitorUpdates | undefined {
+  since(entries: readonly HistoryEntry[]): TextInPieces | undefined {
     const merged = new Map<string, Map<string, { old: Row | null; new: Row | null }>>();
     for (const entry of entries) {
       for (const change of entry.changes.rows) {
@@ -284,18 +297,15 @@ export class Monitor {
         }
       }
     }
-    let out: MonitorUpdates | undefined;
+    const out = new Map<string, TableUpdates>();
     for (const [name, rows] of merged) {
       const mt = this.tables.get(name) as MonitorTable;
       for (const [uuid, r] of rows) {
-        const u = this.rowUpdate(mt, r.old, r.new, false);
-        if (u === undefined) continue;
-        out ??= {};
-        out[name] ??= {};
-        (out[name] as Record<string, Record<string, unknown>>)[uuid] = u;
+        const u = this.decide(mt, uuid, r.old, r.new, false, undefined);
+        if (u !== undefined) addUpdate(out, name, mt, u);
       }
     }
-    return finishUpdates(out, this.sorted);
+    return this.write(out, this.sorted);
   }
 
   /**
@@ -341,41 +351,95 @@ export class Monitor {
    * or left (`delete`) the condition of each table whose condition changed.
    * The new conditions then become the current ones.
    */
-  conditionChangeUpdate(): MonitorUpdates | undefined {
+  conditionChangeUpdate(): TextInPieces | undefined {
     if (this.version === 1) return undefined;
-    let out: MonitorUpdates | undefined;
+    const out = new Map<string, TableUpdates>();
     let changed = false;
     for (const [name, mt] of this.tables) {
       const oldC = mt.oldCondition;
       const newC = mt.newCondition;
       if (oldC === undefined || newC === undefined || oldC.sameAs(newC)) continue;
       for (const row of mt.store.rows.values()) {
-        const u = this.rowUpdate(mt, row, row, false);
-        if (u === undefined) continue;
-        out ??= {};
-        out[name] ??= {};
-        (out[name] as Record<string, Record<string, unknown>>)[row.uuid] = u;
+        const u = this.decide(mt, row.uuid, row, row, false, undefined);
+        if (u !== undefined) addUpdate(out, name, mt, u);
       }
       mt.oldCondition = newC;
       changed = true;
     }
     // Composed for this session alone: never pre-serialized, so in hash order.
-    const updates = finishUpdates(out, false);
+    const updates = this.write(out, false);
     if (changed) this.setMode();
     return updates;
   }
 
-  private rowUpdate(
+  /**
+   * What monitor table `mt` sends for a row that was `old` and is `next`
+   * (`initial`: a row of the initial contents), if anything. `candidates`:
+   * the columns that may have changed, when known.
+   */
+  private decide(
     mt: MonitorTable,
+    uuid: string,
     old: Row | null,
     next: Row | null,
     initial: boolean,
-  ): Record<string, unknown> | undefined {
-    // Row objects are put in order by finishUpdates.
-    return this.version === 1
-      ? rowUpdate1(mt, old, next, initial)
-      : rowUpdate2(mt, old, next, initial);
+    candidates: readonly string[] | undefined,
+  ): RowUpdate | undefined {
+    const type =
+      this.version === 1
+        ? initial
+          ? INITIAL
+          : old === null
+            ? INSERT
+            : next === null
+              ? DELETE
+              : MODIFY
+        : conditionType(mt, old, next, initial);
+    if (!(mt.select & type)) return undefined;
+    let changed: Set<string> | undefined;
+    if (type === MODIFY) {
+      changed = changedColumns(mt, old as Row, next as Row, candidates);
+      if (changed === undefined) return undefined;
+    }
+    return { uuid, type, old, next, changed };
   }
+
+  /**
+   * The JSON text of `{table: {uuid: row-update}}` for `tables`, with every
+   * object's members in the order ovsdb-server writes them: sorted (a
+   * pre-serialized update) or in its hash order (see `ordered`). Each row
+   * update is built in that order and written on its own; the text is in
+   * pieces when it is long.
+   */
+  private write(tables: Map<string, TableUpdates>, sorted: boolean): TextInPieces | undefined {
+    if (tables.size === 0) return undefined;
+    const out = new TextPieces();
+    let t = 0;
+    for (const table of ordered([...tables.values()], (x) => x.name, sorted)) {
+      out.add(`${t++ === 0 ? '{' : ','}${memberPrefix(table.name)}{`);
+      let r = 0;
+      for (const u of ordered(table.rows, (x) => x.uuid, sorted)) {
+        // A row's UUID is canonical (hex digits and dashes): nothing to escape.
+        const key = `${r++ === 0 ? '' : ','}"${u.uuid}":`;
+        if (this.version === 1) writeRowUpdate1(table.mt, u, key, out);
+        else writeRowUpdate2(table.mt, u, sorted, key, out);
+      }
+      out.add('}');
+    }
+    out.add('}');
+    return out.finish();
+  }
+}
+
+function addUpdate(
+  out: Map<string, TableUpdates>,
+  name: string,
+  mt: MonitorTable,
+  u: RowUpdate,
+): void {
+  const t = out.get(name);
+  if (t === undefined) out.set(name, { name, mt, rows: [u] });
+  else t.rows.push(u);
 }
 
 function parseRequest(mt: MonitorTable, json: unknown, conditional: boolean): void {
@@ -424,76 +488,90 @@ function parseRequest(mt: MonitorTable, json: unknown, conditional: boolean): vo
   if (conditional) mt.requestConditions.push(MonitorCondition.parse(mt.table, where));
 }
 
-/** `obj`'s members sorted by name, or in ovsdb-server's hash order of their insertion. */
-function ordered<T>(obj: Record<string, T>, sorted: boolean): Record<string, T> {
-  const names = Object.keys(obj);
-  if (names.length <= 1) return obj;
-  const order = sorted ? names.sort() : shashOrder(names);
-  const out: Record<string, T> = {};
-  for (const name of order) out[name] = obj[name] as T;
-  return out;
+/**
+ * `items` in the order ovsdb-server writes the members they are named by:
+ * sorted by name (a pre-serialized update), or its hash order of their
+ * insertion (`items`' order; a name given twice keeps its first place).
+ */
+function ordered<T>(items: T[], name: (item: T) => string, sorted: boolean): T[] {
+  if (items.length <= 1) return items;
+  const byName = new Map<string, T>();
+  for (const item of items) {
+    const n = name(item);
+    if (!byName.has(n)) byName.set(n, item);
+  }
+  // Sorted by the engine's own string order (no comparator to call).
+  const names = sorted ? [...byName.keys()].sort() : shashOrder([...byName.keys()]);
+  return names.map((n) => byName.get(n) as T);
 }
 
 /**
- * `updates` with every object's members in the order ovsdb-server writes
- * them: sorted (a pre-serialized update) or its hash order.
+ * Write `prefix`, the JSON text of `value` and `suffix`: one
+ * `JSON.stringify` for the value, or, when it cannot write it (a bigint, a
+ * text longer than one string), `stringifyJson`'s text in pieces.
  */
-function finishUpdates(
-  updates: MonitorUpdates | undefined,
-  sorted: boolean,
-): MonitorUpdates | undefined {
-  if (updates === undefined) return undefined;
-  const out: MonitorUpdates = {};
-  for (const [table, rows] of Object.entries(ordered(updates, sorted))) {
-    const rowsOut: Record<string, Record<string, unknown>> = {};
-    for (const [uuid, u] of Object.entries(ordered(rows, sorted))) {
-      const uOut: Record<string, unknown> = {};
-      for (const [k, v] of Object.entries(ordered(u, sorted))) {
-        uOut[k] =
-          v !== null && typeof v === 'object' ? ordered(v as Record<string, unknown>, sorted) : v;
-      }
-      rowsOut[uuid] = uOut;
-    }
-    out[table] = rowsOut;
+function writeJson(prefix: string, value: unknown, suffix: string, out: TextPieces): void {
+  let text: string | undefined;
+  try {
+    text = JSON.stringify(value);
+  } catch {
+    text = undefined;
   }
-  return out;
+  if (text !== undefined) {
+    out.add(prefix + text + suffix);
+    return;
+  }
+  out.add(prefix);
+  out.json(value);
+  out.add(suffix);
 }
 
-/** A version-1 `<row-update>`, or undefined when nothing is to be sent. */
-function rowUpdate1(
-  mt: MonitorTable,
-  old: Row | null,
-  next: Row | null,
-  initial: boolean,
-): Record<string, unknown> | undefined {
-  const type = initial ? INITIAL : old === null ? INSERT : next === null ? DELETE : MODIFY;
-  if (!(mt.select & type)) return undefined;
-  let changed: Set<string> | undefined;
-  if (type === MODIFY) {
-    changed = changedColumns(mt, old as Row, next as Row);
-    if (changed === undefined) return undefined;
+/** The members of a version-1 row update in ovsdb-server's order when it has both. */
+const OLD_NEW = shashOrder(['old', 'new']);
+
+/** A row object (`{column: value}`) of `columns`' wire values, in ovsdb-server's hash order of their insertion. */
+function rowObject(columns: MonitoredColumn[], values: Datum[]): Record<string, unknown> {
+  const names = columns.map((c) => c.name);
+  const order = names.length <= 1 ? names : shashOrder(names);
+  const obj: Record<string, unknown> = {};
+  for (let i = 0; i < order.length; i++) {
+    const j = order === names ? i : names.indexOf(order[i] as string);
+    const c = columns[j] as MonitoredColumn;
+    obj[c.name] = datumToWire(values[j] as Datum, c.type);
   }
-  const out: Record<string, unknown> = {};
-  let oldJson: Record<string, unknown> | undefined;
-  let newJson: Record<string, unknown> | undefined;
-  if (type & (DELETE | MODIFY)) {
-    oldJson = {};
-    out.old = oldJson;
-  }
-  if (type & (INITIAL | INSERT | MODIFY)) {
-    newJson = {};
-    out.new = newJson;
-  }
+  return obj;
+}
+
+/**
+ * A version-1 `<row-update>`: `{"old": …}` for deletes, `{"new": …}` for
+ * initial rows and inserts, both for modifications (`old` with the changed
+ * columns); every monitored column whose `select` includes the kind of change.
+ */
+function writeRowUpdate1(mt: MonitorTable, u: RowUpdate, key: string, out: TextPieces): void {
+  const type = u.type;
+  const hasOld = (type & (DELETE | MODIFY)) !== 0;
+  const hasNew = (type & (INITIAL | INSERT | MODIFY)) !== 0;
+  const oldColumns: MonitoredColumn[] = [];
+  const oldValues: Datum[] = [];
+  const newColumns: MonitoredColumn[] = [];
+  const newValues: Datum[] = [];
   for (const c of mt.columns) {
     if (!(type & c.select)) continue;
-    if (oldJson !== undefined && (type === DELETE || changed?.has(c.name))) {
-      oldJson[c.name] = wire((old as Row).fields[c.name] as Datum, c.type);
+    if (hasOld && (type === DELETE || u.changed?.has(c.name))) {
+      oldColumns.push(c);
+      oldValues.push((u.old as Row).fields[c.name] as Datum);
     }
-    if (newJson !== undefined) {
-      newJson[c.name] = wire((next as Row).fields[c.name] as Datum, c.type);
+    if (hasNew) {
+      newColumns.push(c);
+      newValues.push((u.next as Row).fields[c.name] as Datum);
     }
   }
-  return out;
+  const members = hasOld && hasNew ? OLD_NEW : hasOld ? ['old'] : ['new'];
+  const update: Record<string, unknown> = {};
+  for (const m of members) {
+    update[m] = m === 'old' ? rowObject(oldColumns, oldValues) : rowObject(newColumns, newValues);
+  }
+  writeJson(key, update, '', out);
 }
 
 /** The kind of change after the table's condition is applied (0: none). */
@@ -525,32 +603,44 @@ function conditionType(
   return type;
 }
 
-/** A version-2 `<row-update2>`, or undefined when nothing is to be sent. */
-function rowUpdate2(
+/**
+ * A version-2 `<row-update2>`: `initial` and `insert` carry the columns that
+ * do not hold their default value, `modify` the diff of each changed column,
+ * `delete` null; members sorted (`sorted`) or in ovsdb-server's hash order.
+ */
+function writeRowUpdate2(
   mt: MonitorTable,
-  old: Row | null,
-  next: Row | null,
-  initial: boolean,
-): Record<string, unknown> | undefined {
-  const type = conditionType(mt, old, next, initial);
-  if (!(mt.select & type)) return undefined;
-  if (type === DELETE) return { delete: null };
-  let changed: Set<string> | undefined;
-  if (type === MODIFY) {
-    changed = changedColumns(mt, old as Row, next as Row);
-    if (changed === undefined) return undefined;
+  u: RowUpdate,
+  sorted: boolean,
+  key: string,
+  out: TextPieces,
+): void {
+  const type = u.type;
+  if (type === DELETE) {
+    out.add(`${key}{"delete":null}`);
+    return;
   }
-  const row = next as Row;
-  const diff: Record<string, unknown> = {};
-  for (const c of mt.columns) {
+  const row = u.next as Row;
+  const columns: MonitoredColumn[] = [];
+  const values: Datum[] = [];
+  let diff: Record<string, unknown> | undefined = sorted ? {} : undefined;
+  for (const c of sorted ? mt.sortedColumns : mt.columns) {
     if (!(type & c.select)) continue;
-    const value = row.fields[c.name] as Datum;
+    let value = row.fields[c.name] as Datum;
     if (type === MODIFY) {
-      if (!changed?.has(c.name)) continue;
-      diff[c.name] = wire(datumDiff((old as Row).fields[c.name] as Datum, value, c.type), c.type);
-    } else if (!isDefaultDatum(value, c.type)) {
-      diff[c.name] = wire(value, c.type);
+      if (!u.changed?.has(c.name)) continue;
+      value = datumDiff((u.old as Row).fields[c.name] as Datum, value, c.type);
+    } else if (isDefaultDatum(value, c.type)) {
+      continue;
+    }
+    // Sorted: the members go in as they come.
+    if (diff !== undefined) diff[c.name] = datumToWire(value, c.type);
+    else {
+      columns.push(c);
+      values.push(value);
     }
   }
-  return { [type === INITIAL ? 'initial' : type === MODIFY ? 'modify' : 'insert']: diff };
+  diff ??= rowObject(columns, values);
+  const kind = type === INITIAL ? 'initial' : type === MODIFY ? 'modify' : 'insert';
+  writeJson(`${key}{"${kind}":`, diff, '}', out);
 }

@@ -266,20 +266,33 @@ export class Session {
   notify(method: string, params: readonly unknown[]): void {
     if (this.isClosed) return;
     this.host.flush(this);
-    this.notifyUpdate(method, params);
+    // The first param (a monitor's id, a lock's name) as ovsdb-server echoes it.
+    const out = params.length > 0 ? [echoJson(params[0]), ...params.slice(1)] : params;
+    this.sendText(`{"id":null,"method":${JSON.stringify(method)},"params":${stringifyJson(out)}}`);
   }
 
   /**
-   * Send a monitor update notification as is (its first param, the monitor
-   * id, as ovsdb-server echoes it), in pieces when it is long.
+   * Send a monitor update notification: `method` with params the monitor's
+   * id (as ovsdb-server echoes it), for version 3 the last transaction's id
+   * (`txnId`), and the updates, already JSON text (in pieces when long).
+   * With `flushFirst`, the pending updates of the session's monitors go
+   * first.
    */
-  notifyUpdate(method: string, params: readonly unknown[]): void {
-    const out = params.length > 0 ? [echoJson(params[0]), ...params.slice(1)] : params;
+  notifyUpdate(
+    method: string,
+    monitorId: unknown,
+    txnId: string | undefined,
+    updates: TextInPieces,
+    flushFirst = false,
+  ): void {
+    if (this.isClosed) return;
+    if (flushFirst) this.host.flush(this);
+    const lead = txnId === undefined ? '' : `${JSON.stringify(txnId)},`;
     this.sendText(
       framePieces(
-        `{"id":null,"method":${JSON.stringify(method)},"params":`,
-        stringifyJsonPieces(out),
-        '}',
+        `{"id":null,"method":${JSON.stringify(method)},"params":[${stringifyJson(echoJson(monitorId))},${lead}`,
+        updates,
+        ']}',
       ),
     );
   }

@@ -54,7 +54,7 @@ import { OpError } from '../engine/op-error.js';
 import { shashOrder } from '../engine/ovs-hash.js';
 import { Txn } from '../engine/staging.js';
 import { columnType, type Row, type TableStore } from '../engine/table-store.js';
-import { atomToWire, datumToWire, parseDatum } from '../engine/values.js';
+import { atomToWire, datumToWire, memberPrefix, parseDatum } from '../engine/values.js';
 
 /** The members of a transaction record that are not tables. */
 const ANNOTATIONS = new Set(['_date', '_comment', '_is_diff']);
@@ -244,18 +244,6 @@ export function datumJsonText(d: Datum, type: DatumType): string {
   const out = new TextPieces();
   writeDatum(d, type, out);
   return joinPieces(out.finish());
-}
-
-const columnNameTexts = new Map<string, string>();
-
-/** A column name as a JSON string followed by a colon, made once per name. */
-function memberPrefix(column: string): string {
-  let t = columnNameTexts.get(column);
-  if (t === undefined) {
-    t = `${JSON.stringify(column)}:`;
-    if (columnNameTexts.size < 65536) columnNameTexts.set(column, t);
-  }
-  return t;
 }
 
 /** Whether {@link rowRecord} writes anything for `ch`: a modification of no persistent column writes nothing. */
