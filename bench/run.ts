@@ -1,8 +1,9 @@
 /**
  * The benchmark harness: `npm run bench [-- --quick] [-- --only W1,W3]`.
  *
- * Runs W1–W10, WH (the heap of a pending transaction) and WT (the test
- * kit's per-test cost; see `bench/workloads/`), each against fresh real
+ * Runs W1–W10, WH and WX (the heap of a pending transaction, one huge
+ * transaction) and WT (the test kit's per-test cost; see
+ * `bench/workloads/`), each against fresh real
  * `ovsdb-server`s (NB 7.18.0, Unix socket) and, for W7, W8 and W9, ovnkit's
  * in-memory server in its own process (W8 and W9 with database files; W8
  * serves NB and SB to `ovn-northd`). The
@@ -50,8 +51,9 @@ import { w10 } from './workloads/w10-desired.js';
 import { wh } from './workloads/wh-pending-heap.js';
 import { wo } from './workloads/wo-observability.js';
 import { wt } from './workloads/wt-test-kit.js';
+import { wx } from './workloads/wx-huge-transaction.js';
 
-const WORKLOADS: readonly Workload[] = [w1, w2, w3, w4, w5, w6, w7, w8, w9, w10, wh, wo, wt];
+const WORKLOADS: readonly Workload[] = [w1, w2, w3, w4, w5, w6, w7, w8, w9, w10, wh, wx, wo, wt];
 /** Run only when asked for (`--only WO`, `--observability`). */
 const ON_REQUEST = new Set(['WO']);
 
