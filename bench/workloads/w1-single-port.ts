@@ -403,26 +403,28 @@ export const w1: Workload = {
       asOvnkit: f('W1b.bare-as-ovnkit', `${AS_OVNKIT}, pipelined`),
     };
     /**
-     * ovnkit ÷ the bare monitored connection against `target`, and the two
-     * ratios that split it: what ovnkit's requests cost the server
-     * (`bare-as-ovnkit` ÷ bare-monitored) and what its client work costs.
+     * ovnkit ÷ the bare connection asking the server what ovnkit asks
+     * against `target` (the floor of a client with ovnkit's requests), and,
+     * without a target, against the bare monitored connection and what
+     * ovnkit's requests alone cost the server (`bare-as-ovnkit` ÷
+     * bare-monitored).
      */
-    const againstMonitored = (x: typeof a, mode: string, target: number): Ratio[] => [
+    const againstAsOvnkit = (x: typeof a, mode: string, target: number): Ratio[] => [
       ratio(
-        `ovnkit/bare-monitored-${mode}`,
-        x.ovnkit,
-        x.monitored,
-        '>=',
-        target,
-        `${cpuVs(result.figures, x.ovnkit, x.monitored)}; asking what ovnkit asks, the bare connection reaches ${times(x.asOvnkit, x.monitored)}`,
-      ),
-      contextRatio(`bare-as-ovnkit/bare-monitored-${mode}`, x.asOvnkit, x.monitored),
-      contextRatio(
         `ovnkit/bare-as-ovnkit-${mode}`,
         x.ovnkit,
         x.asOvnkit,
+        '>=',
+        target,
         cpuVs(result.figures, x.ovnkit, x.asOvnkit),
       ),
+      contextRatio(
+        `ovnkit/bare-monitored-${mode}`,
+        x.ovnkit,
+        x.monitored,
+        `${cpuVs(result.figures, x.ovnkit, x.monitored)}; asking what ovnkit asks, the bare connection reaches ${times(x.asOvnkit, x.monitored)}`,
+      ),
+      contextRatio(`bare-as-ovnkit/bare-monitored-${mode}`, x.asOvnkit, x.monitored),
     ];
     push(a.raw, a.ovnkit, a.bare, a.monitored, a.asOvnkit);
     const cpuA = cpuOf(a.ovnkit);
@@ -436,15 +438,16 @@ export const w1: Workload = {
         0.8,
         `monitoring alone: bare-monitored/raw ${times(a.monitored, a.raw)}`,
       ),
-      ...againstMonitored(a, 'seq', 0.9),
+      ...againstAsOvnkit(a, 'seq', 0.9),
       ratio(
-        'cpu ovnkit/bare-monitored-seq',
+        'cpu ovnkit/bare-as-ovnkit-seq',
         cpuA,
-        cpuMon,
+        cpuOf(a.asOvnkit),
         '<=',
-        1.3,
+        1.25,
         `raw client ${cpuOf(a.raw).median.toFixed(1)} µs/LSP`,
       ),
+      contextRatio('cpu ovnkit/bare-monitored-seq', cpuA, cpuMon),
     );
     if (samples.has('W1a.libovsdb')) {
       const go = f('W1a.libovsdb', 'libovsdb (Go) MonitorAll + Create/Mutate, sequential');
@@ -476,7 +479,7 @@ export const w1: Workload = {
         0.85,
         `monitoring alone: bare-monitored/raw ${times(b.monitored, b.raw)}`,
       ),
-      ...againstMonitored(b, 'pipelined', 0.95),
+      ...againstAsOvnkit(b, 'pipelined', 0.95),
     );
     await serverInstructions(ctx, result);
     if (samples.has('W1b.libovsdb')) {
