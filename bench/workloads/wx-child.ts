@@ -52,7 +52,7 @@ function baseline(): { heap: number; rss: number } {
 function measured(base: { heap: number; rss: number }, t0: number, chars: number): Out {
   const ms = performance.now() - t0;
   const heapBytes = process.memoryUsage().heapUsed - base.heap;
-  const peakRssBytes = process.resourceUsage().maxRSS * 1024 - base.rss;
+  const peakRssBytes = Math.max(0, process.resourceUsage().maxRSS * 1024 - base.rss);
   return { ms, heapBytes, peakRssBytes, chars };
 }
 
