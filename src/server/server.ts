@@ -61,17 +61,11 @@
  *   ovsdb-server instead fails that transaction and goes on.
  *
  * ## Database files
- * A database served from a file ({@link CreateServerOptions.dbFiles},
- * {@link CreateServerOptions.dbFile}) is kept in ovsdb-server's standalone
- * format (see `storage/db-file.ts`): every commit appends its record, and
- * the records of the commits so far are written before any byte leaves
- * the server (gathered into one write per batch of pipelined requests),
- * flushed to disk first when a commit was `durable`. The file is compacted
- * as ovsdb-server compacts it, and on demand ({@link OvsdbServer.compact}).
+ * See `storage/files.ts`.
  * @module
  */
 
-import type { ServerMetrics, ServerMetricsRecorder } from '../observability/metrics.js';
+import type { ServerMetricsRecorder } from '../observability/metrics.js';
 import type { DatabaseSchema } from '../ovsdb/schema/schema-types.js';
 import { newUuid } from '../ovsdb/values/uuid.js';
 import type { Transport } from '../ovsdb/wire/transport.js';
@@ -96,8 +90,9 @@ import { dispatchNotification, dispatchRequest, type MethodContext } from './rpc
 import { ServerLog } from './rpc/server-log.js';
 import { Session, type SessionHost } from './rpc/session.js';
 import { Transactions } from './rpc/transact.js';
-import type { ServerRowChange } from './server-db.js';
-import { type CompactionOptions, DbStorage } from './storage/db-file.js';
+import type { CreateServerOptions, ServerView } from './server-options.js';
+import type { DbStorage } from './storage/db-file.js';
+import { DatabaseFiles } from './storage/files.js';
 import { DbFileError } from './storage/log.js';
 import { conversionError, convertDatabase, ovsReserialized } from './storage/records.js';
 
@@ -105,100 +100,7 @@ export type { ConnectionLimitStats } from './listeners/limits.js';
 export type { ListenAddress, RemoteOptions, ServerTlsOptions } from './listeners/listen.js';
 export type { ChannelHandlers, SessionChannel } from './rpc/channel.js';
 export type { ServerRowChange } from './server-db.js';
-
-/**
- * The server as one member of a simulated cluster sees it (see
- * {@link OvsdbServer.serverView}): its own `_Server` database.
- */
-export interface ServerView {
-  /**
-   * Change this member's `_Server` row of database `name` (model, leader,
-   * connected, Raft index, cluster and server ids); the `_Server` monitors
-   * of its sessions get the change at once.
-   * @throws Error when the view has no row for `name`.
-   */
-  set(name: string, change: ServerRowChange): void;
-  /** Forget the view (its sessions keep reading it until they close). */
-  close(): void;
-}
-
-/** Options of {@link createServer}. */
-export interface CreateServerOptions {
-  /**
-   * The databases to serve from memory: parsed schemas, `.ovsschema` JSON
-   * objects, or engine {@link Database}s (served with their contents).
-   * With {@link CreateServerOptions.dbFile}, the one database kept in that file.
-   */
-  readonly databases?: readonly (DatabaseSchema | Database | object)[] | undefined;
-  /**
-   * Database files to open and serve, as ovsdb-server's positional
-   * arguments: standalone OVSDB files (made by `ovsdb-tool create`, written
-   * by ovsdb-server or by this server), each served with its own schema and
-   * kept up to date.
-   */
-  readonly dbFiles?: readonly string[] | undefined;
-  /**
-   * Passive remotes to listen on: `punix:<path>`, `ptcp:<port>[:<ip>]`,
-   * `pssl:<port>[:<ip>]`, and WebSocket endpoints `ws:<ip>:<port>[/<path>]`
-   * or `ws://<ip>:<port>[/<path>]` (`wss:` with {@link CreateServerOptions.tls};
-   * loopback addresses only) — port 0 picks a free port. More can be added
-   * later with {@link OvsdbServer.listen}. Default: none (in-process only).
-   */
-  readonly listen?: readonly string[] | undefined;
-  /**
-   * Inactivity probe interval for tcp and ssl sessions, in ms (ovsdb-server's
-   * default is 5000); 0 disables it. Unix and in-process sessions are never probed.
-   */
-  readonly probeIntervalMs?: number | undefined;
-  /**
-   * Keep the one database of `databases` in this OVSDB database file: it is
-   * created from the schema when missing, its data is converted when the
-   * file holds another version of the schema (as `ovsdb-tool convert`), and
-   * an ovnkit JSON snapshot of earlier versions is converted into a
-   * database file once.
-   */
-  readonly dbFile?: string | undefined;
-  /**
-   * Database files: write changed set and map columns as diffs (default
-   * true, as ovsdb-server; false as its `--disable-file-column-diff`), and
-   * when to compact (default ovsdb-server's rule; `false`: only on demand).
-   */
-  readonly storage?:
-    | { readonly columnDiff?: boolean | undefined; readonly compaction?: CompactionOptions | false }
-    | undefined;
-  /**
-   * Called when the server stopped because a database file could not be
-   * written (after the error is logged and every connection dropped).
-   */
-  readonly onFatal?: ((error: Error) => void) | undefined;
-  /**
-   * How many transactions each database keeps for `monitor_cond_since`
-   * (default 100). 0 disables resuming and answers exactly as a standalone
-   * ovsdb-server: `found: false` and all-zero transaction ids in replies and
-   * `update3` notifications.
-   */
-  readonly historyLength?: number | undefined;
-  /** Certificates for `pssl:` and `wss:` listeners. */
-  readonly tls?: ServerTlsOptions | undefined;
-  /** Most connections at once over the listeners (default: no limit, as ovsdb-server); see `listeners/limits.ts`. */
-  readonly maxConnections?: number | undefined;
-  /** Most bytes of incomplete messages held for all connections together (default 256 MiB). */
-  readonly maxInputBytes?: number | undefined;
-  /** Most bytes waiting for one client that does not read, merged monitor updates included (default 256 MiB). */
-  readonly maxBacklogBytes?: number | undefined;
-  /** Browser origins the WebSocket listeners accept (`*`: any); by default none but their own. */
-  readonly allowOrigins?: readonly string[] | undefined;
-  /** Also append log lines to this file. */
-  readonly logFile?: string | undefined;
-  /** Also pass log lines to this function. */
-  readonly onLog?: ((line: string) => void) | undefined;
-  /**
-   * Where to count the server's sessions, monitors and transactions:
-   * `prometheusMetrics(promClient)`, or any {@link ServerMetrics}. Default:
-   * none.
-   */
-  readonly metrics?: ServerMetrics | undefined;
-}
+export type { CreateServerOptions, ServerView } from './server-options.js';
 
 /**
  * A running in-memory OVSDB server. Create one with {@link createServer}.
@@ -217,11 +119,9 @@ export class OvsdbServer implements SessionHost {
   private readonly methods: MethodContext;
   private readonly listeners: Listeners;
   private readonly probeIntervalMs: number;
+  private readonly files: DatabaseFiles;
   /** The files of the databases kept in one, by database name. */
-  private readonly storages = new Map<string, DbStorage>();
-  /** Whether a storage has records waiting. */
-  private dirty = false;
-  private flushScheduled = false;
+  private readonly storages: Map<string, DbStorage>;
   private closing = false;
   private fatal: Error | undefined;
   private readonly metrics: ServerMetricsRecorder | undefined;
@@ -235,6 +135,14 @@ export class OvsdbServer implements SessionHost {
     this.log = new ServerLog({ file: options.logFile, sink: options.onLog });
     this.probeIntervalMs = options.probeIntervalMs ?? 5000;
     this.databases = new DatabaseRegistry(options.historyLength ?? 100);
+    this.files = new DatabaseFiles({
+      storage: options.storage,
+      historyLength: options.historyLength ?? 100,
+      log: (module, level, text) => this.log.write(module, level, text),
+      closing: () => this.closing,
+      fail: (e) => this.fail(e),
+    });
+    this.storages = this.files.storages;
     this.monitors = new MonitorHub(this.databases);
     const metered = serverMetrics(options.metrics, {
       sessionCount: () => this.sessions.size,
@@ -277,9 +185,9 @@ export class OvsdbServer implements SessionHost {
           );
         }
         databases.shift();
-        this.addStorage(this.openStorage(options.dbFile, only.schema));
+        this.addStorage(this.files.open(options.dbFile, only.schema));
       }
-      for (const file of options.dbFiles ?? []) this.addStorage(this.openStorage(file, undefined));
+      for (const file of options.dbFiles ?? []) this.addStorage(this.files.open(file, undefined));
       for (const db of databases) this.addServed(db);
     } catch (e) {
       for (const st of this.storages.values()) st.close();
@@ -516,7 +424,7 @@ export class OvsdbServer implements SessionHost {
    *   Error when a database of that name is already served.
    */
   openDatabase(path: string): Database {
-    const storage = this.openStorage(path, undefined);
+    const storage = this.files.open(path, undefined);
     if (this.databases.has(storage.db.schema.name)) {
       storage.close();
       throw new Error(`${storage.db.schema.name}: duplicate database name`);
@@ -538,16 +446,7 @@ export class OvsdbServer implements SessionHost {
    * written the server stops (see the module documentation).
    */
   persist(): void {
-    if (!this.dirty) return;
-    this.dirty = false;
-    for (const st of this.storages.values()) {
-      try {
-        st.flush();
-      } catch (e) {
-        this.fail(e as Error);
-        return;
-      }
-    }
+    this.files.persist();
   }
 
   /**
@@ -587,27 +486,7 @@ export class OvsdbServer implements SessionHost {
    * (weak references held) and `sessions`.
    */
   memoryUsage(): Record<string, number> {
-    let cells = 0;
-    let atoms = 0;
-    let weakRefs = 0;
-    // Every database, _Server included, as ovsdb-server counts them.
-    for (const served of this.databases.all()) {
-      for (const store of served.db.tables.values()) {
-        const columns = Object.keys(store.schema.columns);
-        const weak = columns.filter((c) => {
-          const t = store.schema.columns[c]?.type;
-          return (
-            (t?.key.type === 'uuid' && t.key.refType === 'weak') ||
-            (t?.value?.type === 'uuid' && t.value.refType === 'weak')
-          );
-        });
-        cells += store.rows.size * columns.length;
-        for (const row of store.rows.values()) {
-          for (const c of columns) atoms += row.fields[c]?.keys.length ?? 0;
-          for (const c of weak) weakRefs += row.fields[c]?.keys.length ?? 0;
-        }
-      }
-    }
+    const { atoms, cells, weakRefs } = this.databases.contentCounts();
     return {
       atoms,
       cells,
@@ -682,16 +561,6 @@ export class OvsdbServer implements SessionHost {
   }
 
   // ---- internals ----------------------------------------------------------
-
-  private openStorage(path: string, schema: DatabaseSchema | undefined): DbStorage {
-    return DbStorage.open(path, {
-      schema,
-      columnDiff: this.options.storage?.columnDiff,
-      compaction: this.options.storage?.compaction,
-      history: this.options.historyLength ?? 100,
-      log: (module, level, text) => this.log.write(module, level, text),
-    });
-  }
 
   private addStorage(storage: DbStorage): void {
     const name = storage.db.schema.name;
@@ -769,27 +638,9 @@ export class OvsdbServer implements SessionHost {
     if (serverServed !== undefined) this.committed(serverServed, change);
   }
 
-  /**
-   * Before a commit to `served` changes anything: queue its record for the
-   * database's file, when it has one. Returns the transaction id the record
-   * gives it (see `storage/db-file.ts`), if any.
-   * @throws OpError "resources exhausted" when the record cannot be made:
-   *   the commit is refused, and nothing was queued.
-   */
+  /** Before a commit to `served` changes anything: queue its record (see `storage/files.ts`). */
   private record(served: Served, changes: TxnChanges, durable: boolean): string | undefined {
-    const storage = served.reserved ? undefined : this.storages.get(served.name);
-    if (storage === undefined || storage.db !== served.db) return undefined;
-    let fileId: string | undefined;
-    try {
-      fileId = storage.record(changes, durable);
-    } catch (e) {
-      throw new OpError(
-        'resources exhausted',
-        `the record of this transaction for ${storage.path} cannot be made: ${(e as Error).message}`,
-      );
-    }
-    if (storage.dirty) this.markDirty();
-    return fileId;
+    return this.files.record(served, changes, durable);
   }
 
   /**
@@ -802,33 +653,6 @@ export class OvsdbServer implements SessionHost {
     const id = served.history.add(changes, fileId);
     this.monitors.queue(served, id, changes);
     for (const watch of this.commitWatchers) watch(served.name);
-  }
-
-  /** Records wait: write them before anything is sent, and soon in any case. */
-  private markDirty(): void {
-    this.dirty = true;
-    if (this.flushScheduled || this.closing) return;
-    this.flushScheduled = true;
-    setImmediate(() => {
-      this.flushScheduled = false;
-      if (this.closing) return;
-      this.persist();
-      this.compactIfDue();
-    });
-  }
-
-  /** Compact the files that ovsdb-server's rule says to (see `storage/db-file.ts`). */
-  private compactIfDue(): void {
-    const now = Date.now();
-    for (const st of this.storages.values()) {
-      if (!st.shouldCompact(now)) continue;
-      try {
-        st.compact();
-      } catch (e) {
-        // The old file is kept; ovsdb-server retries a minute or two later.
-        this.log.write('ovsdb', 'ERR', (e as Error).message);
-      }
-    }
   }
 
   /**
@@ -875,14 +699,7 @@ export class OvsdbServer implements SessionHost {
     for (const served of this.databases.all()) {
       for (const t of served.triggers) if (t.timer !== undefined) clearTimeout(t.timer);
     }
-    if (!save) for (const st of this.storages.values()) st.discard();
-    for (const st of this.storages.values()) {
-      try {
-        st.close();
-      } catch (e) {
-        this.log.write('ovsdb_server', 'ERR', (e as Error).message);
-      }
-    }
+    this.files.close(save);
     await closing;
   }
 }
