@@ -14,7 +14,7 @@ import { parseSchema } from '../ovsdb/schema/schema.js';
 import type { DatabaseSchema } from '../ovsdb/schema/schema-types.js';
 import type { DialedTransport } from '../ovsdb/transport/dial.js';
 import { OvsdbError } from '../ovsdb/wire/errors.js';
-import { stringifyJson } from '../ovsdb/wire/json-text.js';
+import { stringifyJson } from '../ovsdb/wire/json-stringify.js';
 import type { TableUpdates2 } from '../ovsdb/wire/wire.js';
 import {
   decodeServerDatabaseRow,

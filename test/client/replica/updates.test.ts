@@ -17,7 +17,8 @@ import {
   EMPTY_MAP,
   EMPTY_SET,
 } from '../../../src/ovsdb/values/set-map.js';
-import { parseJson, stringifyJson } from '../../../src/ovsdb/wire/json-text.js';
+import { stringifyJson } from '../../../src/ovsdb/wire/json-stringify.js';
+import { parseJson } from '../../../src/ovsdb/wire/json-text.js';
 import {
   applyRowUpdate,
   applyRowUpdate2,
