@@ -21,13 +21,12 @@ import type { ReconnectReason } from '../observability/metrics.js';
 import { inSpan, SPAN_KIND_CLIENT } from '../observability/tracing.js';
 import type { OvsdbConnection } from '../ovsdb/connection/connection.js';
 import {
-  type AbsentConditionPolicy,
   absentColumns,
   type CompatReport,
-  serverConditions,
   serverReadColumns,
   usableColumns,
 } from '../ovsdb/schema/compat.js';
+import { type AbsentConditionPolicy, serverConditions } from '../ovsdb/schema/compat-checks.js';
 import type { ColumnOf, DatabaseModel, RowOf, TableMap, TableName } from '../ovsdb/schema/model.js';
 import type { DatabaseSchema } from '../ovsdb/schema/schema-types.js';
 import { compileMonitorWhere, type MonitorCondition } from '../ovsdb/values/conditions.js';

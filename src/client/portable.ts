@@ -7,13 +7,13 @@
 
 export * from '../observability/index.js';
 export type {
-  AbsentConditionPolicy,
   ColumnTypeDifference,
   CompatOption,
   CompatReport,
   CompatSpec,
   CompatTables,
 } from '../ovsdb/schema/compat.js';
+export type { AbsentConditionPolicy } from '../ovsdb/schema/compat-checks.js';
 export type { MonitorCondition, RowCondition } from '../ovsdb/values/conditions.js';
 export { type RefusedBy, TransactionRefusedError } from '../ovsdb/wire/errors.js';
 export {
