@@ -79,16 +79,16 @@ import {
   Listeners,
   type RemoteOptions,
   type ServerTlsOptions,
-  type SessionStart,
 } from './listeners/listen.js';
 import { serverMetrics } from './metrics.js';
 import { MonitorHub } from './monitor/monitor-hub.js';
-import { asDatabase, DatabaseRegistry, type Served, type Trigger } from './registry.js';
+import { asDatabase, DatabaseRegistry, type Served } from './registry.js';
 import type { SessionChannel } from './rpc/channel.js';
 import { LockTable } from './rpc/locks.js';
-import { dispatchNotification, dispatchRequest, type MethodContext } from './rpc/methods.js';
+import type { MethodContext } from './rpc/methods.js';
 import { ServerLog } from './rpc/server-log.js';
-import { Session, type SessionHost } from './rpc/session.js';
+import type { Session } from './rpc/session.js';
+import { ServerSessions } from './rpc/sessions.js';
 import { Transactions } from './rpc/transact.js';
 import type { CreateServerOptions, ServerView } from './server-options.js';
 import type { DbStorage } from './storage/db-file.js';
@@ -105,35 +105,32 @@ export type { CreateServerOptions, ServerView } from './server-options.js';
 /**
  * A running in-memory OVSDB server. Create one with {@link createServer}.
  */
-export class OvsdbServer implements SessionHost {
+export class OvsdbServer {
   /** The server's UUID (`get_server_id`); new for every server. */
   readonly serverId: string = newUuid();
   /** @internal The server's log (ovsdb-server's line format); see {@link OvsdbServer.readLog}. */
   readonly log: ServerLog;
 
   private readonly databases: DatabaseRegistry;
-  private readonly sessions = new Set<Session>();
+  private readonly sessions: ServerSessions;
   private readonly locks = new LockTable<Session>();
   private readonly monitors: MonitorHub;
   private readonly transactions: Transactions;
   private readonly methods: MethodContext;
   private readonly listeners: Listeners;
-  private readonly probeIntervalMs: number;
   private readonly files: DatabaseFiles;
   /** The files of the databases kept in one, by database name. */
   private readonly storages: Map<string, DbStorage>;
   private closing = false;
   private fatal: Error | undefined;
   private readonly metrics: ServerMetricsRecorder | undefined;
-  /** The `_Server` database of each view, and the view of each session that has one. */
+  /** The `_Server` database of each view. */
   private readonly views = new WeakMap<ServerView, Served>();
-  private readonly sessionViews = new WeakMap<Session, Served>();
   private readonly commitWatchers: ((database: string) => void)[] = [];
 
   /** @internal Use {@link createServer}. */
   constructor(private readonly options: CreateServerOptions) {
     this.log = new ServerLog({ file: options.logFile, sink: options.onLog });
-    this.probeIntervalMs = options.probeIntervalMs ?? 5000;
     this.databases = new DatabaseRegistry(options.historyLength ?? 100);
     this.files = new DatabaseFiles({
       storage: options.storage,
@@ -144,17 +141,26 @@ export class OvsdbServer implements SessionHost {
     });
     this.storages = this.files.storages;
     this.monitors = new MonitorHub(this.databases);
+    this.sessions = new ServerSessions({
+      log: this.log,
+      probeIntervalMs: options.probeIntervalMs ?? 5000,
+      monitors: this.monitors,
+      locks: this.locks,
+      transactions: () => this.transactions,
+      methods: () => this.methods,
+      persist: () => this.persist(),
+    });
     const metered = serverMetrics(options.metrics, {
-      sessionCount: () => this.sessions.size,
-      monitorCount: () => this.monitorCount(),
+      sessionCount: () => this.sessions.all.size,
+      monitorCount: () => this.sessions.monitorCount(),
     });
     this.metrics = metered?.recorder;
     this.transactions = new Transactions({
       locks: this.locks,
-      sessions: () => [...this.sessions],
+      sessions: () => [...this.sessions.all],
       record: (served, changes, durable) => this.record(served, changes, durable),
       committed: (served, changes, fileId) => this.committed(served, changes, fileId),
-      service: (s) => this.service(s),
+      service: (s) => this.sessions.service(s),
       transacted: metered?.transacted,
     });
     this.methods = {
@@ -164,7 +170,7 @@ export class OvsdbServer implements SessionHost {
       monitors: this.monitors,
       locks: this.locks,
       convert: (served, schema, json) => this.convert(served, schema, json),
-      serverViewOf: (s) => this.sessionViews.get(s),
+      serverViewOf: (s) => this.sessions.viewOf(s),
     };
     this.listeners = new Listeners({
       tls: options.tls,
@@ -172,7 +178,7 @@ export class OvsdbServer implements SessionHost {
       limits: new ConnectionLimits(options),
       allowOrigins: options.allowOrigins,
       closing: () => this.closing,
-      startSession: (channel, start) => this.startSession(channel, start),
+      startSession: (channel, start) => this.sessions.start(channel, start),
     });
     const databases = (options.databases ?? []).map(asDatabase);
     try {
@@ -213,7 +219,7 @@ export class OvsdbServer implements SessionHost {
 
   /** How many client sessions are connected. */
   get sessionCount(): number {
-    return this.sessions.size;
+    return this.sessions.all.size;
   }
 
   /** The connection bounds' counters (input held, refusals, drops; see `listeners/limits.ts`). */
@@ -283,7 +289,7 @@ export class OvsdbServer implements SessionHost {
     if (out.blocked === true) return undefined;
     if (out.changes !== null) {
       this.committed(served, out.changes, fileId);
-      this.flushAll();
+      this.sessions.serviceAll();
     }
     return out.results;
   }
@@ -293,7 +299,7 @@ export class OvsdbServer implements SessionHost {
    * reconnect.
    */
   reconnectAll(reason: string): void {
-    for (const s of [...this.sessions]) {
+    for (const s of [...this.sessions.all]) {
       this.log.write('ovsdb_jsonrpc_server', 'INFO', `${s.name}: disconnecting (${reason})`);
       s.close();
     }
@@ -321,7 +327,7 @@ export class OvsdbServer implements SessionHost {
    */
   connectInProcess(): InProcessTransport {
     const { client, server } = createInProcessPair();
-    this.startSession(server);
+    this.sessions.start(server);
     return client;
   }
 
@@ -333,7 +339,7 @@ export class OvsdbServer implements SessionHost {
    * view's `_Server` database instead of the server's.
    */
   accept(channel: SessionChannel, view?: ServerView): void {
-    this.startSession(channel, undefined, view === undefined ? undefined : this.views.get(view));
+    this.sessions.start(channel, undefined, view === undefined ? undefined : this.views.get(view));
   }
 
   /**
@@ -353,7 +359,7 @@ export class OvsdbServer implements SessionHost {
         const c = rows.set(name, change);
         if (c === undefined) return;
         this.committed(served, c);
-        this.flushAll();
+        this.sessions.serviceAll();
       },
       close: () => this.databases.removeView(served),
     };
@@ -381,9 +387,9 @@ export class OvsdbServer implements SessionHost {
     if (this.databases.has(db.schema.name)) {
       throw new Error(`database ${db.schema.name} is already served`);
     }
-    this.reconnectUnaware(`adding ${db.schema.name} database`);
+    this.sessions.reconnectUnaware(`adding ${db.schema.name} database`);
     this.addServed(db);
-    this.flushAll();
+    this.sessions.serviceAll();
     return db;
   }
 
@@ -399,7 +405,7 @@ export class OvsdbServer implements SessionHost {
     if (served === undefined || served.reserved) return undefined;
     for (const m of [...served.monitors]) this.monitors.destroy(m, true);
     for (const t of [...served.triggers]) this.transactions.cancel(t, true);
-    this.reconnectUnaware(`removing ${name} database by user request`);
+    this.sessions.reconnectUnaware(`removing ${name} database by user request`);
     const storage = this.storages.get(name);
     if (storage !== undefined) {
       this.storages.delete(name);
@@ -413,7 +419,7 @@ export class OvsdbServer implements SessionHost {
     if (change !== undefined) {
       this.committed(this.databases.get('_Server') as Served, change);
     }
-    this.flushAll();
+    this.sessions.serviceAll();
     return served.db;
   }
 
@@ -429,9 +435,9 @@ export class OvsdbServer implements SessionHost {
       storage.close();
       throw new Error(`${storage.db.schema.name}: duplicate database name`);
     }
-    this.reconnectUnaware(`adding ${storage.db.schema.name} database`);
+    this.sessions.reconnectUnaware(`adding ${storage.db.schema.name} database`);
     this.addStorage(storage);
-    this.flushAll();
+    this.sessions.serviceAll();
     return storage.db;
   }
 
@@ -490,17 +496,10 @@ export class OvsdbServer implements SessionHost {
     return {
       atoms,
       cells,
-      monitors: this.monitorCount(),
+      monitors: this.sessions.monitorCount(),
       'n-weak-refs': weakRefs,
-      sessions: this.sessions.size,
+      sessions: this.sessions.all.size,
     };
-  }
-
-  /** The monitors of every session. */
-  private monitorCount(): number {
-    let monitors = 0;
-    for (const s of this.sessions) monitors += s.monitors().length;
-    return monitors;
   }
 
   /** The error that stopped the server, if a database file could not be written. */
@@ -520,44 +519,6 @@ export class OvsdbServer implements SessionHost {
    */
   async abort(save = false): Promise<void> {
     await this.shutdown(true, save);
-  }
-
-  // ---- SessionHost --------------------------------------------------------
-
-  /**
-   * Send session `s` the updates its monitors have queued, one notification
-   * per monitor with the changes of every transaction since the last flush
-   * merged, as ovsdb-server does. ovsdb-server flushes a session each time
-   * it services it (before reading its next message) and before sending it
-   * anything else; sessions are serviced in connection order, and
-   * transactions that were waiting run after all sessions were serviced.
-   * So the updates a transaction causes reach its own session before the
-   * reply, and a session serviced between two commits gets them separately.
-   * @internal
-   */
-  flush(s: Session): void {
-    this.monitors.flush(s);
-  }
-
-  /** @internal A request: answered by its method's handler (see `rpc/methods.ts`). */
-  request(s: Session, method: string, params: unknown[], id: unknown): void {
-    dispatchRequest(this.methods, s, method, params, id);
-  }
-
-  /** @internal */
-  notification(s: Session, method: string, params: unknown[]): void {
-    dispatchNotification(this.methods, s, method, params);
-  }
-
-  /** @internal */
-  closed(s: Session): void {
-    this.sessions.delete(s);
-    for (const m of s.monitors()) this.monitors.destroy(m, false);
-    for (const name of this.locks.namesOf(s)) {
-      const owner = this.locks.release(s, name);
-      owner?.notify('locked', [name]);
-    }
-    for (const t of [...s.pending.values()]) this.transactions.cancel(t as Trigger, false);
   }
 
   // ---- internals ----------------------------------------------------------
@@ -623,10 +584,10 @@ export class OvsdbServer implements SessionHost {
     for (const m of [...served.monitors]) this.monitors.destroy(m, true);
     for (const t of [...served.triggers]) this.transactions.cancel(t, true);
     this.databases.replace(db);
-    this.flushAll();
+    this.sessions.serviceAll();
     setImmediate(() => {
       if (!this.closing) {
-        this.reconnectUnaware(`committed ${served.name} database schema conversion`);
+        this.sessions.reconnectUnaware(`committed ${served.name} database schema conversion`);
       }
     });
     return undefined;
@@ -646,7 +607,7 @@ export class OvsdbServer implements SessionHost {
   /**
    * After a commit: record it in the history and queue it for every monitor
    * of the database. The updates go out when the monitor's session is next
-   * flushed (see {@link OvsdbServer.flush}). `fileId`: the transaction id
+   * flushed (see `rpc/sessions.ts`). `fileId`: the transaction id
    * its record gave it ({@link OvsdbServer.record}), if any.
    */
   private committed(served: Served, changes: TxnChanges, fileId?: string): void {
@@ -655,44 +616,12 @@ export class OvsdbServer implements SessionHost {
     for (const watch of this.commitWatchers) watch(served.name);
   }
 
-  /**
-   * Service session `s` in the main loop: flush its monitors unless it has a
-   * backlog. As in ovsdb-server, a session whose client reads too slowly is
-   * left alone: its monitors' changes merge, and go out as one update per
-   * monitor when it drains (or before anything else is sent to it).
-   */
-  private service(s: Session): void {
-    if (!s.backlogged) this.flush(s);
-  }
-
-  private flushAll(): void {
-    for (const s of [...this.sessions]) this.service(s);
-  }
-
-  private startSession(channel: SessionChannel, start?: SessionStart, view?: Served): void {
-    const s = new Session(channel, this, start?.probeIntervalMs ?? this.probeIntervalMs, {
-      role: start?.role,
-      readOnly: start?.readOnly,
-      peerId: start?.peerId,
-    });
-    if (view !== undefined) this.sessionViews.set(s, view);
-    if (!s.closed) this.sessions.add(s);
-  }
-
-  private reconnectUnaware(reason: string): void {
-    for (const s of [...this.sessions]) {
-      if (s.dbChangeAware) continue;
-      this.log.write('ovsdb_jsonrpc_server', 'INFO', `${s.name}: disconnecting (${reason})`);
-      s.close();
-    }
-  }
-
   private async shutdown(abrupt: boolean, save = !abrupt): Promise<void> {
     if (this.closing) return;
     this.closing = true;
     this.metrics?.close();
     const closing = this.listeners.close();
-    for (const s of [...this.sessions]) {
+    for (const s of [...this.sessions.all]) {
       if (abrupt) s.abort();
       else s.close();
     }
