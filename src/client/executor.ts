@@ -9,7 +9,7 @@
  */
 
 import type { ClientObservability } from '../observability/metrics.js';
-import { checkOperations } from '../ovsdb/schema/compat.js';
+import { checkOperations } from '../ovsdb/schema/compat-checks.js';
 import type { DatabaseModel, TableMap } from '../ovsdb/schema/model.js';
 import {
   type ReplicaReader,

@@ -17,21 +17,16 @@
  * @module
  */
 
-import type { ReconnectReason } from '../observability/metrics.js';
 import { inSpan, SPAN_KIND_CLIENT } from '../observability/tracing.js';
-import type { OvsdbConnection } from '../ovsdb/connection/connection.js';
 import {
-  type AbsentConditionPolicy,
   absentColumns,
   type CompatReport,
-  serverConditions,
   serverReadColumns,
   usableColumns,
 } from '../ovsdb/schema/compat.js';
+import { type AbsentConditionPolicy, serverConditions } from '../ovsdb/schema/compat-checks.js';
 import type { ColumnOf, DatabaseModel, RowOf, TableMap, TableName } from '../ovsdb/schema/model.js';
-import type { DatabaseSchema } from '../ovsdb/schema/schema-types.js';
 import { compileMonitorWhere, type MonitorCondition } from '../ovsdb/values/conditions.js';
-import { ZERO_UUID } from '../ovsdb/values/uuid.js';
 import { OvsdbError, ProtocolError } from '../ovsdb/wire/errors.js';
 import type { ReplyReviver } from '../ovsdb/wire/rpc-options.js';
 import type {
@@ -44,74 +39,19 @@ import type {
 import { isUnknownMethod } from './errors.js';
 import { errorText, type Log } from './log.js';
 import { type ClientObservability, countRows } from './metrics.js';
+import {
+  type Buffered,
+  type MonitorChange,
+  type MonitorGroup,
+  type MonitorSession,
+  type TableConfig,
+  ZERO_TXN_ID,
+} from './monitor-state.js';
 import type { TableMonitorOptions } from './options.js';
 import type { PredecodedRows, ReplaceResult, ReplicaFeed } from './replica/feed.js';
 import type { ClientStats, MonitorSyncInfo } from './status.js';
 
-/** The transaction id meaning "none": a full dump. */
-export const ZERO_TXN_ID: string = ZERO_UUID;
 const DEFAULT_GROUP = 'default';
-
-/** The monitor method a session uses: `monitor_cond_since`, `monitor_cond` or `monitor`. */
-export type Method = 'since' | 'cond' | 'plain';
-
-/** A monitor notification. */
-export type Buffered =
-  | { readonly kind: 'update'; readonly updates: TableUpdates }
-  | { readonly kind: 'update2'; readonly updates: TableUpdates2 }
-  | { readonly kind: 'update3'; readonly txnId: string; readonly updates: TableUpdates2 };
-
-interface TableConfig {
-  columns: readonly string[] | undefined;
-  /** The condition, compiled (wire form). */
-  where: readonly Condition[] | undefined;
-  /** The clauses of `where` not sent to the current server (it lacks their columns). */
-  dropped: readonly Condition[];
-  readonly group: MonitorGroup;
-}
-
-interface MonitorGroup {
-  readonly name: string;
-  readonly id: string;
-  readonly tables: string[];
-  lastTxnId: string;
-  /** The next sync must be a full dump. */
-  needFull: boolean;
-  /** Bumped by every condition change; the replica matches the server's conditions when equal to `syncedConditions`. */
-  conditions: number;
-  syncedConditions: number;
-  /** Notifications held while the monitor's reply is awaited. */
-  pending: Buffered[] | undefined;
-  /** Tables of the group monitored in the current session. */
-  active: string[];
-  /** The session flush number when `lastTxnId` was last set (see `settle`). */
-  idFlush: number;
-}
-
-/** What the monitors need of a session. */
-export interface MonitorSession {
-  readonly remote: string;
-  readonly conn: OvsdbConnection;
-  method: Method;
-  compat: CompatReport | undefined;
-  /** The server's schema (read before the monitors start). */
-  schema: DatabaseSchema | undefined;
-  /** Set once the session is ending. */
-  readonly endReason: string | undefined;
-  end(reason: string, error?: unknown, code?: ReconnectReason): void;
-  /** The txn id of the latest `update3` flush seen, and that flush's number. */
-  flushTxn: string | undefined;
-  flushSeq: number;
-  settleTimer: ReturnType<typeof setTimeout> | undefined;
-}
-
-/** A run-time change of what is monitored of one table (see {@link MonitorGroups.change}). */
-export interface MonitorChange {
-  readonly table: string;
-  readonly config: TableConfig;
-  readonly group: MonitorGroup;
-  readonly columnsChanged: boolean;
-}
 
 function sameConditions(a: readonly Condition[], b: readonly Condition[]): boolean {
   return a.length === b.length && JSON.stringify(a) === JSON.stringify(b);

@@ -5,7 +5,8 @@
 
 import type { ClientMetrics } from '../observability/metrics.js';
 import type { Tracer } from '../observability/tracing.js';
-import type { AbsentConditionPolicy, CompatOption, CompatTables } from '../ovsdb/schema/compat.js';
+import type { CompatOption, CompatTables } from '../ovsdb/schema/compat.js';
+import type { AbsentConditionPolicy } from '../ovsdb/schema/compat-checks.js';
 import type { DatabaseModel, RowOf, TableMap, TableName } from '../ovsdb/schema/model.js';
 import { DEFAULT_KEEPALIVE_MS, type Dialer } from '../ovsdb/transport/dial.js';
 import {

@@ -7,24 +7,23 @@
 
 export * from '../observability/index.js';
 export type {
-  AbsentConditionPolicy,
   ColumnTypeDifference,
   CompatOption,
   CompatReport,
   CompatSpec,
   CompatTables,
 } from '../ovsdb/schema/compat.js';
+export type { AbsentConditionPolicy } from '../ovsdb/schema/compat-checks.js';
 export type { MonitorCondition, RowCondition } from '../ovsdb/values/conditions.js';
 export { type RefusedBy, TransactionRefusedError } from '../ovsdb/wire/errors.js';
 export {
-  applyRowUpdate,
-  applyRowUpdate2,
   compileRowCodec,
   ReplicaInconsistencyError,
   type Row,
   type RowCodec,
 } from '../rows/codec.js';
 export { type ClientIndexSpec, IndexError, type IndexValue } from '../rows/indexes.js';
+export { applyRowUpdate, applyRowUpdate2 } from '../rows/row-changes.js';
 export { LockNotHeldError, TransactionOutcomeUnknownError } from '../transactions/errors.js';
 export type { RawTransactOptions } from '../transactions/raw.js';
 export type { BackoffOptions } from './backoff.js';

@@ -14,7 +14,7 @@ import { parseSchema } from '../ovsdb/schema/schema.js';
 import type { DatabaseSchema } from '../ovsdb/schema/schema-types.js';
 import type { DialedTransport } from '../ovsdb/transport/dial.js';
 import { OvsdbError } from '../ovsdb/wire/errors.js';
-import { stringifyJson } from '../ovsdb/wire/json-text.js';
+import { stringifyJson } from '../ovsdb/wire/json-stringify.js';
 import type { TableUpdates2 } from '../ovsdb/wire/wire.js';
 import {
   decodeServerDatabaseRow,
@@ -25,7 +25,8 @@ import { isUnknownMethod, ServerSkippedError } from './errors.js';
 import type { ClientLocks } from './locks.js';
 import { errorText, type Log } from './log.js';
 import { reconnectReason, rpcErrorKind, rpcErrorMethod } from './metrics.js';
-import type { MonitorGroups, MonitorSession } from './monitor-groups.js';
+import type { MonitorGroups } from './monitor-groups.js';
+import type { MonitorSession } from './monitor-state.js';
 import { type ConnectionConfig, probeIntervalFor } from './options.js';
 import { MeteredTransport, type ProbedSession, startProbe } from './probe.js';
 import type { ServerSelector } from './server-choice.js';

@@ -146,6 +146,7 @@ export {
   parseIp,
   parsePrefix,
 } from './ip.js';
+export { lrLbAdd, lrLbDel, lrLbList, lsLbAdd, lsLbDel, lsLbList } from './lb-attach.js';
 export {
   type LbGroupAddOptions,
   type LoadBalancerGroupRef,
@@ -175,12 +176,6 @@ export {
   lbList,
   lbSetIpPortMapping,
   lbSetVip,
-  lrLbAdd,
-  lrLbDel,
-  lrLbList,
-  lsLbAdd,
-  lsLbDel,
-  lsLbList,
   parseLbEndpoint,
 } from './load-balancer.js';
 export {

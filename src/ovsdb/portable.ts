@@ -13,7 +13,6 @@ export {
   OvsdbConnection,
 } from './connection/connection.js';
 export {
-  type AbsentConditionPolicy,
   absentColumns,
   type ColumnTypeDifference,
   type CompatOption,
@@ -24,6 +23,7 @@ export {
   type DriftedValue,
   SchemaDriftError,
 } from './schema/compat.js';
+export type { AbsentConditionPolicy } from './schema/compat-checks.js';
 export {
   type ColumnOf,
   type DatabaseModel,

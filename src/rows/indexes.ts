@@ -16,7 +16,7 @@
 import type { TableSchema } from '../ovsdb/schema/schema-types.js';
 import { toInt64 } from '../ovsdb/values/int64.js';
 import { OvsdbError } from '../ovsdb/wire/errors.js';
-import { stringifyJson } from '../ovsdb/wire/json-text.js';
+import { stringifyJson } from '../ovsdb/wire/json-stringify.js';
 import type { Row } from './codec.js';
 
 /** A value an index maps from: an atom (an integer beyond ±(2^53−1) is a bigint). */

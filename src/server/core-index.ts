@@ -17,7 +17,7 @@ export { isDefaultDatum } from '../ovsdb/values/defaults.js';
 export { formatG15, ovsJsonText, roundReal } from '../ovsdb/values/ovs-text.js';
 export type { Datum, DatumType } from '../ovsdb/values/sorted-datum.js';
 export { datumDiff } from '../ovsdb/values/sorted-datum.js';
-export type { TextInPieces } from '../ovsdb/wire/json-text.js';
+export type { TextInPieces } from '../ovsdb/wire/json-stringify.js';
 export type { Clause, Condition, ConditionFunction } from './engine/conditions.js';
 export { evaluateCondition, parseCondition } from './engine/conditions.js';
 export {

@@ -153,4 +153,32 @@ export class DatabaseRegistry {
       monitors: new Set(),
     };
   }
+
+  /**
+   * What every database holds, `_Server` included, as ovsdb-server counts
+   * it for `memory/show`: atoms, cells (rows × columns) and weak references.
+   */
+  contentCounts(): { atoms: number; cells: number; weakRefs: number } {
+    let cells = 0;
+    let atoms = 0;
+    let weakRefs = 0;
+    for (const served of this.all()) {
+      for (const store of served.db.tables.values()) {
+        const columns = Object.keys(store.schema.columns);
+        const weak = columns.filter((c) => {
+          const t = store.schema.columns[c]?.type;
+          return (
+            (t?.key.type === 'uuid' && t.key.refType === 'weak') ||
+            (t?.value?.type === 'uuid' && t.value.refType === 'weak')
+          );
+        });
+        cells += store.rows.size * columns.length;
+        for (const row of store.rows.values()) {
+          for (const c of columns) atoms += row.fields[c]?.keys.length ?? 0;
+          for (const c of weak) weakRefs += row.fields[c]?.keys.length ?? 0;
+        }
+      }
+    }
+    return { atoms, cells, weakRefs };
+  }
 }

@@ -16,17 +16,7 @@
  * ```
  *
  * ## Methods
- * `list_dbs`, `get_schema`, `get_server_id`, `echo`, `transact` (atomic; a
- * `wait` that is not yet satisfied keeps the request pending, re-run after
- * every later commit to the database and failed with "timed out" when its
- * `timeout` passes), `cancel` (a notification: the pending request is dropped,
- * and answered with the error "canceled" only when the session is
- * db-change-aware), `monitor` / `monitor_cond` / `monitor_cond_since` (see
- * `monitor.ts`), `monitor_cond_change`, `monitor_cancel`, `lock` / `steal` /
- * `unlock` (see `locks.ts`; `assert` checks lock ownership),
- * `set_db_change_aware` and `convert` (online schema conversion, as
- * ovsdb-server converts a standalone database). A `_Server` database describes the databases
- * (model `standalone`, `leader` true).
+ * See `rpc/methods.ts`.
  *
  * The updates a transaction causes are sent to every monitoring session
  * before the reply to that transaction.
@@ -61,17 +51,11 @@
  *   ovsdb-server instead fails that transaction and goes on.
  *
  * ## Database files
- * A database served from a file ({@link CreateServerOptions.dbFiles},
- * {@link CreateServerOptions.dbFile}) is kept in ovsdb-server's standalone
- * format (see `storage/db-file.ts`): every commit appends its record, and
- * the records of the commits so far are written before any byte leaves
- * the server (gathered into one write per batch of pipelined requests),
- * flushed to disk first when a commit was `durable`. The file is compacted
- * as ovsdb-server compacts it, and on demand ({@link OvsdbServer.compact}).
+ * See `storage/files.ts`.
  * @module
  */
 
-import type { ServerMetrics, ServerMetricsRecorder } from '../observability/metrics.js';
+import type { ServerMetricsRecorder } from '../observability/metrics.js';
 import type { DatabaseSchema } from '../ovsdb/schema/schema-types.js';
 import { newUuid } from '../ovsdb/values/uuid.js';
 import type { Transport } from '../ovsdb/wire/transport.js';
@@ -85,19 +69,20 @@ import {
   Listeners,
   type RemoteOptions,
   type ServerTlsOptions,
-  type SessionStart,
 } from './listeners/listen.js';
 import { serverMetrics } from './metrics.js';
 import { MonitorHub } from './monitor/monitor-hub.js';
-import { asDatabase, DatabaseRegistry, type Served, type Trigger } from './registry.js';
+import { asDatabase, DatabaseRegistry, type Served } from './registry.js';
 import type { SessionChannel } from './rpc/channel.js';
 import { LockTable } from './rpc/locks.js';
-import { dispatchNotification, dispatchRequest, type MethodContext } from './rpc/methods.js';
+import type { MethodContext } from './rpc/methods.js';
 import { ServerLog } from './rpc/server-log.js';
-import { Session, type SessionHost } from './rpc/session.js';
+import type { Session } from './rpc/session.js';
+import { ServerSessions } from './rpc/sessions.js';
 import { Transactions } from './rpc/transact.js';
-import type { ServerRowChange } from './server-db.js';
-import { type CompactionOptions, DbStorage } from './storage/db-file.js';
+import type { CreateServerOptions, ServerView } from './server-options.js';
+import type { DbStorage } from './storage/db-file.js';
+import { DatabaseFiles } from './storage/files.js';
 import { DbFileError } from './storage/log.js';
 import { conversionError, convertDatabase, ovsReserialized } from './storage/records.js';
 
@@ -105,148 +90,67 @@ export type { ConnectionLimitStats } from './listeners/limits.js';
 export type { ListenAddress, RemoteOptions, ServerTlsOptions } from './listeners/listen.js';
 export type { ChannelHandlers, SessionChannel } from './rpc/channel.js';
 export type { ServerRowChange } from './server-db.js';
-
-/**
- * The server as one member of a simulated cluster sees it (see
- * {@link OvsdbServer.serverView}): its own `_Server` database.
- */
-export interface ServerView {
-  /**
-   * Change this member's `_Server` row of database `name` (model, leader,
-   * connected, Raft index, cluster and server ids); the `_Server` monitors
-   * of its sessions get the change at once.
-   * @throws Error when the view has no row for `name`.
-   */
-  set(name: string, change: ServerRowChange): void;
-  /** Forget the view (its sessions keep reading it until they close). */
-  close(): void;
-}
-
-/** Options of {@link createServer}. */
-export interface CreateServerOptions {
-  /**
-   * The databases to serve from memory: parsed schemas, `.ovsschema` JSON
-   * objects, or engine {@link Database}s (served with their contents).
-   * With {@link CreateServerOptions.dbFile}, the one database kept in that file.
-   */
-  readonly databases?: readonly (DatabaseSchema | Database | object)[] | undefined;
-  /**
-   * Database files to open and serve, as ovsdb-server's positional
-   * arguments: standalone OVSDB files (made by `ovsdb-tool create`, written
-   * by ovsdb-server or by this server), each served with its own schema and
-   * kept up to date.
-   */
-  readonly dbFiles?: readonly string[] | undefined;
-  /**
-   * Passive remotes to listen on: `punix:<path>`, `ptcp:<port>[:<ip>]`,
-   * `pssl:<port>[:<ip>]`, and WebSocket endpoints `ws:<ip>:<port>[/<path>]`
-   * or `ws://<ip>:<port>[/<path>]` (`wss:` with {@link CreateServerOptions.tls};
-   * loopback addresses only) — port 0 picks a free port. More can be added
-   * later with {@link OvsdbServer.listen}. Default: none (in-process only).
-   */
-  readonly listen?: readonly string[] | undefined;
-  /**
-   * Inactivity probe interval for tcp and ssl sessions, in ms (ovsdb-server's
-   * default is 5000); 0 disables it. Unix and in-process sessions are never probed.
-   */
-  readonly probeIntervalMs?: number | undefined;
-  /**
-   * Keep the one database of `databases` in this OVSDB database file: it is
-   * created from the schema when missing, its data is converted when the
-   * file holds another version of the schema (as `ovsdb-tool convert`), and
-   * an ovnkit JSON snapshot of earlier versions is converted into a
-   * database file once.
-   */
-  readonly dbFile?: string | undefined;
-  /**
-   * Database files: write changed set and map columns as diffs (default
-   * true, as ovsdb-server; false as its `--disable-file-column-diff`), and
-   * when to compact (default ovsdb-server's rule; `false`: only on demand).
-   */
-  readonly storage?:
-    | { readonly columnDiff?: boolean | undefined; readonly compaction?: CompactionOptions | false }
-    | undefined;
-  /**
-   * Called when the server stopped because a database file could not be
-   * written (after the error is logged and every connection dropped).
-   */
-  readonly onFatal?: ((error: Error) => void) | undefined;
-  /**
-   * How many transactions each database keeps for `monitor_cond_since`
-   * (default 100). 0 disables resuming and answers exactly as a standalone
-   * ovsdb-server: `found: false` and all-zero transaction ids in replies and
-   * `update3` notifications.
-   */
-  readonly historyLength?: number | undefined;
-  /** Certificates for `pssl:` and `wss:` listeners. */
-  readonly tls?: ServerTlsOptions | undefined;
-  /** Most connections at once over the listeners (default: no limit, as ovsdb-server); see `listeners/limits.ts`. */
-  readonly maxConnections?: number | undefined;
-  /** Most bytes of incomplete messages held for all connections together (default 256 MiB). */
-  readonly maxInputBytes?: number | undefined;
-  /** Most bytes waiting for one client that does not read, merged monitor updates included (default 256 MiB). */
-  readonly maxBacklogBytes?: number | undefined;
-  /** Browser origins the WebSocket listeners accept (`*`: any); by default none but their own. */
-  readonly allowOrigins?: readonly string[] | undefined;
-  /** Also append log lines to this file. */
-  readonly logFile?: string | undefined;
-  /** Also pass log lines to this function. */
-  readonly onLog?: ((line: string) => void) | undefined;
-  /**
-   * Where to count the server's sessions, monitors and transactions:
-   * `prometheusMetrics(promClient)`, or any {@link ServerMetrics}. Default:
-   * none.
-   */
-  readonly metrics?: ServerMetrics | undefined;
-}
+export type { CreateServerOptions, ServerView } from './server-options.js';
 
 /**
  * A running in-memory OVSDB server. Create one with {@link createServer}.
  */
-export class OvsdbServer implements SessionHost {
+export class OvsdbServer {
   /** The server's UUID (`get_server_id`); new for every server. */
   readonly serverId: string = newUuid();
   /** @internal The server's log (ovsdb-server's line format); see {@link OvsdbServer.readLog}. */
   readonly log: ServerLog;
 
   private readonly databases: DatabaseRegistry;
-  private readonly sessions = new Set<Session>();
+  private readonly sessions: ServerSessions;
   private readonly locks = new LockTable<Session>();
   private readonly monitors: MonitorHub;
   private readonly transactions: Transactions;
   private readonly methods: MethodContext;
   private readonly listeners: Listeners;
-  private readonly probeIntervalMs: number;
+  private readonly files: DatabaseFiles;
   /** The files of the databases kept in one, by database name. */
-  private readonly storages = new Map<string, DbStorage>();
-  /** Whether a storage has records waiting. */
-  private dirty = false;
-  private flushScheduled = false;
+  private readonly storages: Map<string, DbStorage>;
   private closing = false;
   private fatal: Error | undefined;
   private readonly metrics: ServerMetricsRecorder | undefined;
-  /** The `_Server` database of each view, and the view of each session that has one. */
+  /** The `_Server` database of each view. */
   private readonly views = new WeakMap<ServerView, Served>();
-  private readonly sessionViews = new WeakMap<Session, Served>();
   private readonly commitWatchers: ((database: string) => void)[] = [];
 
   /** @internal Use {@link createServer}. */
   constructor(private readonly options: CreateServerOptions) {
     this.log = new ServerLog({ file: options.logFile, sink: options.onLog });
-    this.probeIntervalMs = options.probeIntervalMs ?? 5000;
     this.databases = new DatabaseRegistry(options.historyLength ?? 100);
+    this.files = new DatabaseFiles({
+      storage: options.storage,
+      historyLength: options.historyLength ?? 100,
+      log: (module, level, text) => this.log.write(module, level, text),
+      closing: () => this.closing,
+      fail: (e) => this.fail(e),
+    });
+    this.storages = this.files.storages;
     this.monitors = new MonitorHub(this.databases);
+    this.sessions = new ServerSessions({
+      log: this.log,
+      probeIntervalMs: options.probeIntervalMs ?? 5000,
+      monitors: this.monitors,
+      locks: this.locks,
+      transactions: () => this.transactions,
+      methods: () => this.methods,
+      persist: () => this.persist(),
+    });
     const metered = serverMetrics(options.metrics, {
-      sessionCount: () => this.sessions.size,
-      monitorCount: () => this.monitorCount(),
+      sessionCount: () => this.sessions.all.size,
+      monitorCount: () => this.sessions.monitorCount(),
     });
     this.metrics = metered?.recorder;
     this.transactions = new Transactions({
       locks: this.locks,
-      sessions: () => [...this.sessions],
+      sessions: () => [...this.sessions.all],
       record: (served, changes, durable) => this.record(served, changes, durable),
       committed: (served, changes, fileId) => this.committed(served, changes, fileId),
-      service: (s) => this.service(s),
+      service: (s) => this.sessions.service(s),
       transacted: metered?.transacted,
     });
     this.methods = {
@@ -256,7 +160,7 @@ export class OvsdbServer implements SessionHost {
       monitors: this.monitors,
       locks: this.locks,
       convert: (served, schema, json) => this.convert(served, schema, json),
-      serverViewOf: (s) => this.sessionViews.get(s),
+      serverViewOf: (s) => this.sessions.viewOf(s),
     };
     this.listeners = new Listeners({
       tls: options.tls,
@@ -264,7 +168,7 @@ export class OvsdbServer implements SessionHost {
       limits: new ConnectionLimits(options),
       allowOrigins: options.allowOrigins,
       closing: () => this.closing,
-      startSession: (channel, start) => this.startSession(channel, start),
+      startSession: (channel, start) => this.sessions.start(channel, start),
     });
     const databases = (options.databases ?? []).map(asDatabase);
     try {
@@ -277,9 +181,9 @@ export class OvsdbServer implements SessionHost {
           );
         }
         databases.shift();
-        this.addStorage(this.openStorage(options.dbFile, only.schema));
+        this.addStorage(this.files.open(options.dbFile, only.schema));
       }
-      for (const file of options.dbFiles ?? []) this.addStorage(this.openStorage(file, undefined));
+      for (const file of options.dbFiles ?? []) this.addStorage(this.files.open(file, undefined));
       for (const db of databases) this.addServed(db);
     } catch (e) {
       for (const st of this.storages.values()) st.close();
@@ -305,7 +209,7 @@ export class OvsdbServer implements SessionHost {
 
   /** How many client sessions are connected. */
   get sessionCount(): number {
-    return this.sessions.size;
+    return this.sessions.all.size;
   }
 
   /** The connection bounds' counters (input held, refusals, drops; see `listeners/limits.ts`). */
@@ -375,7 +279,7 @@ export class OvsdbServer implements SessionHost {
     if (out.blocked === true) return undefined;
     if (out.changes !== null) {
       this.committed(served, out.changes, fileId);
-      this.flushAll();
+      this.sessions.serviceAll();
     }
     return out.results;
   }
@@ -385,7 +289,7 @@ export class OvsdbServer implements SessionHost {
    * reconnect.
    */
   reconnectAll(reason: string): void {
-    for (const s of [...this.sessions]) {
+    for (const s of [...this.sessions.all]) {
       this.log.write('ovsdb_jsonrpc_server', 'INFO', `${s.name}: disconnecting (${reason})`);
       s.close();
     }
@@ -413,7 +317,7 @@ export class OvsdbServer implements SessionHost {
    */
   connectInProcess(): InProcessTransport {
     const { client, server } = createInProcessPair();
-    this.startSession(server);
+    this.sessions.start(server);
     return client;
   }
 
@@ -425,7 +329,7 @@ export class OvsdbServer implements SessionHost {
    * view's `_Server` database instead of the server's.
    */
   accept(channel: SessionChannel, view?: ServerView): void {
-    this.startSession(channel, undefined, view === undefined ? undefined : this.views.get(view));
+    this.sessions.start(channel, undefined, view === undefined ? undefined : this.views.get(view));
   }
 
   /**
@@ -445,7 +349,7 @@ export class OvsdbServer implements SessionHost {
         const c = rows.set(name, change);
         if (c === undefined) return;
         this.committed(served, c);
-        this.flushAll();
+        this.sessions.serviceAll();
       },
       close: () => this.databases.removeView(served),
     };
@@ -473,9 +377,9 @@ export class OvsdbServer implements SessionHost {
     if (this.databases.has(db.schema.name)) {
       throw new Error(`database ${db.schema.name} is already served`);
     }
-    this.reconnectUnaware(`adding ${db.schema.name} database`);
+    this.sessions.reconnectUnaware(`adding ${db.schema.name} database`);
     this.addServed(db);
-    this.flushAll();
+    this.sessions.serviceAll();
     return db;
   }
 
@@ -491,7 +395,7 @@ export class OvsdbServer implements SessionHost {
     if (served === undefined || served.reserved) return undefined;
     for (const m of [...served.monitors]) this.monitors.destroy(m, true);
     for (const t of [...served.triggers]) this.transactions.cancel(t, true);
-    this.reconnectUnaware(`removing ${name} database by user request`);
+    this.sessions.reconnectUnaware(`removing ${name} database by user request`);
     const storage = this.storages.get(name);
     if (storage !== undefined) {
       this.storages.delete(name);
@@ -505,7 +409,7 @@ export class OvsdbServer implements SessionHost {
     if (change !== undefined) {
       this.committed(this.databases.get('_Server') as Served, change);
     }
-    this.flushAll();
+    this.sessions.serviceAll();
     return served.db;
   }
 
@@ -516,14 +420,14 @@ export class OvsdbServer implements SessionHost {
    *   Error when a database of that name is already served.
    */
   openDatabase(path: string): Database {
-    const storage = this.openStorage(path, undefined);
+    const storage = this.files.open(path, undefined);
     if (this.databases.has(storage.db.schema.name)) {
       storage.close();
       throw new Error(`${storage.db.schema.name}: duplicate database name`);
     }
-    this.reconnectUnaware(`adding ${storage.db.schema.name} database`);
+    this.sessions.reconnectUnaware(`adding ${storage.db.schema.name} database`);
     this.addStorage(storage);
-    this.flushAll();
+    this.sessions.serviceAll();
     return storage.db;
   }
 
@@ -538,16 +442,7 @@ export class OvsdbServer implements SessionHost {
    * written the server stops (see the module documentation).
    */
   persist(): void {
-    if (!this.dirty) return;
-    this.dirty = false;
-    for (const st of this.storages.values()) {
-      try {
-        st.flush();
-      } catch (e) {
-        this.fail(e as Error);
-        return;
-      }
-    }
+    this.files.persist();
   }
 
   /**
@@ -587,41 +482,14 @@ export class OvsdbServer implements SessionHost {
    * (weak references held) and `sessions`.
    */
   memoryUsage(): Record<string, number> {
-    let cells = 0;
-    let atoms = 0;
-    let weakRefs = 0;
-    // Every database, _Server included, as ovsdb-server counts them.
-    for (const served of this.databases.all()) {
-      for (const store of served.db.tables.values()) {
-        const columns = Object.keys(store.schema.columns);
-        const weak = columns.filter((c) => {
-          const t = store.schema.columns[c]?.type;
-          return (
-            (t?.key.type === 'uuid' && t.key.refType === 'weak') ||
-            (t?.value?.type === 'uuid' && t.value.refType === 'weak')
-          );
-        });
-        cells += store.rows.size * columns.length;
-        for (const row of store.rows.values()) {
-          for (const c of columns) atoms += row.fields[c]?.keys.length ?? 0;
-          for (const c of weak) weakRefs += row.fields[c]?.keys.length ?? 0;
-        }
-      }
-    }
+    const { atoms, cells, weakRefs } = this.databases.contentCounts();
     return {
       atoms,
       cells,
-      monitors: this.monitorCount(),
+      monitors: this.sessions.monitorCount(),
       'n-weak-refs': weakRefs,
-      sessions: this.sessions.size,
+      sessions: this.sessions.all.size,
     };
-  }
-
-  /** The monitors of every session. */
-  private monitorCount(): number {
-    let monitors = 0;
-    for (const s of this.sessions) monitors += s.monitors().length;
-    return monitors;
   }
 
   /** The error that stopped the server, if a database file could not be written. */
@@ -643,55 +511,7 @@ export class OvsdbServer implements SessionHost {
     await this.shutdown(true, save);
   }
 
-  // ---- SessionHost --------------------------------------------------------
-
-  /**
-   * Send session `s` the updates its monitors have queued, one notification
-   * per monitor with the changes of every transaction since the last flush
-   * merged, as ovsdb-server does. ovsdb-server flushes a session each time
-   * it services it (before reading its next message) and before sending it
-   * anything else; sessions are serviced in connection order, and
-   * transactions that were waiting run after all sessions were serviced.
-   * So the updates a transaction causes reach its own session before the
-   * reply, and a session serviced between two commits gets them separately.
-   * @internal
-   */
-  flush(s: Session): void {
-    this.monitors.flush(s);
-  }
-
-  /** @internal A request: answered by its method's handler (see `rpc/methods.ts`). */
-  request(s: Session, method: string, params: unknown[], id: unknown): void {
-    dispatchRequest(this.methods, s, method, params, id);
-  }
-
-  /** @internal */
-  notification(s: Session, method: string, params: unknown[]): void {
-    dispatchNotification(this.methods, s, method, params);
-  }
-
-  /** @internal */
-  closed(s: Session): void {
-    this.sessions.delete(s);
-    for (const m of s.monitors()) this.monitors.destroy(m, false);
-    for (const name of this.locks.namesOf(s)) {
-      const owner = this.locks.release(s, name);
-      owner?.notify('locked', [name]);
-    }
-    for (const t of [...s.pending.values()]) this.transactions.cancel(t as Trigger, false);
-  }
-
   // ---- internals ----------------------------------------------------------
-
-  private openStorage(path: string, schema: DatabaseSchema | undefined): DbStorage {
-    return DbStorage.open(path, {
-      schema,
-      columnDiff: this.options.storage?.columnDiff,
-      compaction: this.options.storage?.compaction,
-      history: this.options.historyLength ?? 100,
-      log: (module, level, text) => this.log.write(module, level, text),
-    });
-  }
 
   private addStorage(storage: DbStorage): void {
     const name = storage.db.schema.name;
@@ -754,10 +574,10 @@ export class OvsdbServer implements SessionHost {
     for (const m of [...served.monitors]) this.monitors.destroy(m, true);
     for (const t of [...served.triggers]) this.transactions.cancel(t, true);
     this.databases.replace(db);
-    this.flushAll();
+    this.sessions.serviceAll();
     setImmediate(() => {
       if (!this.closing) {
-        this.reconnectUnaware(`committed ${served.name} database schema conversion`);
+        this.sessions.reconnectUnaware(`committed ${served.name} database schema conversion`);
       }
     });
     return undefined;
@@ -769,33 +589,15 @@ export class OvsdbServer implements SessionHost {
     if (serverServed !== undefined) this.committed(serverServed, change);
   }
 
-  /**
-   * Before a commit to `served` changes anything: queue its record for the
-   * database's file, when it has one. Returns the transaction id the record
-   * gives it (see `storage/db-file.ts`), if any.
-   * @throws OpError "resources exhausted" when the record cannot be made:
-   *   the commit is refused, and nothing was queued.
-   */
+  /** Before a commit to `served` changes anything: queue its record (see `storage/files.ts`). */
   private record(served: Served, changes: TxnChanges, durable: boolean): string | undefined {
-    const storage = served.reserved ? undefined : this.storages.get(served.name);
-    if (storage === undefined || storage.db !== served.db) return undefined;
-    let fileId: string | undefined;
-    try {
-      fileId = storage.record(changes, durable);
-    } catch (e) {
-      throw new OpError(
-        'resources exhausted',
-        `the record of this transaction for ${storage.path} cannot be made: ${(e as Error).message}`,
-      );
-    }
-    if (storage.dirty) this.markDirty();
-    return fileId;
+    return this.files.record(served, changes, durable);
   }
 
   /**
    * After a commit: record it in the history and queue it for every monitor
    * of the database. The updates go out when the monitor's session is next
-   * flushed (see {@link OvsdbServer.flush}). `fileId`: the transaction id
+   * flushed (see `rpc/sessions.ts`). `fileId`: the transaction id
    * its record gave it ({@link OvsdbServer.record}), if any.
    */
   private committed(served: Served, changes: TxnChanges, fileId?: string): void {
@@ -804,85 +606,19 @@ export class OvsdbServer implements SessionHost {
     for (const watch of this.commitWatchers) watch(served.name);
   }
 
-  /** Records wait: write them before anything is sent, and soon in any case. */
-  private markDirty(): void {
-    this.dirty = true;
-    if (this.flushScheduled || this.closing) return;
-    this.flushScheduled = true;
-    setImmediate(() => {
-      this.flushScheduled = false;
-      if (this.closing) return;
-      this.persist();
-      this.compactIfDue();
-    });
-  }
-
-  /** Compact the files that ovsdb-server's rule says to (see `storage/db-file.ts`). */
-  private compactIfDue(): void {
-    const now = Date.now();
-    for (const st of this.storages.values()) {
-      if (!st.shouldCompact(now)) continue;
-      try {
-        st.compact();
-      } catch (e) {
-        // The old file is kept; ovsdb-server retries a minute or two later.
-        this.log.write('ovsdb', 'ERR', (e as Error).message);
-      }
-    }
-  }
-
-  /**
-   * Service session `s` in the main loop: flush its monitors unless it has a
-   * backlog. As in ovsdb-server, a session whose client reads too slowly is
-   * left alone: its monitors' changes merge, and go out as one update per
-   * monitor when it drains (or before anything else is sent to it).
-   */
-  private service(s: Session): void {
-    if (!s.backlogged) this.flush(s);
-  }
-
-  private flushAll(): void {
-    for (const s of [...this.sessions]) this.service(s);
-  }
-
-  private startSession(channel: SessionChannel, start?: SessionStart, view?: Served): void {
-    const s = new Session(channel, this, start?.probeIntervalMs ?? this.probeIntervalMs, {
-      role: start?.role,
-      readOnly: start?.readOnly,
-      peerId: start?.peerId,
-    });
-    if (view !== undefined) this.sessionViews.set(s, view);
-    if (!s.closed) this.sessions.add(s);
-  }
-
-  private reconnectUnaware(reason: string): void {
-    for (const s of [...this.sessions]) {
-      if (s.dbChangeAware) continue;
-      this.log.write('ovsdb_jsonrpc_server', 'INFO', `${s.name}: disconnecting (${reason})`);
-      s.close();
-    }
-  }
-
   private async shutdown(abrupt: boolean, save = !abrupt): Promise<void> {
     if (this.closing) return;
     this.closing = true;
     this.metrics?.close();
     const closing = this.listeners.close();
-    for (const s of [...this.sessions]) {
+    for (const s of [...this.sessions.all]) {
       if (abrupt) s.abort();
       else s.close();
     }
     for (const served of this.databases.all()) {
       for (const t of served.triggers) if (t.timer !== undefined) clearTimeout(t.timer);
     }
-    if (!save) for (const st of this.storages.values()) st.discard();
-    for (const st of this.storages.values()) {
-      try {
-        st.close();
-      } catch (e) {
-        this.log.write('ovsdb_server', 'ERR', (e as Error).message);
-      }
-    }
+    this.files.close(save);
     await closing;
   }
 }

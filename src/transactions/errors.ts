@@ -12,7 +12,7 @@
  */
 
 import { OvsdbError, TransactionError, TransactionRefusedError } from '../ovsdb/wire/errors.js';
-import { stringifyJson } from '../ovsdb/wire/json-text.js';
+import { stringifyJson } from '../ovsdb/wire/json-stringify.js';
 
 /** What happened to a transaction. */
 export type Outcome = 'committed' | 'not committed' | 'unknown';

@@ -16,11 +16,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connect } from '../../src/ovsdb/connection/connect.js';
 import { ovsJsonText } from '../../src/ovsdb/values/ovs-text.js';
 import { preview } from '../../src/ovsdb/wire/json.js';
-import {
-  depthExceededAt,
-  parseJsonLossless,
-  stringifyJson,
-} from '../../src/ovsdb/wire/json-text.js';
+import { stringifyJson } from '../../src/ovsdb/wire/json-stringify.js';
+import { depthExceededAt, parseJsonLossless } from '../../src/ovsdb/wire/json-text.js';
 import { syntaxError } from '../../src/server/engine/op-error.js';
 import { jsonHash } from '../../src/server/engine/ovs-hmap.js';
 import { echoJson } from '../../src/server/rpc/echo-json.js';

@@ -19,7 +19,7 @@
 import { readFileSync } from 'node:fs';
 import { parseSchemaText } from '../../src/ovsdb/schema/schema.js';
 import type { DatabaseSchema } from '../../src/ovsdb/schema/schema-types.js';
-import { stringifyJson } from '../../src/ovsdb/wire/json-text.js';
+import { stringifyJson } from '../../src/ovsdb/wire/json-stringify.js';
 import { Database, type TransactOutcome } from '../../src/server/core-index.js';
 import type { RealServer } from '../helpers/ovsdb-client.js';
 

@@ -9,7 +9,7 @@
 
 import { describe, expect, it } from 'vitest';
 import { parseSchema } from '../../src/ovsdb/schema/schema.js';
-import { MAX_STRING_UNITS } from '../../src/ovsdb/wire/json-text.js';
+import { MAX_STRING_UNITS } from '../../src/ovsdb/wire/json-stringify.js';
 import { createServer } from '../../src/server/index.js';
 
 const SCHEMA = parseSchema({

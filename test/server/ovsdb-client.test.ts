@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { stringifyJson } from '../../src/ovsdb/wire/json-text.js';
+import { stringifyJson } from '../../src/ovsdb/wire/json-stringify.js';
 import { startTestServer, type TestServerHandle } from '../helpers/servers.js';
 import { INT64_SCHEMA_PATH } from './harness.js';
 

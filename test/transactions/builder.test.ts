@@ -3,7 +3,7 @@ import { NB, type NBTables } from '../../src/nb/generated/index.js';
 import type { RowOf, TableName } from '../../src/ovsdb/schema/model.js';
 import { asUuid, type Uuid } from '../../src/ovsdb/values/uuid.js';
 import { DatumError, OvsdbError } from '../../src/ovsdb/wire/errors.js';
-import { stringifyJson } from '../../src/ovsdb/wire/json-text.js';
+import { stringifyJson } from '../../src/ovsdb/wire/json-stringify.js';
 import { compileTransaction } from '../../src/transactions/compile.js';
 import { type ReplicaReader, TransactionBuilder } from '../../src/transactions/index.js';
 import { applyMutation } from '../../src/transactions/view-rows.js';

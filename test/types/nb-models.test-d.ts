@@ -120,8 +120,9 @@ import {
   pgSetPorts,
   reconcilePortDhcpOptions,
 } from '../../src/nb/index.js';
+import { lrLbList, lsLbList } from '../../src/nb/lb-attach.js';
 import * as lbGroup from '../../src/nb/lb-group.js';
-import { lbList, lrLbList, lsLbList } from '../../src/nb/load-balancer.js';
+import { lbList } from '../../src/nb/load-balancer.js';
 import { meterAdd, meterDel, meterList } from '../../src/nb/meter.js';
 import { qosAdd, qosDel, qosList } from '../../src/nb/qos.js';
 import {

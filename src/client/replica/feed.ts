@@ -11,15 +11,9 @@ import type { ColumnSchema } from '../../ovsdb/schema/schema-types.js';
 import { OvsdbError } from '../../ovsdb/wire/errors.js';
 import type { MemberReviver } from '../../ovsdb/wire/split-decoder.js';
 import type { RowUpdate, RowUpdate2, TableUpdate, TableUpdate2 } from '../../ovsdb/wire/wire.js';
-import {
-  applyRowUpdate,
-  applyRowUpdate2,
-  compileRowCodec,
-  decodeDumpRow,
-  type Row,
-  type RowCodec,
-} from '../../rows/codec.js';
+import { compileRowCodec, type Row, type RowCodec } from '../../rows/codec.js';
 import { MultiIndex, UniqueIndex } from '../../rows/indexes.js';
+import { applyRowUpdate, applyRowUpdate2, decodeDumpRow } from '../../rows/row-changes.js';
 import { rowVersions } from '../../rows/set-versions.js';
 import type { ReplicaTables, TableState } from './tables.js';
 

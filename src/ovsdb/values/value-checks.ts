@@ -20,7 +20,7 @@
 import type { Atom, BaseType, ColumnSchema, TableSchema } from '../schema/schema-types.js';
 import { DatumError } from '../wire/errors.js';
 import { isPlainObject } from '../wire/json.js';
-import { stringifyJson } from '../wire/json-text.js';
+import { stringifyJson } from '../wire/json-stringify.js';
 import { integerReason, parseMapKey } from './datum.js';
 import { compareInt64, INT64_MAX, INT64_MIN, type Int64 } from './int64.js';
 import { isUuid } from './uuid.js';

@@ -5,7 +5,7 @@
  */
 
 import { preview } from './json.js';
-import { stringifyJson } from './json-text.js';
+import { stringifyJson } from './json-stringify.js';
 
 /** Base class of every error ovnkit throws. */
 export class OvsdbError extends Error {

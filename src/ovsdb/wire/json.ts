@@ -6,7 +6,7 @@
  * @module
  */
 
-import { stringifyJson } from './json-text.js';
+import { stringifyJson } from './json-stringify.js';
 
 export { setOwn } from './json-text.js';
 

@@ -15,7 +15,7 @@ import {
   TransactionRefusedError,
 } from './errors.js';
 import { isObject, preview } from './json.js';
-import { stringifyJson } from './json-text.js';
+import { stringifyJson } from './json-stringify.js';
 import type { Operation } from './wire.js';
 
 /**

@@ -23,7 +23,8 @@
 import { ConnectionClosedError, ProtocolError, RequestTimeoutError, RpcError } from './errors.js';
 import { JsonStreamFramer } from './framer.js';
 import { errorText, preview } from './json.js';
-import { parseJsonMessage, stringifyJson } from './json-text.js';
+import { stringifyJson } from './json-stringify.js';
+import { parseJsonMessage } from './json-text.js';
 import { DEFAULT_MAX_REPLY_BYTES, DEFAULT_MAX_UNSOLICITED_BYTES } from './limits.js';
 import { errorPayload, isThenable, messageProblem } from './rpc-message.js';
 import type {

@@ -6,7 +6,7 @@
  * @module
  */
 
-import { joinPieces, type TextInPieces } from '../../ovsdb/wire/json-text.js';
+import { joinPieces, type TextInPieces } from '../../ovsdb/wire/json-stringify.js';
 import type { Transport, TransportHandlers } from '../../ovsdb/wire/transport.js';
 import type { ChannelHandlers, SessionChannel } from '../rpc/channel.js';
 

@@ -34,7 +34,7 @@ import { type RawData, type WebSocket, WebSocketServer } from 'ws';
 import { isLoopbackHost, TokenAuthenticator } from '../../net/auth.js';
 import { listenUrl, parseListenAddress } from '../../net/listen-address.js';
 import { OriginPolicy } from '../../net/origin.js';
-import type { TextInPieces } from '../../ovsdb/wire/json-text.js';
+import type { TextInPieces } from '../../ovsdb/wire/json-stringify.js';
 import type { Transport } from '../../ovsdb/wire/transport.js';
 import {
   type ChannelBounds,

@@ -8,7 +8,7 @@
 
 import { isUuid, ZERO_UUID } from '../../ovsdb/values/uuid.js';
 import { errorText, isObject } from '../../ovsdb/wire/json.js';
-import { framePieces, type TextInPieces } from '../../ovsdb/wire/json-text.js';
+import { framePieces, type TextInPieces } from '../../ovsdb/wire/json-stringify.js';
 import type { TxnChanges } from '../engine/executor.js';
 import { OpError, syntaxError } from '../engine/op-error.js';
 import type { DatabaseRegistry, Served } from '../registry.js';

@@ -40,7 +40,7 @@ import {
   datumDiff,
   datumsEqual,
 } from '../../ovsdb/values/sorted-datum.js';
-import { type TextInPieces, TextPieces } from '../../ovsdb/wire/json-text.js';
+import { type TextInPieces, TextPieces } from '../../ovsdb/wire/json-stringify.js';
 import type { Database, Row, TableStore } from '../engine/database.js';
 import type { RowChange, TxnChanges } from '../engine/executor.js';
 import { syntaxError } from '../engine/op-error.js';

@@ -23,7 +23,7 @@ import { existsSync, lstatSync, unlinkSync } from 'node:fs';
 import * as net from 'node:net';
 import { type UnixSocketName, unixSocketName } from '../../ovsdb/transport/unix-path.js';
 import { JsonStreamFramer } from '../../ovsdb/wire/framer.js';
-import { stringifyJson } from '../../ovsdb/wire/json-text.js';
+import { stringifyJson } from '../../ovsdb/wire/json-stringify.js';
 import type { ServerLog } from '../rpc/server-log.js';
 
 /** A command: resolves with the reply text, or throws (or rejects) with the error text. */

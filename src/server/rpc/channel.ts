@@ -6,7 +6,7 @@
  */
 
 import type * as net from 'node:net';
-import type { TextInPieces } from '../../ovsdb/wire/json-text.js';
+import type { TextInPieces } from '../../ovsdb/wire/json-stringify.js';
 import type { BacklogMeter, ConnectionLimits } from '../listeners/limits.js';
 
 /** What a channel reports to its session. */

@@ -4,6 +4,19 @@
  * notifications. `echo` and the message checks are the session's own (see
  * `session.ts`); transactions are run by `transact.ts` and monitors kept by
  * `monitor-hub.ts`.
+ *
+ * ## The methods
+ * `list_dbs`, `get_schema`, `get_server_id`, `echo`, `transact` (atomic; a
+ * `wait` that is not yet satisfied keeps the request pending, re-run after
+ * every later commit to the database and failed with "timed out" when its
+ * `timeout` passes), `cancel` (a notification: the pending request is dropped,
+ * and answered with the error "canceled" only when the session is
+ * db-change-aware), `monitor` / `monitor_cond` / `monitor_cond_since` (see
+ * `monitor/monitor.ts`), `monitor_cond_change`, `monitor_cancel`, `lock` / `steal` /
+ * `unlock` (see `locks.ts`; `assert` checks lock ownership),
+ * `set_db_change_aware` and `convert` (online schema conversion, as
+ * ovsdb-server converts a standalone database). A `_Server` database describes the databases
+ * (model `standalone`, `leader` true).
  * @module
  */
 

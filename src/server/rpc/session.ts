@@ -31,11 +31,11 @@ import { ProtocolError } from '../../ovsdb/wire/errors.js';
 import { JsonStreamFramer } from '../../ovsdb/wire/framer.js';
 import {
   framePieces,
-  parseJsonMessage,
   stringifyJson,
   stringifyJsonPieces,
   type TextInPieces,
-} from '../../ovsdb/wire/json-text.js';
+} from '../../ovsdb/wire/json-stringify.js';
+import { parseJsonMessage } from '../../ovsdb/wire/json-text.js';
 import { OvsHmapOrder } from '../engine/ovs-hmap.js';
 import type { BacklogMeter } from '../listeners/limits.js';
 import type { Monitor } from '../monitor/monitor.js';

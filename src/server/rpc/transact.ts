@@ -9,7 +9,7 @@
 
 import { performance } from 'node:perf_hooks';
 import { errorText } from '../../ovsdb/wire/json.js';
-import { stringifyJsonPieces, type TextInPieces } from '../../ovsdb/wire/json-text.js';
+import { stringifyJsonPieces, type TextInPieces } from '../../ovsdb/wire/json-stringify.js';
 import type { TxnChanges } from '../engine/executor.js';
 import { OpError, syntaxError } from '../engine/op-error.js';
 import type { Served, Trigger } from '../registry.js';

@@ -63,7 +63,7 @@ import { basename, dirname, join, resolve } from 'node:path';
 import { parseSchema } from '../../ovsdb/schema/schema.js';
 import type { DatabaseSchema } from '../../ovsdb/schema/schema-types.js';
 import { isPlainObject } from '../../ovsdb/wire/json.js';
-import { stringifyJson, stringifyJsonPieces } from '../../ovsdb/wire/json-text.js';
+import { stringifyJson, stringifyJsonPieces } from '../../ovsdb/wire/json-stringify.js';
 import { Database } from '../engine/database.js';
 import type { TxnChanges } from '../engine/executor.js';
 import { markStoredSchema } from '../engine/ovs-hash.js';

@@ -52,7 +52,8 @@ import {
 import { dirname } from 'node:path';
 import { JsonStreamFramer } from '../../ovsdb/wire/framer.js';
 import { errorText } from '../../ovsdb/wire/json.js';
-import { parseJson, type TextInPieces } from '../../ovsdb/wire/json-text.js';
+import type { TextInPieces } from '../../ovsdb/wire/json-stringify.js';
+import { parseJson } from '../../ovsdb/wire/json-text.js';
 
 /** The magic word of standalone database files. */
 export const STANDALONE_MAGIC = 'JSON';

@@ -46,7 +46,7 @@ import {
   stringifyJson,
   type TextInPieces,
   TextPieces,
-} from '../../ovsdb/wire/json-text.js';
+} from '../../ovsdb/wire/json-stringify.js';
 import { commit, precommit } from '../engine/commit.js';
 import { Database } from '../engine/database.js';
 import type { TxnChanges } from '../engine/executor.js';

@@ -13,7 +13,8 @@
  */
 
 import type { DialedTransport } from '../../ovsdb/transport/dial.js';
-import { joinPieces, parseJsonMessage, stringifyJson } from '../../ovsdb/wire/json-text.js';
+import { joinPieces, stringifyJson } from '../../ovsdb/wire/json-stringify.js';
+import { parseJsonMessage } from '../../ovsdb/wire/json-text.js';
 import type { Transport } from '../../ovsdb/wire/transport.js';
 import type { InProcessTransport } from '../../server/listeners/in-process-transport.js';
 import type { ChannelHandlers, SessionChannel } from '../../server/rpc/channel.js';

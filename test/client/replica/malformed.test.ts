@@ -12,13 +12,8 @@ import { Replica } from '../../../src/client/replica/replica.js';
 import { defineModel } from '../../../src/ovsdb/schema/model.js';
 import { parseSchema } from '../../../src/ovsdb/schema/schema.js';
 import { DatumError, ProtocolError } from '../../../src/ovsdb/wire/errors.js';
-import {
-  applyRowUpdate,
-  applyRowUpdate2,
-  compileRowCodec,
-  decodeDumpRow,
-  ReplicaInconsistencyError,
-} from '../../../src/rows/codec.js';
+import { compileRowCodec, ReplicaInconsistencyError } from '../../../src/rows/codec.js';
+import { applyRowUpdate, applyRowUpdate2, decodeDumpRow } from '../../../src/rows/row-changes.js';
 
 const SCHEMA = parseSchema({
   name: 'M',

@@ -17,15 +17,15 @@ import {
   EMPTY_MAP,
   EMPTY_SET,
 } from '../../../src/ovsdb/values/set-map.js';
-import { parseJson, stringifyJson } from '../../../src/ovsdb/wire/json-text.js';
+import { stringifyJson } from '../../../src/ovsdb/wire/json-stringify.js';
+import { parseJson } from '../../../src/ovsdb/wire/json-text.js';
+import { compileRowCodec, ReplicaInconsistencyError } from '../../../src/rows/codec.js';
 import {
   applyRowUpdate,
   applyRowUpdate2,
   columnDiff,
-  compileRowCodec,
-  ReplicaInconsistencyError,
   rowDiff,
-} from '../../../src/rows/codec.js';
+} from '../../../src/rows/row-changes.js';
 
 const SCHEMA = parseSchema({
   name: 'D',

@@ -34,6 +34,7 @@ import {
   type NbTxn,
   pgAdd,
 } from '../../../src/nb/index.js';
+import * as lbAttach from '../../../src/nb/lb-attach.js';
 import * as lbGroup from '../../../src/nb/lb-group.js';
 import * as lb from '../../../src/nb/load-balancer.js';
 import { meterAdd, meterDel, meterList } from '../../../src/nb/meter.js';
@@ -231,8 +232,8 @@ export const CALLS: { readonly [Op in NbOperation]: (t: NbTxn, f: Fixture) => un
   lrpGetRedirectType: (t) => lrp.lrpGetRedirectType(t, 'lrp1'),
   lrpSetRedirectType: (t) => lrp.lrpSetRedirectType(t, 'lrp1', 'bridged'),
   lbList: (t) => lb.lbList(t),
-  lsLbList: (t) => lb.lsLbList(t, 'sw0'),
-  lrLbList: (t) => lb.lrLbList(t, 'lr0'),
+  lsLbList: (t) => lbAttach.lsLbList(t, 'sw0'),
+  lrLbList: (t) => lbAttach.lrLbList(t, 'lr0'),
   dhcpOptionsGetOptions: (t, f) => dhcp.dhcpOptionsGetOptions(t, f.d4),
   haChassisGroupList: (t) => haGroup.haChassisGroupList(t),
   coppAdd: (t) => copp.coppAdd(t, 'copp0', 'igmp', 'm-igmp'),

@@ -29,7 +29,8 @@ import { dhcpOptionsGetOptions } from '../../../src/nb/dhcp.js';
 import { InvalidArgumentError, NotFoundError } from '../../../src/nb/errors.js';
 import { haChassisGroupList } from '../../../src/nb/ha-chassis-group.js';
 import { NB, type NbTxn, NbTxn as NbTxnClass } from '../../../src/nb/index.js';
-import { lbList, lrLbList, lsLbList } from '../../../src/nb/load-balancer.js';
+import { lrLbList, lsLbList } from '../../../src/nb/lb-attach.js';
+import { lbList } from '../../../src/nb/load-balancer.js';
 import { lrAdd } from '../../../src/nb/router.js';
 import {
   lrpAdd,

@@ -10,9 +10,9 @@ import {
   absentColumns,
   compareSchemas,
   SchemaDriftError,
-  serverConditions,
   usableColumns,
 } from '../../../src/ovsdb/schema/compat.js';
+import { serverConditions } from '../../../src/ovsdb/schema/compat-checks.js';
 import { parseSchema } from '../../../src/ovsdb/schema/schema.js';
 import { compileRowCodec } from '../../../src/rows/codec.js';
 

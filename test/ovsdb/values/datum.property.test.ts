@@ -15,7 +15,8 @@ import {
   validateRow,
 } from '../../../src/ovsdb/values/validators.js';
 import { DatumError } from '../../../src/ovsdb/wire/errors.js';
-import { parseJson, stringifyJson } from '../../../src/ovsdb/wire/json-text.js';
+import { stringifyJson } from '../../../src/ovsdb/wire/json-stringify.js';
+import { parseJson } from '../../../src/ovsdb/wire/json-text.js';
 import { arbitraryRow, arbitraryValue, invalidValues } from '../../helpers/arbitraries.js';
 
 /** A schema file, its integers read exactly. */

@@ -39,7 +39,8 @@ import {
   unionDatums,
 } from '../../../src/ovsdb/values/sorted-datum.js';
 import type { WireRow } from '../../../src/ovsdb/wire/wire.js';
-import { applyRowUpdate2, compileRowCodec } from '../../../src/rows/codec.js';
+import { compileRowCodec } from '../../../src/rows/codec.js';
+import { applyRowUpdate2 } from '../../../src/rows/row-changes.js';
 import { datumToWire, parseDatum } from '../../../src/server/engine/values.js';
 
 /**

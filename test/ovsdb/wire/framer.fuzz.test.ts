@@ -10,7 +10,8 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ProtocolError } from '../../../src/ovsdb/wire/errors.js';
 import { DEFAULT_MAX_DEPTH, JsonStreamFramer } from '../../../src/ovsdb/wire/framer.js';
-import { parseJsonLossless, stringifyJson } from '../../../src/ovsdb/wire/json-text.js';
+import { stringifyJson } from '../../../src/ovsdb/wire/json-stringify.js';
+import { parseJsonLossless } from '../../../src/ovsdb/wire/json-text.js';
 import { JsonRpcPeer } from '../../../src/ovsdb/wire/rpc.js';
 import { createMemoryPair } from '../../helpers/memory-transport.js';
 

@@ -11,7 +11,8 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { INT64_MAX, INT64_MIN } from '../../../src/ovsdb/values/int64.js';
 import { JsonStreamFramer } from '../../../src/ovsdb/wire/framer.js';
-import { parseJson, parseJsonLossless, stringifyJson } from '../../../src/ovsdb/wire/json-text.js';
+import { stringifyJson } from '../../../src/ovsdb/wire/json-stringify.js';
+import { parseJson, parseJsonLossless } from '../../../src/ovsdb/wire/json-text.js';
 
 const SEED = 20260301;
 const enc = new TextEncoder();

@@ -1,19 +1,21 @@
 import { describe, expect, it } from 'vitest';
 import { INT64_MAX, INT64_MIN } from '../../../src/ovsdb/values/int64.js';
 import {
+  joinPieces,
+  MAX_STRING_UNITS,
+  stringifyJson,
+  stringifyJsonPieces,
+  TextPieces,
+} from '../../../src/ovsdb/wire/json-stringify.js';
+import {
   DEFAULT_MAX_DEPTH,
   depthExceededAt,
   hasLongInteger,
   hasNulEscape,
   integerTokenValue,
-  joinPieces,
-  MAX_STRING_UNITS,
   parseJson,
   parseJsonLossless,
   parseJsonMessage,
-  stringifyJson,
-  stringifyJsonPieces,
-  TextPieces,
 } from '../../../src/ovsdb/wire/json-text.js';
 
 const SAFE = Number.MAX_SAFE_INTEGER;

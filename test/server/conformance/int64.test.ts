@@ -11,7 +11,7 @@
  */
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { stringifyJson } from '../../../src/ovsdb/wire/json-text.js';
+import { stringifyJson } from '../../../src/ovsdb/wire/json-stringify.js';
 import { int64 } from '../corpus/int64.js';
 import type { CorpusCase } from '../corpus/types.js';
 import { INT64_SCHEMA_PATH } from '../harness.js';

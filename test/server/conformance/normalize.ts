@@ -18,7 +18,7 @@
  * @module
  */
 
-import { stringifyJson } from '../../../src/ovsdb/wire/json-text.js';
+import { stringifyJson } from '../../../src/ovsdb/wire/json-stringify.js';
 import { Normalizer } from '../harness.js';
 import type { Message } from './wire-session.js';
 

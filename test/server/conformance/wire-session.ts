@@ -7,7 +7,7 @@
 
 import { connect, type Socket } from 'node:net';
 import { JsonStreamFramer } from '../../../src/ovsdb/wire/framer.js';
-import { stringifyJson } from '../../../src/ovsdb/wire/json-text.js';
+import { stringifyJson } from '../../../src/ovsdb/wire/json-stringify.js';
 
 /** A message from the server, as parsed. */
 export type Message = Record<string, unknown>;

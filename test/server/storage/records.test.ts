@@ -17,7 +17,7 @@ import {
   datumDiff,
   unionDatums,
 } from '../../../src/ovsdb/values/sorted-datum.js';
-import { stringifyJson } from '../../../src/ovsdb/wire/json-text.js';
+import { stringifyJson } from '../../../src/ovsdb/wire/json-stringify.js';
 import {
   applyTxnRecord,
   Database,
