@@ -19,51 +19,78 @@ import type { NeedsOf, RowIn } from './needs.js';
 import { byName } from './order.js';
 import type { NbRow, NbTxn } from './txn.js';
 
-function attach(
+/** What a set column of switches and routers attaches: load balancers, or their groups. */
+export interface Attachable {
+  /** The owner's set column. */
+  readonly column: 'load_balancer' | 'load_balancer_group';
+  /** The kind of object, for errors. */
+  readonly kind: 'load balancer' | 'load balancer group';
+  /** The row `ref` (a UUID or a name), or undefined. */
+  find(t: NbTxn, ref: string): { readonly _uuid: string; readonly name: string } | undefined;
+  /** The row `ref`. @throws NotFoundError when there is none. */
+  get(t: NbTxn, ref: string): { readonly _uuid: string; readonly name: string };
+}
+
+type Owner = 'Logical_Switch' | 'Logical_Router';
+type OwnerRow = NbRow<'Logical_Switch'> | NbRow<'Logical_Router'>;
+
+function ownerText(table: Owner, owner: OwnerRow): string {
+  return `${table === 'Logical_Switch' ? 'switch' : 'router'} ${owner.name || owner._uuid}`;
+}
+
+/** Add `ref` to `owner`'s set column of `what` (`ls-lb-add`, `ls-lb-group-add`, …). */
+export function attachTo(
   t: NbTxn,
-  table: 'Logical_Switch' | 'Logical_Router',
-  owner: NbRow<'Logical_Switch'> | NbRow<'Logical_Router'>,
-  lb: LoadBalancerRef,
+  table: Owner,
+  owner: OwnerRow,
+  what: Attachable,
+  ref: string,
   options: CreateOptions,
 ): void {
-  const row = getNamed(t, 'Load_Balancer', lb);
-  if (owner.load_balancer.includes(row._uuid)) {
+  const row = what.get(t, ref);
+  const attached: readonly string[] = owner[what.column];
+  if (attached.includes(row._uuid)) {
     if (options.mayExist) return;
     throw new AlreadyExistsError(
-      'load balancer',
+      what.kind,
       JSON.stringify(row.name),
-      `it is already attached to ${table === 'Logical_Switch' ? 'switch' : 'router'} ${owner.name || owner._uuid}`,
+      `it is already attached to ${ownerText(table, owner)}`,
       row._uuid,
     );
   }
-  t.addToSet(table, owner._uuid, 'load_balancer', [row._uuid]);
+  t.addToSet(table, owner._uuid, what.column, [row._uuid]);
 }
 
-function detach(
+/** Remove `ref`, or every element when undefined, from `owner`'s set column of `what`. */
+export function detachFrom(
   t: NbTxn,
-  table: 'Logical_Switch' | 'Logical_Router',
-  owner: NbRow<'Logical_Switch'> | NbRow<'Logical_Router'>,
-  lb: LoadBalancerRef | undefined,
+  table: Owner,
+  owner: OwnerRow,
+  what: Attachable,
+  ref: string | undefined,
   options: DeleteOptions,
 ): void {
-  if (lb === undefined) {
-    t.removeFromSet(table, owner._uuid, 'load_balancer', owner.load_balancer);
+  const attached: readonly string[] = owner[what.column];
+  if (ref === undefined) {
+    t.removeFromSet(table, owner._uuid, what.column, attached);
     return;
   }
-  const found = findNamed(t, 'Load_Balancer', lb);
+  const found = what.find(t, ref);
   const row = existing(
-    found !== undefined && owner.load_balancer.includes(found._uuid) ? found : undefined,
+    found !== undefined && attached.includes(found._uuid) ? found : undefined,
     options,
-    () =>
-      new NotFoundError(
-        'load balancer',
-        lb,
-        `on ${table === 'Logical_Switch' ? 'switch' : 'router'} ${owner.name || owner._uuid}`,
-      ),
+    () => new NotFoundError(what.kind, ref, `on ${ownerText(table, owner)}`),
   );
   if (row === undefined) return;
-  t.removeFromSet(table, owner._uuid, 'load_balancer', [row._uuid]);
+  t.removeFromSet(table, owner._uuid, what.column, [row._uuid]);
 }
+
+const LOAD_BALANCERS: Attachable = {
+  column: 'load_balancer',
+  kind: 'load balancer',
+  find: (t, ref) => findNamed(t, 'Load_Balancer', ref),
+  get: (t, ref) => getNamed(t, 'Load_Balancer', ref),
+};
 
 /**
  * Attach a load balancer to a switch (`ovn-nbctl ls-lb-add`).
@@ -86,7 +113,7 @@ export function lsLbAdd(
   lb: LoadBalancerRef,
   options: CreateOptions = {},
 ): void {
-  attach(t, 'Logical_Switch', getNamed(t, 'Logical_Switch', sw), lb, options);
+  attachTo(t, 'Logical_Switch', getNamed(t, 'Logical_Switch', sw), LOAD_BALANCERS, lb, options);
 }
 
 /**
@@ -106,7 +133,7 @@ export function lsLbDel(
   lb?: LoadBalancerRef,
   options: DeleteOptions = {},
 ): void {
-  detach(t, 'Logical_Switch', getNamed(t, 'Logical_Switch', sw), lb, options);
+  detachFrom(t, 'Logical_Switch', getNamed(t, 'Logical_Switch', sw), LOAD_BALANCERS, lb, options);
 }
 
 /** Attach a load balancer to a router (`ovn-nbctl lr-lb-add`). */
@@ -122,7 +149,7 @@ export function lrLbAdd(
   lb: LoadBalancerRef,
   options: CreateOptions = {},
 ): void {
-  attach(t, 'Logical_Router', getNamed(t, 'Logical_Router', router), lb, options);
+  attachTo(t, 'Logical_Router', getNamed(t, 'Logical_Router', router), LOAD_BALANCERS, lb, options);
 }
 
 /** Detach a load balancer from a router, or all of them (`ovn-nbctl lr-lb-del`). */
@@ -138,7 +165,14 @@ export function lrLbDel(
   lb?: LoadBalancerRef,
   options: DeleteOptions = {},
 ): void {
-  detach(t, 'Logical_Router', getNamed(t, 'Logical_Router', router), lb, options);
+  detachFrom(
+    t,
+    'Logical_Router',
+    getNamed(t, 'Logical_Router', router),
+    LOAD_BALANCERS,
+    lb,
+    options,
+  );
 }
 
 function attached(

@@ -15,6 +15,7 @@ import type { Uuid } from '../ovsdb/values/uuid.js';
 import { isUuid } from '../ovsdb/values/uuid.js';
 import { AlreadyExistsError, InvalidArgumentError, NotFoundError } from './errors.js';
 import { type CreateOptions, type DeleteOptions, existing } from './existence.js';
+import { type Attachable, attachTo, detachFrom } from './lb-attach.js';
 import {
   findNamed,
   getNamed,
@@ -37,7 +38,6 @@ export interface LbGroupAddOptions extends CreateOptions {
 }
 
 type GroupRow = NbRow<'Load_Balancer_Group'>;
-type Owner = 'Logical_Switch' | 'Logical_Router';
 
 /** The group `ref` (a UUID or a name), by the table's name index. */
 function findGroup(t: NbTxn, ref: string): GroupRow | undefined {
@@ -204,52 +204,12 @@ export function lbGroupDelLb(
   t.removeFromSet('Load_Balancer_Group', g._uuid, 'load_balancer', [row._uuid]);
 }
 
-function attachGroup(
-  t: NbTxn,
-  table: Owner,
-  owner: NbRow<'Logical_Switch'> | NbRow<'Logical_Router'>,
-  group: LoadBalancerGroupRef,
-  options: CreateOptions,
-): void {
-  const g = getGroup(t, group);
-  if (owner.load_balancer_group.includes(g._uuid)) {
-    if (options.mayExist) return;
-    throw new AlreadyExistsError(
-      'load balancer group',
-      JSON.stringify(g.name),
-      `it is already attached to ${table === 'Logical_Switch' ? 'switch' : 'router'} ${owner.name || owner._uuid}`,
-      g._uuid,
-    );
-  }
-  t.addToSet(table, owner._uuid, 'load_balancer_group', [g._uuid]);
-}
-
-function detachGroup(
-  t: NbTxn,
-  table: Owner,
-  owner: NbRow<'Logical_Switch'> | NbRow<'Logical_Router'>,
-  group: LoadBalancerGroupRef | undefined,
-  options: DeleteOptions,
-): void {
-  if (group === undefined) {
-    if (owner.load_balancer_group.length > 0)
-      t.removeFromSet(table, owner._uuid, 'load_balancer_group', owner.load_balancer_group);
-    return;
-  }
-  const found = findGroup(t, group);
-  const g = existing(
-    found !== undefined && owner.load_balancer_group.includes(found._uuid) ? found : undefined,
-    options,
-    () =>
-      new NotFoundError(
-        'load balancer group',
-        group,
-        `on ${table === 'Logical_Switch' ? 'switch' : 'router'} ${owner.name || owner._uuid}`,
-      ),
-  );
-  if (g === undefined) return;
-  t.removeFromSet(table, owner._uuid, 'load_balancer_group', [g._uuid]);
-}
+const GROUPS: Attachable = {
+  column: 'load_balancer_group',
+  kind: 'load balancer group',
+  find: findGroup,
+  get: getGroup,
+};
 
 /**
  * Attach a load balancer group to a switch.
@@ -268,7 +228,7 @@ export function lsLbGroupAdd(
   group: LoadBalancerGroupRef,
   options: CreateOptions = {},
 ): void {
-  attachGroup(t, 'Logical_Switch', getNamed(t, 'Logical_Switch', sw), group, options);
+  attachTo(t, 'Logical_Switch', getNamed(t, 'Logical_Switch', sw), GROUPS, group, options);
 }
 
 /**
@@ -288,7 +248,7 @@ export function lsLbGroupDel(
   group?: LoadBalancerGroupRef,
   options: DeleteOptions = {},
 ): void {
-  detachGroup(t, 'Logical_Switch', getNamed(t, 'Logical_Switch', sw), group, options);
+  detachFrom(t, 'Logical_Switch', getNamed(t, 'Logical_Switch', sw), GROUPS, group, options);
 }
 
 /**
@@ -308,7 +268,7 @@ export function lrLbGroupAdd(
   group: LoadBalancerGroupRef,
   options: CreateOptions = {},
 ): void {
-  attachGroup(t, 'Logical_Router', getNamed(t, 'Logical_Router', router), group, options);
+  attachTo(t, 'Logical_Router', getNamed(t, 'Logical_Router', router), GROUPS, group, options);
 }
 
 /**
@@ -328,5 +288,5 @@ export function lrLbGroupDel(
   group?: LoadBalancerGroupRef,
   options: DeleteOptions = {},
 ): void {
-  detachGroup(t, 'Logical_Router', getNamed(t, 'Logical_Router', router), group, options);
+  detachFrom(t, 'Logical_Router', getNamed(t, 'Logical_Router', router), GROUPS, group, options);
 }
