@@ -24,6 +24,18 @@ const CORE = [
  * client, the replica is a floor below the client that feeds it: an import
  * from `client/replica/` up into `client/` climbs.
  */
+/** What the Northbound layer may import: the client side below it. */
+const BELOW_NB = [
+  'desired',
+  'transactions',
+  'client',
+  'client/replica',
+  'rows',
+  'observability',
+  'ovsdb',
+  ...CORE,
+] as const;
+
 export const ALLOWED: Readonly<Record<string, readonly string[]>> = {
   'ovsdb/wire': [],
   'ovsdb/schema': ['ovsdb/wire', 'ovsdb/values'],
@@ -37,35 +49,14 @@ export const ALLOWED: Readonly<Record<string, readonly string[]>> = {
   'client/replica': ['rows', 'observability', 'ovsdb', ...CORE],
   client: ['client/replica', 'transactions', 'rows', 'observability', 'ovsdb', ...CORE],
   desired: ['transactions', 'client', 'client/replica', 'rows', 'observability', 'ovsdb', ...CORE],
-  nb: [
-    'desired',
-    'transactions',
-    'client',
-    'client/replica',
-    'rows',
-    'observability',
-    'ovsdb',
-    ...CORE,
-  ],
+  nb: BELOW_NB,
   net: ['ovsdb', ...CORE],
   server: ['net', 'observability', 'ovsdb', ...CORE],
   // The `ovnkit-server` program (command line, daemon, unixctl, its HTTP
   // metrics, config files) over the server library, which never imports it.
   'server/program': ['server', 'net', 'observability', 'ovsdb', ...CORE],
   bridge: ['net', 'ovsdb', ...CORE],
-  testing: [
-    'server',
-    'net',
-    'nb',
-    'desired',
-    'transactions',
-    'client',
-    'client/replica',
-    'rows',
-    'observability',
-    'ovsdb',
-    ...CORE,
-  ],
+  testing: ['server', 'net', 'nb', ...BELOW_NB],
   cli: [
     'bridge',
     'server/program',
@@ -81,28 +72,8 @@ export const ALLOWED: Readonly<Record<string, readonly string[]>> = {
     ...CORE,
   ],
   // The browser build: nothing that needs Node's sockets or file system.
-  browser: [
-    'nb',
-    'desired',
-    'transactions',
-    'client',
-    'client/replica',
-    'rows',
-    'observability',
-    'ovsdb',
-    ...CORE,
-  ],
-  root: [
-    'nb',
-    'desired',
-    'transactions',
-    'client',
-    'client/replica',
-    'rows',
-    'observability',
-    'ovsdb',
-    ...CORE,
-  ],
+  browser: ['nb', ...BELOW_NB],
+  root: ['nb', ...BELOW_NB],
   codegen: ['ovsdb', ...CORE],
   // Examples are written as a user of the package writes code: see `exampleImportProblem`.
   examples: [],
