@@ -19,6 +19,7 @@ import { ProtocolError } from '../ovsdb/wire/errors.js';
 import { type FramedMessage, JsonStreamFramer } from '../ovsdb/wire/framer.js';
 import { stringifyJson } from '../ovsdb/wire/json-stringify.js';
 import { parseJsonMessage } from '../ovsdb/wire/json-text.js';
+import { messageProblem } from '../ovsdb/wire/rpc-message.js';
 import { type BufferBudget, SessionBuffers } from './buffers.js';
 import { RequestIds, topLevelIdSpan, withId } from './ids.js';
 import type { BridgeLogger, BridgeOptions, BridgeStats } from './options.js';
@@ -57,7 +58,6 @@ export interface BridgeSessionHost {
   log(level: keyof BridgeLogger, message: string): void;
 }
 
-const MEMBERS = new Set(['method', 'params', 'result', 'error', 'id']);
 /** One WebSocket client and its server connection. */
 export class BridgeSession {
   /** Resolves once the client's WebSocket has closed and the server socket is gone. */
@@ -287,7 +287,7 @@ export class BridgeSession {
       this.close(1007, `invalid JSON: ${why}`);
       return;
     }
-    const problem = malformed(message);
+    const problem = messageProblem(message);
     if (problem !== undefined) {
       this.core.log('warn', `${this.name}: closed: malformed JSON-RPC message: ${problem}`);
       this.close(1008, `malformed JSON-RPC message: ${problem}`);
@@ -500,31 +500,6 @@ export class BridgeSession {
     socket.once('close', () => clearTimeout(timer));
     socket.resume();
   }
-}
-
-/** Why `message` is not a JSON-RPC 1.0 message ovsdb-server would accept, or undefined. */
-function malformed(message: unknown): string | undefined {
-  if (typeof message !== 'object' || message === null || Array.isArray(message)) {
-    return 'a message must be a JSON object';
-  }
-  const m = message as Record<string, unknown>;
-  for (const key of Object.keys(m)) {
-    if (!MEMBERS.has(key)) return `unexpected member "${key}"`;
-  }
-  if (Object.hasOwn(m, 'method')) {
-    if (typeof m['method'] !== 'string') return '"method" must be a string';
-    if (!Array.isArray(m['params'])) return '"params" must be an array';
-    if ((m['result'] ?? null) !== null || (m['error'] ?? null) !== null) {
-      return 'a request must not carry "result" or "error"';
-    }
-    return undefined;
-  }
-  if (Object.hasOwn(m, 'params')) return '"params" without "method"';
-  if ((m['id'] ?? null) === null) return 'a reply must have a non-null "id"';
-  if (!Object.hasOwn(m, 'result') && (m['error'] ?? null) === null) {
-    return 'a reply needs "result" or a non-null "error"';
-  }
-  return undefined;
 }
 
 /** The text of the top-level `id` of the client frame `text` (whose parsed id is `id`). */
