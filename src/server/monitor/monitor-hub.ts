@@ -64,14 +64,7 @@ export class MonitorHub {
         const updates =
           pending.length === 1 ? m.update((pending[0] as HistoryEntry).changes) : m.since(pending);
         if (updates === undefined) continue;
-        const served = this.databases.of(m.db);
-        const txnId = served?.history.lastId ?? ZERO_UUID;
-        s.notifyUpdate(
-          NOTIFY_METHOD[m.version],
-          m.id,
-          m.version === 3 ? txnId : undefined,
-          updates,
-        );
+        this.notify(s, m, updates, false);
       } catch (e) {
         // Never left behind silently: the client reconnects and resumes.
         s.fail(`cannot send monitor ${jsonKey(m.id)} its update: ${errorText(e)}`);
@@ -192,17 +185,7 @@ export class MonitorHub {
       s.addMonitor(m);
     }
     const updates = m.conditionChangeUpdate();
-    if (updates !== undefined) {
-      const served = this.databases.of(m.db);
-      const lastId = served?.history.lastId ?? ZERO_UUID;
-      s.notifyUpdate(
-        NOTIFY_METHOD[m.version],
-        m.id,
-        m.version === 3 ? lastId : undefined,
-        updates,
-        true,
-      );
-    }
+    if (updates !== undefined) this.notify(s, m, updates, true);
     s.reply(id, {});
   }
 
@@ -241,6 +224,21 @@ export class MonitorHub {
    * Merge `entry` into what monitor `m` holds back when its session is
    * backlogged and its connection has a backlog bound; false otherwise.
    */
+  /**
+   * Send `updates` of monitor `m` to its session `s` (`update3` names the
+   * database's last transaction); `flushFirst`: after what `s` holds.
+   */
+  private notify(s: Session, m: Monitor, updates: TextInPieces, flushFirst: boolean): void {
+    const lastId = this.databases.of(m.db)?.history.lastId ?? ZERO_UUID;
+    s.notifyUpdate(
+      NOTIFY_METHOD[m.version],
+      m.id,
+      m.version === 3 ? lastId : undefined,
+      updates,
+      flushFirst,
+    );
+  }
+
   private holdBack(m: Monitor, entry: HistoryEntry): boolean {
     let merged = this.backlogs.get(m);
     if (merged === undefined) {
